@@ -1,0 +1,1 @@
+"""Backend adapters: one module per agent CLI, plus the registry."""

@@ -1,0 +1,92 @@
+"""The backend contract: probe, build an invocation, normalise its output.
+
+A backend is a module in ``jlgcli/backends/`` exposing an object that follows
+``Backend``. The adapter knows its CLI's flags and output format and turns the
+event stream into plain assistant text plus metadata. Output is parsed
+incrementally (``StreamParser.feed``) so nothing holds the whole output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from jlgcli.process.model import Invocation, ProcessOutcome, StreamName
+
+AvailabilityStatus = Literal["available", "missing", "unauthenticated", "unsupported", "unknown"]
+Permissions = Literal["read-only", "edit", "full"]
+ErrorKind = Literal["auth", "rate-limit", "input", "backend", "protocol", "timeout"]
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Result of ``probe()`` (F-002): fast, sends no prompt, no network."""
+
+    id: str
+    status: AvailabilityStatus
+    version: str | None = None
+    path: str | None = None
+    detail: str = ""
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
+class BackendRequest:
+    """What one backend call must do, in backend-neutral terms."""
+
+    prompt: str
+    cwd: str
+    model: str | None = None
+    permissions: Permissions | None = None
+    extra_args: tuple[str, ...] = ()
+    resume_session: str | None = None  # continue this backend session (--session continue)
+    prompt_file: str | None = None  # a temp file holding the prompt, for CLIs that need a file
+
+
+@dataclass(frozen=True)
+class BackendResult:
+    """The normalised outcome of one backend call."""
+
+    text: str  # the final assistant message only (completion is decided on it)
+    ok: bool
+    exit_code: int | None
+    error: str | None = None
+    error_kind: ErrorKind | None = None
+    session_id: str | None = None
+    cost_usd: float | None = None  # None when the CLI does not report it (never a made-up 0)
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    rate_limit_reset: float | None = None  # epoch seconds, when the CLI states a reset time
+    rate_limited: bool = False
+    output_tail: str = ""  # bounded tail of raw output, for error reports
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class StreamParser(Protocol):
+    """Incremental parser of one backend call's output."""
+
+    def feed(self, stream: StreamName, text: str) -> str:
+        """Consume a chunk; return the human-readable text to show live (may be empty)."""
+        ...
+
+    def finish(self, outcome: ProcessOutcome) -> BackendResult:
+        """Classify the call once the process has ended."""
+        ...
+
+
+class Backend(Protocol):
+    """What every backend module provides (see DESIGN.md "Contracts")."""
+
+    id: str
+
+    def probe(self, timeout: float = 2.0) -> Availability:
+        """Is the CLI installed, authenticated, supported? Never sends a prompt."""
+        ...
+
+    def invocation(self, request: BackendRequest) -> Invocation:
+        """The argv/stdin/env/transport that runs ``request`` headlessly."""
+        ...
+
+    def parser(self) -> StreamParser:
+        """A fresh incremental parser for one call's output."""
+        ...

@@ -1,0 +1,66 @@
+"""Exit codes and the one error type that carries a code, a message and a hint.
+
+The table is DESIGN.md's "Decisions": the functional spec's codes (seed 000)
+win over the PRD's (seed 001 §12: its "3 = timeout" is superseded by 75).
+Everything that ends a command with a non-zero status raises ``JlgError`` (or
+returns an ``ExitCode``); the error boundary in ``jlgcli.cli.main`` turns it
+into ``error: …`` / ``hint: …`` on stderr, or one JSON object with ``--json``.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes of ``run``/``loop`` and the other core commands."""
+
+    OK = 0
+    RUN_ERROR = 1  # backend failed, or the model reported status "error"
+    BACKEND_UNAVAILABLE = 2  # backend missing, or none available (RG-006)
+    MAX_ITERATIONS = 4  # RG-011
+    NO_PROGRESS = 5  # RG-013
+    UNAUTHENTICATED = 6
+    USAGE = 64  # EX_USAGE: bad flags, unknown config key, out-of-range value
+    INVALID_JSON = 65  # EX_DATAERR: json completion found no valid object
+    NO_INPUT = 66  # EX_NOINPUT: prompt file not found
+    INTERNAL = 70  # EX_SOFTWARE: a bug; a crash report is written
+    CANT_CREATE = 73  # EX_CANTCREAT: artifacts not writable (RG-016)
+    TIMEOUT = 75  # EX_TEMPFAIL: total timeout (RG-012)
+    CONFIG = 78  # EX_CONFIG: config file unreadable or invalid
+    INTERRUPTED = 130  # Ctrl-C
+
+
+class DevExitCode(enum.IntEnum):
+    """Exit codes of ``jlgcli dev`` / ``aidevloop`` (seed 003 FR-8.3)."""
+
+    COMMITTED = 0
+    ABORTED = 1
+    CONFIGURATION = 2
+    TASK_FAILED = 3
+
+
+class JlgError(Exception):
+    """An expected failure: printed as ``error: message`` + ``hint: hint``, no traceback."""
+
+    def __init__(self, code: int, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code = int(code)
+        self.message = message
+        self.hint = hint
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--json`` shape of an error: ``{"error": {...}, "exitCode": n}``."""
+        return {
+            "error": {"code": self.code, "message": self.message, "hint": self.hint},
+            "exitCode": self.code,
+        }
+
+    def __repr__(self) -> str:
+        return f"JlgError({self.code}, {self.message!r}, hint={self.hint!r})"
+
+
+def usage_error(message: str, hint: str | None = None) -> JlgError:
+    """A usage error (exit 64)."""
+    return JlgError(ExitCode.USAGE, message, hint)

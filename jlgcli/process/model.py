@@ -1,0 +1,112 @@
+"""Plain data of the process layer: what to run, what came out, why it stopped.
+
+These types are the contract between the backends (which build an
+``Invocation``), the transports (which run it and emit events) and the sinks
+(console, transcript, bounded tail) that consume the events as they arrive.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Transport = Literal["pipe", "pty"]
+StreamName = Literal["stdout", "stderr"]
+
+
+@dataclass(frozen=True)
+class InteractiveRecipe:
+    """How to drive a program that only works in a terminal (pty transport).
+
+    Wait for ``ready_pattern`` (regex), send the prompt followed by
+    ``submit_sequence``, then wait for ``done_pattern`` (regex) or
+    ``idle_seconds`` of silence, then send ``exit_sequence``.
+    """
+
+    ready_pattern: str | None = None
+    submit_sequence: str = "\r"
+    done_pattern: str | None = None
+    idle_seconds: float | None = None
+    exit_sequence: str | None = None
+    step_timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One child process to run.
+
+    ``stdin``: the text/bytes written to the child's stdin, which is then
+    closed; ``None`` means the null device. stdin is never inherited (codex
+    hangs forever on an open inherited pipe, backends.md §7).
+    ``env``: overrides on top of the current environment; ``env_remove`` names
+    variables to drop (e.g. secrets for a sandboxed script).
+    """
+
+    argv: tuple[str, ...]
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    env_remove: tuple[str, ...] = ()
+    stdin: str | bytes | None = None
+    transport: Transport = "pipe"
+    dimensions: tuple[int, int] = (40, 200)  # rows, cols (pty only)
+    interactive: InteractiveRecipe | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Deadlines of one process run, in seconds; ``None`` means no limit."""
+
+    total_timeout: float | None = None
+    idle_timeout: float | None = None
+    kill_grace: float = 2.0  # between each rung of the kill ladder
+
+
+@dataclass(frozen=True)
+class OutputEvent:
+    """A chunk of decoded output (UTF-8 with replacement), as it arrived."""
+
+    stream: StreamName
+    text: str
+    t: float  # time.monotonic() when read
+
+
+class StopReason(str, enum.Enum):
+    """Why a process run ended."""
+
+    EXITED = "exited"  # the child exited by itself
+    TIMEOUT = "timeout"  # Limits.total_timeout fired
+    IDLE = "idle"  # Limits.idle_timeout fired (no output for N seconds)
+    CANCELLED = "cancelled"  # cancel event set or Ctrl-C / SIGTERM
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    """What happened to one process run."""
+
+    exit_code: int | None  # None when killed by a signal
+    signal: int | None
+    stop_reason: StopReason
+    duration: float
+    pid: int | None = None
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.stop_reason is StopReason.EXITED and self.exit_code == 0
+
+
+@dataclass(frozen=True)
+class CaptureResult:
+    """Result of a short command run to completion with captured output (probes)."""
+
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    duration: float
+
+
+Sink = Callable[[OutputEvent], None]

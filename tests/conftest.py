@@ -1,0 +1,118 @@
+"""Test isolation shared by every test.
+
+Every test runs with a temporary HOME and config dir, no agent-CLI secrets in
+the environment, and a PATH made of (1) the fakes from ``tests/fakes/`` under
+the real CLIs' names and (2) a directory of links to a short whitelist of
+system tools. No real ``claude``/``codex``/``copilot``/``gemini`` can be found,
+even when one is installed on the machine: a test that finds one is a bug.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+FAKES_DIR = Path(__file__).parent / "fakes"
+REPO_ROOT = Path(__file__).parent.parent
+
+# System tools tests may need; anything else (including real agent CLIs) is unreachable.
+_SYSTEM_TOOLS = (
+    "sh", "bash", "env", "cat", "echo", "sleep", "true", "false", "git", "script",
+    "ls", "rm", "mkdir", "printf", "kill", "ps", "head", "tail", "wc", "stty", "tr",
+    "grep", "sed", "dirname", "basename", "uname", "timeout",
+)  # fmt: skip
+
+_SECRET_PREFIXES = (
+    "ANTHROPIC_", "OPENAI_", "CODEX_", "CLAUDE_", "COPILOT_", "GEMINI_", "GOOGLE_",
+    "GH_", "GITHUB_", "JLGCLI_", "AZURE_OPENAI", "AWS_", "IS_SANDBOX",
+)  # fmt: skip
+_SECRET_NAMES = ("GITHUB_TOKEN", "GH_TOKEN", "CI", "GITHUB_ACTIONS", "GITHUB_OUTPUT",
+                 "GITHUB_STEP_SUMMARY")  # fmt: skip
+
+
+def _write_launcher(bin_dir: Path, name: str, script: Path) -> None:
+    """Make ``name`` on PATH run ``script`` with this interpreter (a .cmd on Windows)."""
+    if os.name == "nt":  # pragma: no cover - exercised by the Windows CI job
+        (bin_dir / f"{name}.cmd").write_text(
+            f'@"{sys.executable}" "{script}" %*\r\n', encoding="utf-8"
+        )
+        return
+    launcher = bin_dir / name
+    launcher.write_text(
+        f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n', encoding="utf-8"
+    )
+    launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+@pytest.fixture(scope="session")
+def system_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory of links to whitelisted system tools, plus ``python``/``python3``."""
+    bin_dir = tmp_path_factory.mktemp("sysbin")
+    if os.name == "nt":  # pragma: no cover - Windows keeps its system dirs
+        return bin_dir
+    for tool in _SYSTEM_TOOLS:
+        found = shutil.which(tool)
+        if found:
+            (bin_dir / tool).symlink_to(found)
+    for name in ("python", "python3"):
+        (bin_dir / name).symlink_to(sys.executable)
+    return bin_dir
+
+
+@pytest.fixture(scope="session")
+def fake_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Launchers for every ``tests/fakes/<name>.py`` under the name ``<name>``."""
+    bin_dir = tmp_path_factory.mktemp("fakebin")
+    for script in sorted(FAKES_DIR.glob("*.py")):
+        if script.name.startswith("_"):
+            continue
+        _write_launcher(bin_dir, script.stem.replace("_", "-"), script)
+    return bin_dir
+
+
+@pytest.fixture(scope="session")
+def jlgcli_exe() -> str:
+    """The installed ``jlgcli`` console script (e2e tests run it as a user would)."""
+    candidates = [Path(sys.executable).parent / name for name in ("jlgcli", "jlgcli.exe")]
+    for candidate in candidates:
+        if candidate.exists():
+            return str(candidate)
+    pytest.fail("the jlgcli console script is not installed next to this Python: pip install -e .")
+
+
+def _path_with(*dirs: Path) -> str:
+    parts = [str(d) for d in dirs]
+    if os.name == "nt":  # pragma: no cover - Windows needs its system dirs for cmd.exe
+        system_root = os.environ.get("SystemRoot", r"C:\Windows")
+        parts += [rf"{system_root}\System32", system_root]
+    return os.pathsep.join(parts)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_bin: Path, system_bin: Path
+) -> Iterator[Path]:
+    """Temporary HOME/config dirs, no secrets, fakes first on PATH."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in list(os.environ):
+        if name.startswith(_SECRET_PREFIXES) or name in _SECRET_NAMES:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USERPROFILE", str(home))
+    monkeypatch.setenv("APPDATA", str(home / "AppData" / "Roaming"))
+    monkeypatch.setenv("LOCALAPPDATA", str(home / "AppData" / "Local"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.setenv("JLGCLI_CONFIG_DIR", str(home / "jlgcli-config"))
+    monkeypatch.setenv("PATH", _path_with(fake_bin, system_bin))
+    monkeypatch.setenv("PYTHONIOENCODING", "utf-8")
+    monkeypatch.setenv("NO_COLOR", "1")
+    yield home
