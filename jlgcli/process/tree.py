@@ -1,0 +1,253 @@
+"""The one kill ladder, applied to a child's whole process group/session.
+
+polite (SIGINT / CTRL_BREAK_EVENT) → grace → SIGTERM → grace → SIGKILL.
+POSIX: children start with ``start_new_session=True``, so pid == pgid and
+``os.killpg`` reaches every descendant that did not leave the session on
+purpose; the pgid is remembered at spawn (``getpgid`` fails after the reap).
+Windows: the child gets CREATE_NEW_PROCESS_GROUP; CTRL_BREAK_EVENT is the
+polite signal and ``taskkill /T`` walks the tree by parent pid.
+
+The ladder is a small state machine (``Ladder.advance``) rather than a blocking
+function, so the transport keeps reading output during the grace periods and
+the child's last words still reach the sinks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from jlgcli.process.spawn import IS_WINDOWS
+
+Rung = Literal["polite", "terminate", "kill"]
+RUNGS: tuple[Rung, ...] = ("polite", "terminate", "kill")
+Log = Callable[[str], None]
+
+
+@dataclass
+class ProcessTree:
+    """What the ladder needs to know about a running child."""
+
+    pid: int
+    pgid: int | None  # POSIX process group (== pid); None on Windows
+    exited: Callable[[], bool]  # True once the direct child has exited (reaps it)
+    kill_child: Callable[[], None]  # hard-kill the direct child only (last resort)
+
+
+def posix_signal(rung: Rung) -> int:
+    """The POSIX signal of a rung."""
+    return {"polite": signal.SIGINT, "terminate": signal.SIGTERM, "kill": signal.SIGKILL}[rung]
+
+
+def windows_rung_command(rung: Rung, pid: int) -> list[str] | None:
+    """The taskkill command of a rung on Windows (None: the polite rung is CTRL_BREAK_EVENT)."""
+    if rung == "polite":
+        return None
+    force = ["/F"] if rung == "kill" else []
+    return ["taskkill", "/T", *force, "/PID", str(pid)]
+
+
+def group_alive(pgid: int, *, proc_dir: Path = Path("/proc")) -> bool:
+    """Whether any non-zombie process is left in group ``pgid`` (POSIX).
+
+    ``killpg(pgid, 0)`` also succeeds for zombies nobody reaped yet, so on
+    Linux the members are confirmed through /proc.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - a member we may not signal still exists
+        return True
+    if not proc_dir.is_dir():  # pragma: no cover - macOS/BSD: trust killpg
+        return True
+    return any(True for _ in live_group_members(pgid, proc_dir=proc_dir))
+
+
+def live_group_members(pgid: int, *, proc_dir: Path = Path("/proc")) -> list[int]:
+    """Pids of non-zombie processes of group ``pgid``, read from /proc (Linux)."""
+    members: list[int] = []
+    for entry in proc_dir.iterdir():
+        if not entry.name.isdigit():
+            continue
+        state_pgrp = _state_and_pgrp(entry / "stat")
+        if state_pgrp is not None and state_pgrp[1] == pgid and state_pgrp[0] not in "ZX":
+            members.append(int(entry.name))
+    return members
+
+
+def _state_and_pgrp(stat_file: Path) -> tuple[str, int] | None:
+    try:
+        raw = stat_file.read_text(encoding="utf-8", errors="replace")
+    except OSError:  # the process went away while we looked
+        return None
+    # "pid (comm) S ppid pgrp ..."; comm may contain spaces and parentheses.
+    fields = raw[raw.rfind(")") + 2 :].split()
+    if len(fields) < 3:
+        return None
+    return fields[0], int(fields[2])
+
+
+def pid_alive(pid: int, *, proc_dir: Path = Path("/proc")) -> bool:
+    """Whether ``pid`` is a running (non-zombie) process."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover
+        return True
+    status = _state_and_pgrp(proc_dir / str(pid) / "stat")
+    return status is None or status[0] not in "ZX" if proc_dir.is_dir() else True
+
+
+def tree_alive(tree: ProcessTree, *, is_windows: bool = IS_WINDOWS) -> bool:
+    """Whether the child or (POSIX) anything left in its group is still running."""
+    if not tree.exited():
+        return True
+    if is_windows or tree.pgid is None:
+        return False
+    return group_alive(tree.pgid)
+
+
+def send_rung(tree: ProcessTree, rung: Rung, *, is_windows: bool = IS_WINDOWS) -> None:
+    """Signal the whole tree with one rung of the ladder (never raises for a gone process)."""
+    if is_windows:  # pragma: no cover - exercised by the Windows CI job
+        _send_windows(tree, rung)
+        return
+    target = tree.pgid if tree.pgid is not None else tree.pid
+    try:
+        if tree.pgid is not None:
+            os.killpg(target, posix_signal(rung))
+        else:  # pragma: no cover - every child gets its own group
+            os.kill(target, posix_signal(rung))
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _send_windows(tree: ProcessTree, rung: Rung) -> None:  # pragma: no cover - Windows only
+    command = windows_rung_command(rung, tree.pid)
+    if command is None:
+        with contextlib.suppress(OSError):
+            os.kill(tree.pid, signal.CTRL_BREAK_EVENT)  # type: ignore[attr-defined,unused-ignore]
+        return
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        subprocess.run(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=10,
+            check=False,
+        )
+    if rung == "kill":
+        with contextlib.suppress(OSError):
+            tree.kill_child()
+
+
+class Ladder:
+    """Escalating stop of a process tree; call ``advance`` whenever time passes.
+
+    ``start_at="terminate"`` skips the polite rung: used for stragglers left in
+    the group after the direct child exited (background jobs of a shell ignore
+    SIGINT, so the polite rung would only cost a grace period).
+    """
+
+    def __init__(
+        self,
+        tree: ProcessTree,
+        *,
+        grace: float,
+        log: Log,
+        start_at: Rung = "polite",
+        is_windows: bool = IS_WINDOWS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._tree = tree
+        self._grace = max(0.0, grace)
+        self._log = log
+        self._rungs = RUNGS[RUNGS.index(start_at) :]
+        self._is_windows = is_windows
+        self._clock = clock
+        self._next = 0  # index into _rungs of the rung to send next
+        self.next_due: float | None = None  # when advance() must run again
+        self.last_rung: Rung | None = None
+
+    @property
+    def exhausted(self) -> bool:
+        """True once SIGKILL was sent and its grace period is over."""
+        return self._next >= len(self._rungs) and (
+            self.next_due is None or self._clock() >= self.next_due
+        )
+
+    def advance(self, *, force: bool = False) -> None:
+        """Send the next rung if its time has come (or now, with ``force``)."""
+        now = self._clock()
+        if self._next >= len(self._rungs):
+            return
+        if not force and self.next_due is not None and now < self.next_due:
+            return
+        if self.last_rung is not None and not tree_alive(self._tree, is_windows=self._is_windows):
+            return
+        rung = self._rungs[self._next]
+        self._next += 1
+        self.last_rung = rung
+        self.next_due = now + self._grace
+        self._log(f"kill ladder: {self._describe(rung)} to process tree {self._tree.pid}")
+        send_rung(self._tree, rung, is_windows=self._is_windows)
+
+    def _describe(self, rung: Rung) -> str:
+        if self._is_windows:
+            return (
+                "CTRL_BREAK_EVENT"
+                if rung == "polite"
+                else " ".join(windows_rung_command(rung, self._tree.pid) or [])
+            )
+        return signal.Signals(posix_signal(rung)).name
+
+
+def wait_until(
+    condition: Callable[[], bool], timeout: float, *, clock: Callable[[], float] = time.monotonic
+) -> bool:
+    """Poll ``condition`` with a short exponential backoff (1 ms → 20 ms) until true or timeout."""
+    deadline = clock() + timeout
+    delay = 0.001
+    while not condition():
+        remaining = deadline - clock()
+        if remaining <= 0:
+            return False
+        time.sleep(min(delay, remaining))
+        delay = min(delay * 2, 0.02)
+    return True
+
+
+def stop_tree(
+    tree: ProcessTree,
+    *,
+    grace: float,
+    log: Log,
+    start_at: Rung = "polite",
+    is_windows: bool = IS_WINDOWS,
+) -> Rung | None:
+    """Run the whole ladder now, blocking until the tree is gone; return the last rung sent.
+
+    For callers that have no output to pump meanwhile (probes, cleanup paths).
+    """
+    ladder = Ladder(tree, grace=grace, log=log, start_at=start_at, is_windows=is_windows)
+
+    def gone() -> bool:
+        return not tree_alive(tree, is_windows=is_windows)
+
+    while not gone():
+        ladder.advance()
+        if ladder.exhausted:
+            log(f"kill ladder: process tree {tree.pid} survived SIGKILL")
+            break
+        wait_until(gone, max(0.0, (ladder.next_due or 0.0) - time.monotonic()))
+    return ladder.last_rung
