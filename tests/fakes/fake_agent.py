@@ -208,4 +208,7 @@ def _read_line(fd: int) -> str | None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # a polite SIGINT: exit like a CLI does, without a traceback
+        sys.exit(130)

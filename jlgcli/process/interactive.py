@@ -1,0 +1,109 @@
+"""The interactive driver: type a prompt into a terminal program and end it when done.
+
+A state machine the run loop feeds with output and time, so every byte still
+flows to the sinks and every wait has a deadline (``step_timeout``):
+wait for ``ready_pattern`` → send prompt + ``submit_sequence`` → wait for
+``done_pattern`` or ``idle_seconds`` of silence → send ``exit_sequence`` →
+wait for the program to exit. Patterns are matched on the cleaned text
+(escapes removed, ``\\r`` redraws resolved) of a bounded window of recent output.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from jlgcli.ansi import clean_terminal_text
+from jlgcli.process.model import InteractiveRecipe
+
+_WINDOW = 16384  # characters of recent output searched for a pattern
+
+
+class Step(str, enum.Enum):
+    READY = "waiting for the ready pattern"
+    DONE = "waiting for the done pattern"
+    EXIT = "waiting for the program to exit"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class Action:
+    """What the run loop must do after ``poll``: send bytes, stop the tree, or give up."""
+
+    send: bytes = b""
+    finish: bool = False  # the work is done; end the program (it did not exit by itself)
+    timed_out: str | None = None  # a step missed its deadline (message for the log)
+
+
+class InteractiveDriver:
+    """Drives one ``InteractiveRecipe``; ``prompt`` is the invocation's stdin text."""
+
+    def __init__(self, recipe: InteractiveRecipe, prompt: bytes, *, now: float) -> None:
+        self._recipe = recipe
+        self._prompt = prompt
+        self._ready = re.compile(recipe.ready_pattern) if recipe.ready_pattern else None
+        self._done = re.compile(recipe.done_pattern) if recipe.done_pattern else None
+        self._window = ""
+        self.step = Step.READY
+        self._deadline = now + recipe.step_timeout
+        self._pending_send = b""
+        if self._ready is None:
+            self._send_prompt(now)
+
+    def feed(self, text: str) -> None:
+        """Remember recent output (only what arrived in the current step)."""
+        if self.step in (Step.READY, Step.DONE):
+            self._window = (self._window + text)[-_WINDOW:]
+
+    def poll(self, now: float, last_output: float) -> Action:
+        """Advance on what was seen so far; called after every read."""
+        send, self._pending_send = self._pending_send, b""
+        if self.step is Step.READY and self._matches(self._ready):
+            self._send_prompt(now)
+            send, self._pending_send = send + self._pending_send, b""
+        if self.step is Step.DONE and self._is_done(now, last_output):
+            return self._after_done(now, send)
+        if self.step is not Step.FINISHED and now >= self._deadline:
+            step = self.step.value
+            self.step = Step.FINISHED
+            if step == Step.EXIT.value:
+                return Action(send=send, finish=True)
+            return Action(
+                send=send, timed_out=f"interactive: {step} for {self._recipe.step_timeout:g} s"
+            )
+        return Action(send=send)
+
+    def next_deadline(self, last_output: float) -> float | None:
+        """When ``poll`` must run again even without output."""
+        if self.step is Step.FINISHED:
+            return None
+        if self.step is Step.DONE and self._recipe.idle_seconds is not None:
+            return min(self._deadline, last_output + self._recipe.idle_seconds)
+        return self._deadline
+
+    def _send_prompt(self, now: float) -> None:
+        self._pending_send += self._prompt + self._recipe.submit_sequence.encode("utf-8")
+        self._enter(Step.DONE, now)
+        self._prompt_sent_at = now
+
+    def _is_done(self, now: float, last_output: float) -> bool:
+        if self._matches(self._done):
+            return True
+        idle = self._recipe.idle_seconds
+        return idle is not None and now - max(last_output, self._prompt_sent_at) >= idle
+
+    def _after_done(self, now: float, send: bytes) -> Action:
+        if self._recipe.exit_sequence is None:
+            self.step = Step.FINISHED
+            return Action(send=send, finish=True)
+        self._enter(Step.EXIT, now)
+        return Action(send=send + self._recipe.exit_sequence.encode("utf-8"))
+
+    def _enter(self, step: Step, now: float) -> None:
+        self.step = step
+        self._window = ""
+        self._deadline = now + self._recipe.step_timeout
+
+    def _matches(self, pattern: re.Pattern[str] | None) -> bool:
+        return pattern is not None and pattern.search(clean_terminal_text(self._window)) is not None

@@ -1,0 +1,112 @@
+"""The pipe transport: subprocess with stdout/stderr pipes and an explicit stdin.
+
+POSIX multiplexes the pipes with a selector in the calling thread; Windows
+(whose pipes cannot be selected) uses reader threads. The pipe fds are
+duplicated away from the Popen file objects so the channel alone owns them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO
+
+from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
+from jlgcli.process.child import Child
+from jlgcli.process.spawn import group_popen_kwargs
+from jlgcli.process.tree import ProcessTree
+
+
+def start_pipe(
+    argv: Sequence[str],
+    *,
+    cwd: str | None,
+    env: Mapping[str, str],
+    stdin: bytes | None,
+    is_windows: bool,
+    threaded: bool | None = None,
+) -> Child:
+    """Spawn ``argv`` in its own process group with piped output.
+
+    ``threaded`` forces the reader-thread channel (default: only on Windows).
+    """
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+        **group_popen_kwargs(is_windows=is_windows),
+    )
+    use_threads = is_windows if threaded is None else threaded
+    channel = _thread_channel(proc) if use_threads else _select_channel(proc)
+    if stdin is not None:
+        channel.send(stdin)
+        channel.end_input()
+    tree = ProcessTree(
+        pid=proc.pid,
+        pgid=None if is_windows else proc.pid,  # start_new_session: pid == pgid
+        exited=lambda: proc.poll() is not None,
+        kill_child=proc.kill,
+    )
+    return Child(
+        tree=tree, channel=channel, status=lambda: _status(proc), release=_no_op, transport="pipe"
+    )
+
+
+def _status(proc: subprocess.Popen[bytes]) -> tuple[int | None, int | None]:
+    code = proc.returncode
+    if code is None:
+        return None, None
+    return (code, None) if code >= 0 else (None, -code)
+
+
+def _take_fd(stream: IO[bytes] | None) -> int:
+    # The channel owns a duplicate; closing the original keeps Popen from closing ours.
+    assert stream is not None
+    fd = os.dup(stream.fileno())
+    stream.close()
+    return fd
+
+
+def _select_channel(proc: subprocess.Popen[bytes]) -> Channel:
+    out, err = _take_fd(proc.stdout), _take_fd(proc.stderr)
+    stdin_fd = _take_fd(proc.stdin) if proc.stdin is not None else None
+    return SelectChannel({out: "stdout", err: "stderr"}, stdin_fd)
+
+
+def _thread_channel(proc: subprocess.Popen[bytes]) -> Channel:
+    out, err = _take_fd(proc.stdout), _take_fd(proc.stderr)
+    writer: Callable[[bytes], None] | None = None
+    close_input: Callable[[], None] | None = None
+    if proc.stdin is not None:
+        stdin_fd = _take_fd(proc.stdin)
+
+        def writer(data: bytes) -> None:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(stdin_fd, view) :]
+
+        def close_input() -> None:
+            os.close(stdin_fd)
+
+    return ThreadChannel(
+        {"stdout": _reader(out), "stderr": _reader(err)}, writer=writer, close_input=close_input
+    )
+
+
+def _reader(fd: int) -> Callable[[], bytes]:
+    def read() -> bytes:
+        data = os.read(fd, CHUNK)
+        if not data:
+            os.close(fd)
+        return data
+
+    return read
+
+
+def _no_op() -> None:
+    pass

@@ -1,0 +1,50 @@
+"""The pty transport on POSIX: ptyprocess (pexpect's pty layer) behind the Child interface.
+
+The child is session and group leader of its own pty (pid == pgid), so the
+kill ladder reaches its whole tree. pexpect's ``expect`` machinery is not
+used: the run loop reads the master fd itself (one selector, 64 KiB reads)
+and decodes with replacement, so the codec never raises. ptyprocess's close
+delays (0.1 s each) are set to 0. Echo is off so typed input is not mixed
+into the output; the window size is explicit (the default 24×80 wraps TUIs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import ptyprocess
+
+from jlgcli.process.channel import SelectChannel
+from jlgcli.process.child import Child
+from jlgcli.process.tree import ProcessTree
+
+
+def start_pty(
+    argv: Sequence[str],
+    *,
+    cwd: str | None,
+    env: Mapping[str, str],
+    dimensions: tuple[int, int],
+) -> Child:
+    """Spawn ``argv`` (resolved) on a new pty of ``dimensions`` = (rows, cols)."""
+    proc = ptyprocess.PtyProcess.spawn(
+        list(argv), cwd=cwd, env=dict(env), echo=False, dimensions=dimensions
+    )
+    proc.delayafterclose = 0
+    proc.delayafterterminate = 0
+    fd = int(proc.fd)
+    channel = SelectChannel({fd: "stdout"}, input_fd=fd, owns_fds=False)
+    tree = ProcessTree(
+        pid=int(proc.pid),
+        pgid=int(proc.pid),  # remembered now: getpgid fails after the reap
+        exited=lambda: not proc.isalive(),
+        kill_child=lambda: proc.kill(9),
+    )
+
+    def status() -> tuple[int | None, int | None]:
+        return proc.exitstatus, proc.signalstatus
+
+    def release() -> None:
+        proc.close(force=True)
+
+    return Child(tree=tree, channel=channel, status=status, release=release, transport="pty")

@@ -1,0 +1,276 @@
+"""``run_invocation``: one child, streamed to sinks, stopped by exactly one kill ladder.
+
+The loop is single-threaded on POSIX (a selector over the pipes or the pty
+master) and reads 64 KiB at a time, emitting one ``OutputEvent`` per read to
+every sink, decoded incrementally as UTF-8 with replacement (a character split
+across reads survives). Nothing keeps the output. Every stop — total timeout,
+idle timeout, cancel event, Ctrl-C (KeyboardInterrupt in the main thread), the
+interactive driver finishing — goes through the same ladder on the whole
+process group, and output keeps flowing to the sinks while it runs.
+
+When the direct child exits, whatever is left in its group is stopped
+(SIGTERM → SIGKILL: background jobs ignore SIGINT), and reading goes on only
+until the streams end or ``DRAIN_AFTER_EXIT`` seconds after the tree is gone,
+so a grandchild that escaped the group with our pipe cannot hang the run.
+"""
+
+from __future__ import annotations
+
+import codecs
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from jlgcli.errors import ExitCode, JlgError
+from jlgcli.process import windows
+from jlgcli.process.child import Child, start_child
+from jlgcli.process.interactive import InteractiveDriver
+from jlgcli.process.model import (
+    Invocation,
+    Limits,
+    OutputEvent,
+    ProcessOutcome,
+    Sink,
+    StopReason,
+    StreamName,
+)
+from jlgcli.process.spawn import IS_WINDOWS, child_env, resolve_argv, stdin_bytes
+from jlgcli.process.terminal import TerminalResponder
+from jlgcli.process.tree import Ladder, tree_alive, wait_until
+
+DRAIN_AFTER_EXIT = 0.5  # seconds to keep reading once the whole tree is gone
+TICK = 0.1  # longest wait between checks of the cancel event and the child's exit
+Log = Callable[[str], None]
+
+
+def run_invocation(
+    inv: Invocation,
+    *,
+    limits: Limits,
+    sinks: Sequence[Sink] = (),
+    cancel: threading.Event | None = None,
+    log: Log | None = None,
+) -> ProcessOutcome:
+    """Run ``inv`` to its end or until a limit fires; stream its output to ``sinks``.
+
+    ``cancel``: setting the event stops the run (CANCELLED). Ctrl-C in
+    the main thread stops the tree too: every byte received so far is still
+    delivered and the outcome says ``StopReason.CANCELLED`` (the caller maps it
+    to exit 130). Raises ``ExecutableNotFound`` when ``inv.argv[0]`` is not
+    found and ``JlgError`` for a command line Windows would mangle.
+    """
+    say = log or _no_log
+    environ = child_env(inv.env, inv.env_remove)
+    argv = resolve_argv(inv.argv, env=environ)
+    windows.check_argv(argv, is_windows=IS_WINDOWS)
+    if inv.cwd is not None and not Path(inv.cwd).is_dir():
+        raise JlgError(ExitCode.USAGE, f"working directory not found: {inv.cwd}")
+    data = stdin_bytes(inv.stdin)
+    interactive = inv.transport == "pty" and inv.interactive is not None
+    child = start_child(
+        inv.transport,
+        argv,
+        cwd=inv.cwd,
+        env=environ,
+        stdin=None if interactive else data,
+        dimensions=inv.dimensions,
+    )
+    say(f"started {Path(argv[0]).name} (pid {child.tree.pid}, {inv.transport})")
+    return _Run(inv, child, limits, tuple(sinks), cancel, say, data).execute()
+
+
+class _Run:
+    """The state of one run; ``execute`` survives KeyboardInterrupt at any point."""
+
+    def __init__(
+        self,
+        inv: Invocation,
+        child: Child,
+        limits: Limits,
+        sinks: tuple[Sink, ...],
+        cancel: threading.Event | None,
+        log: Log,
+        stdin: bytes | None,
+    ) -> None:
+        self.child = child
+        self.limits = limits
+        self.sinks = sinks
+        self.cancel = cancel
+        self.log = log
+        self.start = self.last_output = time.monotonic()
+        utf8 = codecs.getincrementaldecoder("utf-8")
+        self.decoders: dict[StreamName, codecs.IncrementalDecoder] = {
+            "stdout": utf8(errors="replace"),
+            "stderr": utf8(errors="replace"),
+        }
+        self.counts: dict[StreamName, int] = {"stdout": 0, "stderr": 0}
+        self.pending: deque[tuple[OutputEvent, int]] = deque()
+        self.stop_reason: StopReason | None = None
+        self.ladder: Ladder | None = None
+        self.child_exited = False
+        self.tree_gone = False
+        self.drain_until: float | None = None
+        self.responder = TerminalResponder() if child.transport == "pty" else None
+        self.driver: InteractiveDriver | None = None
+        if child.transport == "pty" and inv.interactive is not None:
+            self.driver = InteractiveDriver(inv.interactive, stdin or b"", now=self.start)
+        elif child.transport == "pty" and stdin is not None:
+            # Typed input then end-of-file: ^D ends a line, a second ^D on an empty line is EOF.
+            child.channel.send(stdin + (b"\x04" if stdin.endswith(b"\n") else b"\x04\x04"))
+
+    def execute(self) -> ProcessOutcome:
+        done = False
+        while not done:
+            try:
+                self._loop()
+                self._flush_decoders()
+                self._deliver()
+                done = True
+            except KeyboardInterrupt:
+                self._interrupted()
+        self.child.channel.close()
+        code, sig = self.child.status() if self.child_exited else (None, None)
+        self.child.release()
+        reason = self.stop_reason or StopReason.EXITED
+        self.log(f"process {self.child.tree.pid} ended: {reason.value}, exit {code}, signal {sig}")
+        return ProcessOutcome(
+            exit_code=code,
+            signal=sig,
+            stop_reason=reason,
+            duration=time.monotonic() - self.start,
+            pid=self.child.tree.pid,
+            stdout_bytes=self.counts["stdout"],
+            stderr_bytes=self.counts["stderr"],
+        )
+
+    def _loop(self) -> None:
+        channel = self.child.channel
+        while True:
+            self._deliver()
+            now = time.monotonic()
+            self._check_limits(now)
+            self._check_tree(now)
+            if self.ladder is not None:
+                self.ladder.advance()
+            if self.tree_gone and not channel.open:
+                return
+            if self.drain_until is not None and now >= self.drain_until:
+                self.log("output still open after the process tree ended: stopped reading")
+                return
+            if self.ladder is not None and self.ladder.exhausted and not self.tree_gone:
+                self.log(f"process tree {self.child.tree.pid} could not be killed: giving up")
+                return
+            timeout = self._timeout(now)
+            if not channel.open:  # nothing to read: wait for the tree to end
+                wait_until(lambda: not tree_alive(self.child.tree), timeout)
+                continue
+            for stream, data in channel.read(timeout):
+                self._on_chunk(stream, data)
+            if self.driver is not None:
+                self._drive(time.monotonic())
+
+    def _on_chunk(self, stream: StreamName, data: bytes) -> None:
+        now = time.monotonic()
+        self.counts[stream] += len(data)
+        text = self.decoders[stream].decode(data, final=not data)
+        if data:
+            self.last_output = now
+        if not text:
+            return
+        self.pending.append((OutputEvent(stream, text, now), 0))
+        if self.responder is not None and (reply := self.responder.feed(text)):
+            self.child.channel.send(reply)
+        if self.driver is not None:
+            self.driver.feed(text)
+
+    def _deliver(self) -> None:
+        # At most once per sink even when Ctrl-C lands inside a sink call.
+        while self.pending:
+            event, index = self.pending[0]
+            while index < len(self.sinks):
+                self.pending[0] = (event, index + 1)
+                self.sinks[index](event)
+                index += 1
+            self.pending.popleft()
+
+    def _flush_decoders(self) -> None:
+        for stream, decoder in self.decoders.items():
+            if text := decoder.decode(b"", final=True):
+                self.pending.append((OutputEvent(stream, text, time.monotonic()), 0))
+
+    def _drive(self, now: float) -> None:
+        assert self.driver is not None
+        action = self.driver.poll(now, self.last_output)
+        if action.send and not self.child_exited:
+            self.child.channel.send(action.send)
+        if action.timed_out:
+            self._stop(StopReason.TIMEOUT, action.timed_out)
+        elif action.finish and self.stop_reason is None and not self.child_exited:
+            self.log("interactive: the work is done; ending the program")
+            self._start_ladder()
+
+    def _check_limits(self, now: float) -> None:
+        if self.stop_reason is not None or self.child_exited:
+            return
+        total, idle = self.limits.total_timeout, self.limits.idle_timeout
+        if self.cancel is not None and self.cancel.is_set():
+            self._stop(StopReason.CANCELLED, "cancelled")
+        elif total is not None and now - self.start >= total:
+            self._stop(StopReason.TIMEOUT, f"total timeout of {total:g} s reached")
+        elif idle is not None and now - self.last_output >= idle:
+            self._stop(StopReason.IDLE, f"no output for {idle:g} s (idle timeout)")
+
+    def _check_tree(self, now: float) -> None:
+        if not self.child_exited and self.child.tree.exited():
+            self.child_exited = True
+            if tree_alive(self.child.tree) and self.ladder is None:
+                self.log("the child exited; stopping what is left in its process group")
+                self._start_ladder(start_at="terminate")
+        if self.child_exited and not self.tree_gone and not tree_alive(self.child.tree):
+            self.tree_gone = True
+            self.drain_until = now + DRAIN_AFTER_EXIT
+
+    def _stop(self, reason: StopReason, message: str) -> None:
+        if self.stop_reason is not None:
+            return
+        self.stop_reason = reason
+        self.log(message)
+        if self.ladder is None:
+            self._start_ladder()
+
+    def _start_ladder(self, start_at: str = "polite") -> None:
+        self.ladder = Ladder(
+            self.child.tree,
+            grace=self.limits.kill_grace,
+            log=self.log,
+            start_at="terminate" if start_at == "terminate" else "polite",
+        )
+        self.ladder.advance()
+
+    def _interrupted(self) -> None:
+        if self.stop_reason is None:
+            self._stop(StopReason.CANCELLED, "interrupted (Ctrl-C / termination signal)")
+        elif self.ladder is not None:  # a second Ctrl-C: do not make the user wait a grace period
+            self.log("interrupted again: next rung of the kill ladder now")
+            self.ladder.advance(force=True)
+
+    def _timeout(self, now: float) -> float:
+        deadlines = [now + TICK]
+        if self.stop_reason is None and not self.child_exited:
+            if self.limits.total_timeout is not None:
+                deadlines.append(self.start + self.limits.total_timeout)
+            if self.limits.idle_timeout is not None:
+                deadlines.append(self.last_output + self.limits.idle_timeout)
+        if self.ladder is not None and self.ladder.next_due is not None:
+            deadlines.append(self.ladder.next_due)
+        if self.drain_until is not None:
+            deadlines.append(self.drain_until)
+        if self.driver is not None and (due := self.driver.next_deadline(self.last_output)):
+            deadlines.append(due)
+        return max(0.0, min(deadlines) - now)
+
+
+def _no_log(_message: str) -> None:
+    pass

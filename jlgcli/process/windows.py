@@ -1,0 +1,90 @@
+"""Windows command lines: what may go into argv, and how long it may be.
+
+npm installs agent CLIs as ``.cmd`` shims, and CreateProcess runs those
+through cmd.exe, which re-parses the command line: it word-splits, expands
+``%VAR%``, interprets ``& | < > ^`` outside quotes and cuts at the first
+newline (backends.md §7: everything after the first line of a ``-p`` prompt,
+including later flags, silently vanishes). So prompt text never goes into the
+argv of a ``.cmd``/``.bat`` target, and the other arguments of such a target
+must be plain. ``.exe`` targets get ``subprocess.list2cmdline`` quoting, which
+is exactly what ``CommandLineToArgvW`` undoes. Every function takes
+``is_windows`` so the Windows branch is tested on any OS.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import PureWindowsPath
+from typing import Literal
+
+from jlgcli.errors import ExitCode, JlgError
+
+MAX_COMMAND_LINE = 8191  # cmd.exe's limit; longer lines are truncated (clowder-ai#284)
+_BATCH_SUFFIXES = frozenset({".cmd", ".bat"})
+# Characters cmd.exe leaves alone inside the quotes list2cmdline adds for spaces.
+_PLAIN_BATCH_ARG = re.compile(r"[\w\-.,:/\\=+@~ ]*")
+
+PromptDelivery = Literal["argv", "stdin-or-file"]
+
+
+def is_batch_file(executable_path: str) -> bool:
+    """Whether ``executable_path`` is a ``.cmd``/``.bat`` script (run through cmd.exe)."""
+    return PureWindowsPath(executable_path).suffix.lower() in _BATCH_SUFFIXES
+
+
+def prompt_delivery(executable_path: str, *, is_windows: bool) -> PromptDelivery:
+    """How a backend may hand prompt text to ``executable_path``.
+
+    ``"stdin-or-file"`` for a ``.cmd``/``.bat`` target on Windows (cmd.exe
+    would mangle or truncate it), ``"argv"`` otherwise.
+    """
+    if is_windows and is_batch_file(executable_path):
+        return "stdin-or-file"
+    return "argv"
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """The Windows command line CreateProcess receives for ``argv`` (list2cmdline quoting)."""
+    return subprocess.list2cmdline(list(argv))
+
+
+def check_command_line_length(argv: Sequence[str], *, is_windows: bool) -> None:
+    """Raise JlgError(64) when ``argv`` would exceed the 8191-character Windows limit."""
+    if not is_windows:
+        return
+    length = len(command_line(argv))
+    if length > MAX_COMMAND_LINE:
+        raise JlgError(
+            ExitCode.USAGE,
+            f"command line of {PureWindowsPath(argv[0]).name} is {length} characters; "
+            f"Windows cuts it at {MAX_COMMAND_LINE}",
+            hint="pass long text (the prompt) on stdin or in a file instead of as an argument",
+        )
+
+
+def check_batch_arguments(argv: Sequence[str], *, is_windows: bool) -> None:
+    """Raise JlgError(64) when an argument of a ``.cmd``/``.bat`` target is not plain.
+
+    cmd.exe would reinterpret newlines, quotes, ``%``, ``!`` and ``& | < > ^``;
+    there is no quoting that survives every shim, so such text must travel on
+    stdin or in a file.
+    """
+    if not (is_windows and argv and is_batch_file(argv[0])):
+        return
+    for arg in argv[1:]:
+        if not _PLAIN_BATCH_ARG.fullmatch(arg):
+            shown = arg if len(arg) <= 40 else arg[:37] + "..."
+            raise JlgError(
+                ExitCode.USAGE,
+                f"argument {shown!r} cannot be passed safely to {PureWindowsPath(argv[0]).name}"
+                " (a .cmd/.bat script re-parsed by cmd.exe)",
+                hint="send prompt text on stdin or in a prompt file, not on the command line",
+            )
+
+
+def check_argv(argv: Sequence[str], *, is_windows: bool) -> None:
+    """Both Windows checks, run before every spawn (no-ops elsewhere)."""
+    check_command_line_length(argv, is_windows=is_windows)
+    check_batch_arguments(argv, is_windows=is_windows)
