@@ -1,0 +1,74 @@
+"""Start-up time of the installed console script, as ratios to ``python -c pass``.
+
+Runs every command interleaved (round-robin), so machine noise hits them
+alike, and prints medians and ratios. Targets (issue "Foundation"):
+``--version`` ≤ 2×, ``--help`` ≤ 3×, ``config get backend`` ≤ 5× ``python -c pass``.
+
+    python benchmarks/startup.py [--rounds 30] [--frozen DIR_OR_EXE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGETS = {"jlgcli --version": 2.0, "jlgcli --help": 3.0, "jlgcli config get backend": 5.0}
+
+
+def _time(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--frozen", action="append", default=[], metavar="EXE",
+                        help="a frozen jlgcli executable to time too (onedir or onefile)")
+    args = parser.parse_args()
+
+    script = shutil.which("jlgcli", path=str(Path(sys.executable).parent)) or shutil.which("jlgcli")
+    if script is None:
+        sys.exit("jlgcli is not installed next to this Python: pip install -e .")
+    env = dict(os.environ)
+    env["JLGCLI_CONFIG_DIR"] = tempfile.mkdtemp(prefix="jlgcli-bench-")
+    commands: dict[str, list[str]] = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "jlgcli --version": [script, "--version"],
+        "jlgcli --help": [script, "--help"],
+        "jlgcli config get backend": [script, "config", "get", "backend"],
+    }
+    for exe in args.frozen:
+        commands[f"frozen {Path(exe).name} --version"] = [exe, "--version"]
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for argv in commands.values():  # warm the page cache once
+        _time(argv, env)
+    for _ in range(args.rounds):
+        for name, argv in commands.items():
+            samples[name].append(_time(argv, env))
+
+    base = statistics.median(samples["python -c pass"])
+    print(f"{'command':34} {'median':>9} {'ratio':>7} {'target':>7}")
+    failed = False
+    for name, values in samples.items():
+        median = statistics.median(values)
+        ratio = median / base
+        target = TARGETS.get(name)
+        mark = ""
+        if target is not None:
+            mark = f"≤{target:.0f}×" + (" ok" if ratio <= target else " MISSED")
+            failed |= ratio > target
+        print(f"{name:34} {median * 1000:8.1f}ms {ratio:6.2f}× {mark:>7}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per command: ``register(subparsers)`` (argparse only) and ``execute(args) -> int``."""

@@ -1,0 +1,196 @@
+"""The configuration keys (seed 000 F-001, seed 001 §12.2): names, bounds, defaults, parsing.
+
+Plain data and small parsers, no pydantic: ``jlgcli config get`` must stay
+fast (pydantic costs ≈ 150 ms to import here). ``jlgcli.settings.Settings`` is
+the pydantic model of the same keys used by the runner; a test checks that the
+two agree, and the README's config reference is generated from this table.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from jlgcli.durations import DurationError, parse_duration_ms
+
+COMPLETION_MODES = ("marker", "json", "rebound")
+
+
+class ValueProblem(ValueError):
+    """A value that does not fit its key; the message names the accepted values."""
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One configuration key."""
+
+    name: str
+    kind: str  # "backend" | "int" | "duration" | "choice" | "bool" | "path"
+    default: Any
+    description: str
+    example: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def env_var(self) -> str:
+        """``maxIterations`` → ``JLGCLI_MAX_ITERATIONS``."""
+        snake = "".join(f"_{c}" if c.isupper() else c for c in self.name)
+        return "JLGCLI_" + snake.upper()
+
+    def accepted(self) -> str:
+        """The accepted values, in words, for error messages."""
+        if self.kind in ("int", "duration"):
+            unit = " ms" if self.kind == "duration" else ""
+            upper = f"{self.maximum}{unit}" if self.maximum is not None else "no limit"
+            return f"{self.minimum}{unit} to {upper}"
+        if self.choices:
+            return " | ".join(self.choices)
+        if self.kind == "bool":
+            return "true | false"
+        return "a path"
+
+    def parse(self, raw: Any, *, custom_backends: tuple[str, ...] = ()) -> Any:
+        """The typed value of ``raw`` (from a flag, env var, file or ``config set``)."""
+        return _PARSERS[self.kind](self, raw, custom_backends)
+
+
+def _parse_int(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> int:
+    if isinstance(raw, bool):
+        raise ValueProblem(f"expected a whole number ({spec.accepted()})")
+    try:
+        value = int(str(raw).strip()) if not isinstance(raw, int) else raw
+    except ValueError:
+        raise ValueProblem(f"'{raw}' is not a whole number; accepted: {spec.accepted()}") from None
+    return _bounded(spec, value)
+
+
+def _parse_duration(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> int:
+    try:
+        value = parse_duration_ms(raw)
+    except DurationError as exc:
+        raise ValueProblem(str(exc)) from None
+    return _bounded(spec, value)
+
+
+def _bounded(spec: KeySpec, value: int) -> int:
+    if (spec.minimum is not None and value < spec.minimum) or (
+        spec.maximum is not None and value > spec.maximum
+    ):
+        raise ValueProblem(f"{value} is out of range; accepted: {spec.accepted()}")
+    return value
+
+
+def _parse_choice(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> str:
+    value = str(raw).strip()
+    if value not in spec.choices:
+        raise ValueProblem(f"'{value}' is not one of {spec.accepted()}")
+    return value
+
+
+def _parse_backend(spec: KeySpec, raw: Any, custom: tuple[str, ...]) -> str:
+    from jlgcli.backends.ids import known_backend_ids
+
+    known = known_backend_ids(custom)
+    value = str(raw).strip()
+    if value not in known:
+        raise ValueProblem(
+            f"'{value}' is not a known backend{_closest(value, known)}; known: {', '.join(known)}"
+        )
+    return value
+
+
+def _parse_bool(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    value = str(raw).strip().lower()
+    if value in ("true", "1", "yes", "on"):
+        return True
+    if value in ("false", "0", "no", "off"):
+        return False
+    raise ValueProblem(f"'{raw}' is not a boolean; accepted: {spec.accepted()}")
+
+
+def _parse_path(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> str:
+    value = str(raw).strip()
+    if not value or "\x00" in value:
+        raise ValueProblem("expected a non-empty path")
+    return value
+
+
+_PARSERS: dict[str, Callable[[KeySpec, Any, tuple[str, ...]], Any]] = {
+    "int": _parse_int,
+    "duration": _parse_duration,
+    "choice": _parse_choice,
+    "backend": _parse_backend,
+    "bool": _parse_bool,
+    "path": _parse_path,
+}
+
+MINUTE_MS = 60_000
+DAY_MS = 24 * 60 * MINUTE_MS
+
+KEYS: tuple[KeySpec, ...] = (
+    KeySpec("backend", "backend", "auto", "Backend to run: claude, codex, copilot, gemini, "
+            "replay, a custom command backend, or auto (first available).", "codex"),
+    KeySpec("maxIterations", "int", 20, "Most iterations a loop runs before stopping "
+            "(exit 4, RG-011).", "10", minimum=1, maximum=1000),
+    KeySpec("timeoutMs", "duration", 30 * MINUTE_MS, "Total time a run or loop may take "
+            "(exit 75, RG-012).", "30m", minimum=1000, maximum=7 * DAY_MS),
+    KeySpec("iterationTimeoutMs", "duration", 0, "Most time one backend call may take; "
+            "0 means only the total timeout applies.", "10m", minimum=0, maximum=7 * DAY_MS),
+    KeySpec("idleTimeoutMs", "duration", 10 * MINUTE_MS, "Stop a backend call that prints "
+            "nothing for this long; 0 disables it.", "5m", minimum=0, maximum=7 * DAY_MS),
+    KeySpec("completionMode", "choice", "marker", "How the model signals completion: a final "
+            "DONE line, a JSON status object, or rebound replies.", "json",
+            choices=COMPLETION_MODES),
+    KeySpec("noProgressLimit", "int", 3, "Stop after this many consecutive iterations with "
+            "identical or near-identical output (exit 5, RG-013).", "3", minimum=1, maximum=100),
+    KeySpec("verbosity", "int", 1, "0 quiet (summary only), 1 normal (stream the assistant), "
+            "2 verbose (progress details), 3 debug.", "2", minimum=0, maximum=3),
+    KeySpec("artifacts", "bool", False, "Write .jlgcli/runs/RUN_ID/ with the transcript, meta "
+            "and result (F-006).", "true"),
+    KeySpec("artifactsDir", "path", ".jlgcli/runs", "Where run artifacts go, relative to the "
+            "working directory.", "build/jlgcli-runs"),
+)  # fmt: skip
+
+KEY_NAMES: tuple[str, ...] = tuple(spec.name for spec in KEYS)
+_BY_NAME = {spec.name: spec for spec in KEYS}
+_BY_LOWER = {spec.name.lower(): spec for spec in KEYS}
+
+
+def _closest(value: str, candidates: tuple[str, ...]) -> str:
+    match = difflib.get_close_matches(value, candidates, n=1, cutoff=0.6)
+    return f" (did you mean '{match[0]}'?)" if match else ""
+
+
+def lookup_key(name: str) -> KeySpec | None:
+    """The key called ``name`` (exact, or case-insensitively), or ``None``."""
+    return _BY_NAME.get(name) or _BY_LOWER.get(name.lower())
+
+
+def unknown_key_message(name: str) -> str:
+    """``unknown config key 'foo' (did you mean …?); valid keys: …``."""
+    lowered = {k.lower(): k for k in KEY_NAMES}
+    match = difflib.get_close_matches(name.lower(), tuple(lowered), n=1, cutoff=0.6)
+    hint = f" (did you mean '{lowered[match[0]]}'?)" if match else ""
+    return f"unknown config key '{name}'{hint}; valid keys: {', '.join(KEY_NAMES)}"
+
+
+def reference_table() -> str:
+    """The README's config reference (Markdown), generated so it cannot drift from ``KEYS``."""
+    lines = [
+        "| key | default | accepted | env var | what it does |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for spec in KEYS:
+        default = str(spec.default).lower() if isinstance(spec.default, bool) else spec.default
+        accepted = spec.accepted() if spec.kind != "backend" else "a backend id or auto"
+        accepted = accepted.replace("|", "\\|")
+        lines.append(
+            f"| `{spec.name}` | `{default}` | {accepted} | `{spec.env_var}` | {spec.description} |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""Durations as users type them: ``500ms``, ``30s``, ``2m``, ``1h30m``, ``1d`` or milliseconds.
+
+A bare integer is milliseconds (seed 000 F-001 ``timeoutMs 120000``). A bare
+integer under 1000 is refused as ambiguous: ``--timeout 30`` almost always
+means 30 seconds, and silently waiting 30 ms would be a surprise.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)", re.ASCII)
+_WHOLE = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+", re.ASCII)
+_DIGITS = re.compile(r"[0-9]+")
+
+
+class DurationError(ValueError):
+    """A duration that cannot be parsed; the message says what is accepted."""
+
+
+EXAMPLES = "500ms, 30s, 2m, 1h30m or an integer of milliseconds (120000)"
+
+
+def parse_duration_ms(text: str | int) -> int:
+    """Milliseconds in ``text``; raises ``DurationError`` with the accepted forms."""
+    if isinstance(text, bool):
+        raise DurationError(f"expected a duration ({EXAMPLES})")
+    if isinstance(text, int):
+        return _check_bare(text)
+    value = text.strip().lower().replace(" ", "")
+    if _DIGITS.fullmatch(value):
+        return _check_bare(int(value))
+    if not value or not _WHOLE.fullmatch(value):
+        raise DurationError(f"'{text}' is not a duration; use {EXAMPLES}")
+    total = sum(float(number) * _UNIT_MS[unit] for number, unit in _PART.findall(value))
+    return round(total)
+
+
+def _check_bare(ms: int) -> int:
+    if 0 < ms < 1000:
+        raise DurationError(
+            f"'{ms}' is ambiguous: a bare number is milliseconds; write {ms}s or {ms}ms"
+        )
+    if ms < 0:
+        raise DurationError(f"a duration cannot be negative ({ms})")
+    return ms
+
+
+def format_duration_ms(ms: int | float) -> str:
+    """A short human form: ``1h30m``, ``2m05s``, ``4.2s``, ``350ms``."""
+    ms = int(ms)
+    if ms < 1000:
+        return f"{ms}ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f}s".replace(".0s", "s")
+    seconds = ms // 1000
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    return f"{minutes}m{secs:02d}s"

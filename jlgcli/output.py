@@ -1,0 +1,47 @@
+"""Writing to the terminal: stdout carries results (one JSON object with ``--json``), stderr the rest."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+
+def configure_streams(*, is_windows: bool | None = None, streams: tuple[Any, ...] | None = None) -> None:
+    """Never crash on a character the console cannot encode.
+
+    On Windows a redirected stdout uses the ANSI code page (cp1252): an emoji
+    in an assistant message would raise ``UnicodeEncodeError``. Write UTF-8
+    there; elsewhere keep the encoding and only replace what cannot be encoded.
+    """
+    is_windows = sys.platform == "win32" if is_windows is None else is_windows
+    for stream in streams if streams is not None else (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        if is_windows and not stream.isatty():
+            reconfigure(encoding="utf-8", errors="replace")
+        else:
+            reconfigure(errors="replace")
+
+
+def emit_json(obj: Any, stream: TextIO | None = None) -> None:
+    """Write exactly one JSON object (and a newline) to stdout."""
+    out = sys.stdout if stream is None else stream
+    out.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    out.flush()
+
+
+def err(message: str) -> None:
+    """A line on stderr."""
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def print_table(rows: list[list[str]], headers: list[str], stream: TextIO | None = None) -> None:
+    """A plain aligned table (no colours: it must read well in CI logs and pipes)."""
+    out = sys.stdout if stream is None else stream
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
+    for row in [headers, *rows]:
+        line = "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths))
+        out.write(line.rstrip() + "\n")
