@@ -1,0 +1,1 @@
+"""The runner: ``run`` once, ``loop`` with guardrails, and the run summary."""

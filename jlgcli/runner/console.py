@@ -1,0 +1,92 @@
+"""What a person sees while a run goes: live assistant text, progress, warnings, countdowns.
+
+stdout carries the assistant's text (or, with ``--json``, nothing but the final
+JSON object — then the live text goes to stderr); progress goes to stderr.
+Verbosity: 0 quiet (summary and errors), 1 normal, 2 verbose, 3 debug.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+
+class Console:
+    """Verbosity-aware output for one run."""
+
+    def __init__(
+        self,
+        verbosity: int = 1,
+        *,
+        json_mode: bool = False,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.verbosity = verbosity
+        self.json_mode = json_mode
+        self._err = err if err is not None else sys.stderr
+        self._live = self._err if json_mode else (out if out is not None else sys.stdout)
+        self._sleep = sleep
+        self._live_ended_with_newline = True
+
+    def assistant(self, text: str) -> None:
+        """Live assistant text (verbosity ≥ 1)."""
+        if text and self.verbosity >= 1:
+            self._live.write(text)
+            self._live.flush()
+            self._live_ended_with_newline = text.endswith("\n")
+
+    def _line(self, message: str) -> None:
+        if not self._live_ended_with_newline and self._live is self._err:
+            self._err.write("\n")
+            self._live_ended_with_newline = True
+        self._err.write(message + "\n")
+        self._err.flush()
+
+    def end_live(self) -> None:
+        """Finish a live block with a newline so progress lines start clean."""
+        if not self._live_ended_with_newline:
+            self._live.write("\n")
+            self._live.flush()
+            self._live_ended_with_newline = True
+
+    def progress(self, message: str) -> None:
+        """``[jlgcli] …`` on stderr (verbosity ≥ 1)."""
+        if self.verbosity >= 1:
+            self._line(f"[jlgcli] {message}")
+
+    def detail(self, message: str) -> None:
+        """Verbose details (verbosity ≥ 2)."""
+        if self.verbosity >= 2:
+            self._line(f"[jlgcli] {message}")
+
+    def debug(self, message: str) -> None:
+        """Debug details such as kill-ladder steps (verbosity ≥ 3)."""
+        if self.verbosity >= 3:
+            self._line(f"[jlgcli:debug] {message}")
+
+    def warn(self, message: str) -> None:
+        """Always shown."""
+        self._line(f"warning: {message}")
+
+    def summary(self, text: str) -> None:
+        """The human summary, always on stderr."""
+        self.end_live()
+        self._err.write(text)
+        self._err.flush()
+
+    def countdown(self, seconds: float, reason: str) -> None:
+        """Wait ``seconds`` showing the time left (Ctrl-C interrupts it)."""
+        deadline = time.monotonic() + max(0.0, seconds)
+        last_shown = None
+        while (left := deadline - time.monotonic()) > 0:
+            shown = int(left + 0.999)
+            if shown != last_shown and self.verbosity >= 1 and (
+                last_shown is None or shown % 10 == 0 or shown <= 5
+            ):
+                self._line(f"[jlgcli] {reason}: waiting {shown}s")
+                last_shown = shown
+            self._sleep(min(1.0, left))

@@ -1,0 +1,48 @@
+"""One backend call: build the invocation, stream it to the sinks, normalise the result."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from jlgcli.backends.base import Backend, BackendRequest, BackendResult
+from jlgcli.process.model import Limits, OutputEvent, ProcessOutcome, Sink
+from jlgcli.runner.console import Console
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """A backend call's normalised result and what happened to its process."""
+
+    result: BackendResult
+    outcome: ProcessOutcome
+    duration_ms: int
+
+
+def call_backend(
+    backend: Backend,
+    request: BackendRequest,
+    *,
+    limits: Limits,
+    console: Console,
+    extra_sinks: tuple[Sink, ...] = (),
+    cancel: threading.Event | None = None,
+) -> CallResult:
+    """Run ``request`` on ``backend``; the assistant's text is shown live as it arrives."""
+    from jlgcli.process import run_invocation
+
+    parser = backend.parser()
+
+    def show(event: OutputEvent) -> None:
+        console.assistant(parser.feed(event.stream, event.text))
+
+    invocation = backend.invocation(request)
+    console.debug(f"spawn: {' '.join(invocation.argv)} ({invocation.transport})")
+    started = time.monotonic()
+    outcome = run_invocation(
+        invocation, limits=limits, sinks=(show, *extra_sinks), cancel=cancel, log=console.debug
+    )
+    console.end_live()
+    result = parser.finish(outcome)
+    return CallResult(result, outcome, round((time.monotonic() - started) * 1000))

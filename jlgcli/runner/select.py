@@ -1,0 +1,78 @@
+"""Choosing the backend of a run and checking it can run (F-002, RG-006)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jlgcli.backends.base import Availability, Backend
+from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS
+from jlgcli.errors import ExitCode, JlgError
+from jlgcli.runner.console import Console
+from jlgcli.runner.spec import RunSpec
+
+
+@dataclass(frozen=True)
+class SelectedBackend:
+    """The backend a run uses and what its probe said."""
+
+    backend: Backend
+    availability: Availability
+
+
+def _unusable(availability: Availability) -> JlgError | None:
+    status = availability.status
+    if status == "available":
+        return None
+    if status == "unauthenticated":
+        return JlgError(ExitCode.UNAUTHENTICATED,
+                        f"backend {availability.id} is not logged in"
+                        + (f": {availability.detail}" if availability.detail else ""),
+                        availability.hint)  # fmt: skip
+    if status in ("missing", "unsupported"):
+        word = "not installed" if status == "missing" else "not supported"
+        return JlgError(ExitCode.BACKEND_UNAVAILABLE, f"backend {availability.id} is {word}"
+                        + (f": {availability.detail}" if availability.detail else ""),
+                        availability.hint)  # fmt: skip
+    return None  # "unknown": the probe could not tell; let the run say more
+
+
+def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
+    """The backend named by the spec (or the first available one); JlgError 2/6/64 otherwise."""
+    if spec.backend == "replay":
+        from jlgcli.backends.replay import ReplayBackend
+
+        if spec.replay_dir is None:
+            raise JlgError(ExitCode.USAGE, "--backend replay needs --replay <run dir>",
+                           hint="example: --backend replay --replay examples/quickstart/recording")  # fmt: skip
+        replay = ReplayBackend(spec.replay_dir)
+        availability = replay.probe()
+        if (problem := _unusable(availability)) is not None:
+            raise problem
+        console.progress(f"replaying the recorded run in {spec.replay_dir} (no agent CLI is called)")
+        return SelectedBackend(replay, availability)
+
+    from jlgcli.backends.registry import auto_select, get_backend, probe_all
+
+    if spec.backend == AUTO:
+        candidates = [get_backend(name) for name in BUILTIN_BACKENDS]
+        availabilities = probe_all(candidates)
+        chosen = auto_select(availabilities)
+        if chosen is None:
+            states = ", ".join(f"{a.id}: {a.status}" for a in availabilities)
+            raise JlgError(
+                ExitCode.BACKEND_UNAVAILABLE,
+                f"no backend available ({states})",
+                hint="install and log in to one (see 'jlgcli backends'), or try the offline "
+                "replay: --backend replay --replay examples/quickstart/recording",
+            )
+        by_id = {a.id: a for a in availabilities}
+        console.progress(f"backend: {chosen} (auto-selected: first available)")
+        return SelectedBackend(get_backend(chosen), by_id[chosen])
+
+    backend = get_backend(spec.backend, custom=spec.custom_backends)
+    availability = backend.probe()
+    if (problem := _unusable(availability)) is not None:
+        raise problem
+    if availability.status == "unknown":
+        console.warn(f"could not check backend {backend.id}: {availability.detail}")
+    return SelectedBackend(backend, availability)

@@ -1,0 +1,41 @@
+"""RunSpec: everything a run needs, resolved from flags, env and config files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from jlgcli.backends.base import Permissions
+from jlgcli.prompts import Prompt
+
+Command = Literal["run", "loop"]
+SessionMode = Literal["fresh", "continue"]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One ``run`` or ``loop`` (F-003, F-004)."""
+
+    command: Command
+    prompt: Prompt
+    backend: str
+    cwd: Path
+    completion_mode: str = "marker"  # marker | json | rebound (loop); ignored by run
+    max_iterations: int = 20
+    timeout_ms: int = 1_800_000
+    iteration_timeout_ms: int = 0
+    idle_timeout_ms: int = 600_000
+    no_progress_limit: int = 3
+    session_mode: SessionMode = "fresh"
+    model: str | None = None
+    permissions: Permissions | None = None
+    extra_args: tuple[str, ...] = ()
+    artifacts: bool = False
+    artifacts_dir: Path = Path(".jlgcli/runs")
+    replay_dir: Path | None = None
+    custom_backends: dict[str, dict[str, Any]] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)  # what meta.json records
+    # rebound
+    script_timeout_s: float = 60.0
+    ledger_dir: Path | None = None
