@@ -1,0 +1,204 @@
+"""Running one sandboxed target script (REQ_AUTO_040).
+
+argv only, never a shell: the Python that runs jlgcli (``sys.executable``), or
+in the frozen exe the exe itself through a hidden entry point
+(``__jlgcli_run_script__``); cwd = project root; stdin = null device; a
+timeout that kills the whole process tree (the process layer's ladder);
+output streamed through a bounded head+tail sink so a script printing 50 MB
+costs a constant amount of memory; secret-looking variables removed from the
+child's environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import runpy
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from jlgcli.process.model import Invocation, Limits, OutputEvent
+
+RUN_SCRIPT_COMMAND = "__jlgcli_run_script__"
+
+_SECRET_NAME = re.compile(
+    r"TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH"
+    r"|COOKIE|SESSION_?ID|_KEY$|^KEY$",
+)
+_SECRET_PREFIXES = (
+    "ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "COPILOT_", "GEMINI_", "GOOGLE_API",
+    "AWS_", "AZURE_", "GH_", "HF_", "HUGGING",
+)  # fmt: skip
+# Deterministic, unbuffered UTF-8 output; no __pycache__ dropped in workbench/scripts.
+_CHILD_ENV = {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def script_argv(script: Path, *, frozen: bool, executable: str) -> list[str]:
+    """The argv that runs ``script``: ``[python, script]`` or ``[exe, RUN_SCRIPT_COMMAND, script]``.
+
+    Frozen (PyInstaller) there is no separate Python: the exe runs the script
+    itself in a child process through the hidden command.
+    """
+    if frozen:
+        return [executable, RUN_SCRIPT_COMMAND, str(script)]
+    return [executable, str(script)]
+
+
+def run_script_entry(argv: Sequence[str]) -> int:
+    """Hidden entry point of the frozen exe: run ``argv[0]`` as ``__main__`` with ``argv[1:]``.
+
+    Mirrors ``python script.py``: ``sys.argv`` is the script and its
+    arguments, the script's directory comes first on ``sys.path``, and
+    ``SystemExit`` becomes the return code. An uncaught exception prints its
+    traceback on stderr and returns 1, as Python would.
+    """
+    if not argv:
+        print(f"usage: {RUN_SCRIPT_COMMAND} SCRIPT [ARG...]", file=sys.stderr)
+        return 2
+    script = str(argv[0])
+    sys.argv = [script, *argv[1:]]
+    sys.path.insert(0, str(Path(script).resolve().parent))
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        return _exit_status(exc.code)
+    except BaseException:
+        traceback.print_exc()
+        return 1
+    return 0
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def secret_env_names(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """Names of variables that look like secrets (tokens, keys, passwords, agent credentials)."""
+    found = []
+    for name in environ:
+        upper = name.upper()
+        if upper.startswith(_SECRET_PREFIXES) or _SECRET_NAME.search(upper):
+            found.append(name)
+    return tuple(sorted(found))
+
+
+class BoundedText:
+    """Keeps the first and last ``limit // 2`` characters of a stream, counts the rest."""
+
+    def __init__(self, limit: int) -> None:
+        self._half = max(limit // 2, 1)
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail = ""
+        self.total_chars = 0
+
+    def add(self, text: str) -> None:
+        self.total_chars += len(text)
+        room = self._half - self._head_len
+        if room > 0:
+            self._head.append(text[:room])
+            self._head_len += min(room, len(text))
+            text = text[room:]
+        if text:
+            self._tail = (self._tail + text)[-self._half :]
+
+    @property
+    def truncated(self) -> bool:
+        return self.total_chars > self._head_len + len(self._tail)
+
+    def render(self) -> str:
+        """The kept text, with a note where characters were dropped."""
+        head = "".join(self._head)
+        if not self.truncated:
+            return head + self._tail
+        omitted = self.total_chars - self._head_len - len(self._tail)
+        return f"{head}\n[... {omitted:,} characters omitted by jlgcli ...]\n{self._tail}"
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    """One script run, as the ledger records it and the model is told."""
+
+    argv: tuple[str, ...]
+    cwd: str
+    exit_code: int | None
+    stop_reason: str  # exited | timeout | idle | cancelled | failed-to-start
+    duration: float
+    stdout: str
+    stderr: str
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    pid: int | None = None
+    timeout: float | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.stop_reason == "exited" and self.exit_code == 0
+
+
+def run_script(
+    script: Path,
+    *,
+    root: Path,
+    timeout: float,
+    max_output_bytes: int,
+    cancel: threading.Event | None = None,
+    log: Callable[[str], None] | None = None,
+    frozen: bool | None = None,
+    executable: str | None = None,
+) -> ExecutionResult:
+    """Run an already-sandbox-checked ``script`` and return what happened (never raises for it)."""
+    from jlgcli.process import run_invocation  # the process layer pulls in threads and pexpect
+
+    is_frozen = bool(getattr(sys, "frozen", False)) if frozen is None else frozen
+    argv = script_argv(script, frozen=is_frozen, executable=executable or sys.executable)
+    inv = Invocation(
+        argv=tuple(argv),
+        cwd=str(root),
+        env=_CHILD_ENV,
+        env_remove=secret_env_names(os.environ),
+        stdin=None,
+    )
+    streams = {"stdout": BoundedText(max_output_bytes), "stderr": BoundedText(max_output_bytes)}
+
+    def sink(event: OutputEvent) -> None:
+        streams[event.stream].add(event.text)
+
+    try:
+        outcome = run_invocation(
+            inv, limits=Limits(total_timeout=timeout), sinks=(sink,), cancel=cancel, log=log
+        )
+    except Exception as exc:
+        return ExecutionResult(
+            argv=inv.argv, cwd=str(root), exit_code=None, stop_reason="failed-to-start",
+            duration=0.0, stdout="", stderr="", timeout=timeout,
+            error=f"{type(exc).__name__}: {exc}",
+        )  # fmt: skip
+    out, err = streams["stdout"], streams["stderr"]
+    return ExecutionResult(
+        argv=inv.argv,
+        cwd=str(root),
+        exit_code=outcome.exit_code,
+        stop_reason=outcome.stop_reason.value,
+        duration=outcome.duration,
+        stdout=out.render(),
+        stderr=err.render(),
+        stdout_bytes=outcome.stdout_bytes,
+        stderr_bytes=outcome.stderr_bytes,
+        stdout_truncated=out.truncated,
+        stderr_truncated=err.truncated,
+        pid=outcome.pid,
+        timeout=timeout,
+    )

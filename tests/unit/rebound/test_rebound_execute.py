@@ -1,0 +1,231 @@
+"""Sandboxed script execution (REQ_AUTO_040): argv only, timeout kills the tree, capped output."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from jlgcli.process.tree import pid_alive
+from jlgcli.rebound.execute import (
+    RUN_SCRIPT_COMMAND,
+    BoundedText,
+    run_script,
+    run_script_entry,
+    script_argv,
+    secret_env_names,
+)
+
+posix_only = pytest.mark.skipif(os.name == "nt", reason="checks POSIX pids")
+
+
+def _script(root: Path, name: str, body: str) -> Path:
+    path = root / "workbench" / "scripts" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(body), encoding="utf-8")
+    return path
+
+
+def test_script_argv_plain_and_frozen(tmp_path: Path) -> None:
+    script = tmp_path / "s.py"
+    assert script_argv(script, frozen=False, executable="/py") == ["/py", str(script)]
+    assert script_argv(script, frozen=True, executable="C:\\jlgcli.exe") == [
+        "C:\\jlgcli.exe",
+        RUN_SCRIPT_COMMAND,
+        str(script),
+    ]
+
+
+def test_run_script_entry_runs_as_main(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    helper = tmp_path / "helper_mod_rebound.py"
+    helper.write_text("VALUE = 41\n", encoding="utf-8")
+    script = tmp_path / "main.py"
+    script.write_text(
+        "import sys, helper_mod_rebound\n"
+        "if __name__ == '__main__':\n"
+        "    print(helper_mod_rebound.VALUE + 1, sys.argv[1:])\n",
+        encoding="utf-8",
+    )
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    try:
+        assert run_script_entry([str(script), "a"]) == 0
+    finally:
+        sys.argv[:], sys.path[:] = saved_argv, saved_path
+        sys.modules.pop("helper_mod_rebound", None)
+    assert capsys.readouterr().out == "42 ['a']\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "stderr"),
+    [
+        ("import sys; sys.exit(3)", 3, ""),
+        ("import sys; sys.exit(None)", 0, ""),
+        ("import sys; sys.exit('bad things')", 1, "bad things"),
+        ("raise ValueError('boom')", 1, "ValueError: boom"),
+    ],
+)
+def test_run_script_entry_exit_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, code: int, stderr: str
+) -> None:
+    script = tmp_path / "s.py"
+    script.write_text(body + "\n", encoding="utf-8")
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    try:
+        assert run_script_entry([str(script)]) == code
+    finally:
+        sys.argv[:], sys.path[:] = saved_argv, saved_path
+    assert stderr in capsys.readouterr().err
+
+
+def test_run_script_entry_without_a_script(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_script_entry([]) == 2
+    assert RUN_SCRIPT_COMMAND in capsys.readouterr().err
+
+
+def test_secret_env_names() -> None:
+    env = {
+        "PATH": "/bin",
+        "HOME": "/h",
+        "LANG": "C",
+        "GITHUB_TOKEN": "x",
+        "ANTHROPIC_API_KEY": "x",
+        "MY_PASSWORD": "x",
+        "db_secret": "x",
+        "AWS_REGION": "x",
+        "SSH_KEY": "x",
+        "OPENAI_BASE_URL": "x",
+        "KEYBOARD": "x",
+    }
+    assert secret_env_names(env) == (
+        "ANTHROPIC_API_KEY",
+        "AWS_REGION",
+        "GITHUB_TOKEN",
+        "MY_PASSWORD",
+        "OPENAI_BASE_URL",
+        "SSH_KEY",
+        "db_secret",
+    )
+
+
+def test_bounded_text_keeps_head_and_tail() -> None:
+    small = BoundedText(10)
+    small.add("abc")
+    assert small.render() == "abc" and not small.truncated
+    big = BoundedText(10)
+    for chunk in ("0123", "4567", "89ab", "cdef"):
+        big.add(chunk)
+    assert big.truncated
+    assert big.total_chars == 16
+    assert big.render() == "01234\n[... 6 characters omitted by jlgcli ...]\nbcdef"
+
+
+def test_run_script_reports_output_code_cwd_and_closed_stdin(tmp_path: Path) -> None:
+    script = _script(
+        tmp_path,
+        "ok.py",
+        """\
+        import os, sys
+        print("cwd", os.getcwd())
+        print("stdin", repr(sys.stdin.read()))
+        print("warn", file=sys.stderr)
+        sys.exit(7)
+        """,
+    )
+    result = run_script(script, root=tmp_path, timeout=60, max_output_bytes=1000)
+    assert result.stop_reason == "exited" and result.exit_code == 7 and not result.ok
+    assert f"cwd {tmp_path}" in result.stdout
+    assert "stdin ''" in result.stdout
+    assert result.stderr.strip() == "warn"
+    assert result.argv == (sys.executable, str(script))
+    assert result.stdout_bytes == len(result.stdout.encode())
+    assert not result.stdout_truncated
+
+
+def test_run_script_filters_secret_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "hunter2")
+    monkeypatch.setenv("PLAIN_SETTING", "visible")
+    script = _script(
+        tmp_path,
+        "env.py",
+        """\
+        import os
+        print(os.environ.get("MY_SERVICE_TOKEN"), os.environ.get("PLAIN_SETTING"))
+        print(os.environ.get("PYTHONIOENCODING"))
+        """,
+    )
+    result = run_script(script, root=tmp_path, timeout=60, max_output_bytes=1000)
+    assert result.ok
+    assert result.stdout.splitlines() == ["None visible", "utf-8"]
+
+
+def test_run_script_failing_to_start_is_a_result(tmp_path: Path) -> None:
+    script = _script(tmp_path, "x.py", "print(1)\n")
+    result = run_script(
+        script,
+        root=tmp_path,
+        timeout=5,
+        max_output_bytes=100,
+        executable=str(tmp_path / "no-such-python"),
+        frozen=False,
+    )
+    assert result.stop_reason == "failed-to-start"
+    assert result.error and "no-such-python" in result.error
+
+
+@pytest.mark.slow
+@posix_only
+def test_hanging_script_and_its_grandchild_are_killed_at_the_timeout(tmp_path: Path) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    script = _script(
+        tmp_path,
+        "hang.py",
+        f"""\
+        import subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        open({str(pidfile)!r}, "w").write(str(child.pid))
+        print("started", flush=True)
+        time.sleep(600)
+        """,
+    )
+    result = run_script(script, root=tmp_path, timeout=3, max_output_bytes=1000)
+    assert result.stop_reason == "timeout"
+    assert result.exit_code != 0
+    assert "started" in result.stdout
+    grandchild = int(pidfile.read_text())
+    assert not pid_alive(grandchild)
+    assert result.pid is not None and not pid_alive(result.pid)
+
+
+@pytest.mark.slow
+def test_fifty_megabytes_of_output_is_capped_with_flat_memory(tmp_path: Path) -> None:
+    script = _script(
+        tmp_path,
+        "flood.py",
+        """\
+        import sys
+        line = "x" * 1023 + "\\n"
+        block = line * 1024
+        for _ in range(50):
+            sys.stdout.write(block)
+        sys.stdout.write("THE END\\n")
+        """,
+    )
+    tracemalloc.start()
+    try:
+        result = run_script(script, root=tmp_path, timeout=120, max_output_bytes=64_000)
+        _current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.ok
+    assert result.stdout_bytes >= 50 * 1024 * 1024
+    assert result.stdout_truncated
+    assert len(result.stdout) < 70_000
+    assert "characters omitted by jlgcli" in result.stdout
+    assert result.stdout.rstrip().endswith("THE END")
+    assert peak < 8 * 1024 * 1024, f"peak {peak:,} bytes while streaming 50 MB"
