@@ -95,7 +95,10 @@ def _spawn_grandchild(pidfile: str, *, ignore: bool) -> None:
         + "tmp = sys.argv[1] + '.tmp'\n"
         "with open(tmp, 'w', encoding='utf-8') as f: f.write(str(os.getpid()))\n"
         "os.replace(tmp, sys.argv[1])\n"
-        "time.sleep(3600)\n"
+        "try:\n"
+        "    time.sleep(3600)\n"
+        "except KeyboardInterrupt:\n"
+        "    os._exit(130)\n"
     )
     subprocess.Popen([sys.executable, "-c", code, pidfile], stdin=subprocess.DEVNULL)
     while not os.path.exists(pidfile):  # the pid must be known before the child goes on
