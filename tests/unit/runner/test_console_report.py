@@ -1,0 +1,83 @@
+"""Console output and the human summary (F-005, RG-014)."""
+
+from __future__ import annotations
+
+import io
+
+from jlgcli.runner.console import Console
+from jlgcli.runner.report import human_summary
+from jlgcli.runner.summary import ErrorInfo, RunSummary
+
+
+def _summary(**fields: object) -> RunSummary:
+    base: dict[str, object] = dict(
+        command="loop", status="incomplete", stopCause="max-iterations", exitCode=4,
+        backend="claude", backendVersion="2.1.197", completionMode="marker", iterations=3,
+        maxIterations=3, durationMs=4200, startedAt="2026-11-22T00:00:00.000Z",
+        endedAt="2026-11-22T00:00:04.200Z", runId="r1",
+    )  # fmt: skip
+    base.update(fields)
+    return RunSummary.model_validate(base)
+
+
+def test_summary_names_stop_cause_backend_iterations_duration() -> None:
+    text = human_summary(_summary())
+    assert "INCOMPLETE" in text and "max-iterations" in text  # RG-014
+    assert "claude 2.1.197" in text and "3/3" in text and "4.2s" in text
+    assert "cost        unknown" in text  # never a made-up 0.00
+
+
+def test_summary_cost_error_and_artifacts() -> None:
+    text = human_summary(_summary(
+        costUsd=0.0123, inputTokens=10, outputTokens=5, runDir="/x/run", diagnosis=["note 1"],
+        error=ErrorInfo(code=4, message="3 iterations", hint="raise it"), summary="did it",
+        command="run",
+    ))  # fmt: skip
+    assert "$0.0123" in text and "tokens in 10, out 5" in text
+    assert "/x/run" in text and "note 1" in text and "hint        raise it" in text
+    assert "did it" in text
+
+
+def test_console_routes_by_verbosity_and_json() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    console = Console(1, out=out, err=err, sleep=lambda s: None)
+    console.assistant("hello")
+    console.progress("iteration 1/3")
+    console.detail("hidden at 1")
+    console.warn("careful")
+    console.summary("SUMMARY\n")
+    assert out.getvalue() == "hello\n"
+    assert "[jlgcli] iteration 1/3" in err.getvalue() and "hidden" not in err.getvalue()
+    assert "warning: careful" in err.getvalue() and err.getvalue().endswith("SUMMARY\n")
+
+    out, err = io.StringIO(), io.StringIO()
+    console = Console(3, json_mode=True, out=out, err=err)
+    console.assistant("live")
+    console.debug("dbg")
+    assert out.getvalue() == ""  # --json: stdout only carries the final object
+    assert err.getvalue().startswith("live\n[jlgcli:debug] dbg")
+
+    quiet_out = io.StringIO()
+    Console(0, out=quiet_out, err=io.StringIO()).assistant("x")
+    assert quiet_out.getvalue() == ""
+
+
+def test_countdown_shows_time_left_without_real_sleeping() -> None:
+    err = io.StringIO()
+    slept: list[float] = []
+    clock = [100.0]
+
+    def fake_sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock[0] += seconds
+
+    import jlgcli.runner.console as module
+
+    original = module.time.monotonic
+    module.time.monotonic = lambda: clock[0]  # type: ignore[assignment]
+    try:
+        Console(1, err=err, sleep=fake_sleep).countdown(3, "rate-limited")
+    finally:
+        module.time.monotonic = original  # type: ignore[assignment]
+    assert abs(sum(slept) - 3) < 1e-6
+    assert "rate-limited: waiting 3s" in err.getvalue()
