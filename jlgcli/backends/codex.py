@@ -1,0 +1,164 @@
+"""OpenAI Codex (``codex``): ``exec --json --skip-git-repo-check -``, prompt on stdin.
+
+Facts from backends.md §2, §3, §5.2, §7: ``exec`` hangs forever on an open
+stdin pipe (the prompt goes on stdin, which is then closed); it does not fail
+fast without a login (``codex login status`` is checked first, in the probe);
+JSONL events end with ``turn.completed`` or ``turn.failed``; the final answer
+is the last ``agent_message`` item; logs and warnings go to stderr even on
+success, so stderr alone never means failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jlgcli.backends.base import Availability, BackendRequest, BackendResult
+from jlgcli.backends.common import find_auth_error
+from jlgcli.backends.probing import (
+    AuthVerdict,
+    CliInfo,
+    ProbeContext,
+    first_set,
+    probe_cli,
+    run_quietly,
+)
+from jlgcli.backends.stream import JsonStreamParser, short
+from jlgcli.process.model import Invocation, ProcessOutcome
+
+INFO = CliInfo(
+    id="codex",
+    executable="codex",
+    install_hint="npm install -g @openai/codex",
+    login_hint="codex login (or: printenv OPENAI_API_KEY | codex login --with-api-key)",
+    minimum=(0, 50, 0),  # `exec --json` with thread/turn/item events, `login status`
+    npm_package="@openai/codex",
+    update_hint="npm install -g @openai/codex@latest",
+)
+SANDBOXES = {"read-only": "read-only", "edit": "workspace-write", "full": "danger-full-access"}
+
+
+def check_login(ctx: ProbeContext) -> AuthVerdict:
+    """``CODEX_API_KEY`` (read by ``exec``) or ``codex login status`` (stored credentials)."""
+    if first_set(ctx.env, ("CODEX_API_KEY",)):
+        return AuthVerdict("ok", "CODEX_API_KEY is set")
+    answer = run_quietly([ctx.executable, "login", "status"], deadline=ctx.deadline)
+    if answer is None or answer.timed_out:
+        return AuthVerdict("unknown", "`codex login status` did not answer in time")
+    said = " ".join((answer.stdout + " " + answer.stderr).split())
+    if answer.exit_code == 0:
+        return AuthVerdict("ok", short(said, 120) or "logged in")
+    if find_auth_error(said):
+        return AuthVerdict("missing", "not logged in (`codex login status`)")
+    return AuthVerdict(
+        "unknown", f"`codex login status` failed (exit {answer.exit_code}): {short(said, 200)}"
+    )
+
+
+class CodexBackend:
+    """The ``codex`` backend."""
+
+    id = "codex"
+
+    def probe(self, timeout: float = 2.0) -> Availability:
+        """Installed, version ≥ 0.50.0, logged in (``codex login status`` or ``CODEX_API_KEY``)."""
+        return probe_cli(INFO, check_login, timeout=timeout)
+
+    def invocation(self, request: BackendRequest) -> Invocation:
+        """``codex exec --json --skip-git-repo-check [...] [resume <id>] -``, prompt on stdin.
+
+        ``extra_args`` go before ``-``/``resume`` so clap reads them as ``exec`` options.
+        """
+        argv = ["codex", "exec", "--json", "--skip-git-repo-check"]
+        if request.model:
+            argv += ["-m", request.model]
+        if request.permissions:
+            argv += ["-s", SANDBOXES[request.permissions]]
+        argv += request.extra_args
+        if request.resume_session:
+            argv += ["resume", request.resume_session]
+        argv.append("-")
+        return Invocation(argv=tuple(argv), cwd=request.cwd, stdin=request.prompt)
+
+    def parser(self) -> CodexParser:
+        """A fresh ``exec --json`` parser."""
+        return CodexParser()
+
+
+class CodexParser(JsonStreamParser):
+    """``thread.started`` → ``turn.started`` → ``item.*``/``error`` → ``turn.completed|failed``."""
+
+    cli = "codex"
+    output_format = "`exec --json` events"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last_message = ""
+        self.terminal: str | None = None  # "completed" | "failed"
+        self.failure_message = ""
+
+    def on_event(self, event: dict[str, Any]) -> str:
+        kind = event.get("type")
+        if kind == "thread.started" and isinstance(event.get("thread_id"), str):
+            self.session_id = event["thread_id"]
+        elif kind in ("item.started", "item.completed"):
+            item = event.get("item")
+            return self._item(item, kind == "item.completed") if isinstance(item, dict) else ""
+        elif kind == "turn.completed":
+            self.terminal = "completed"
+            self._usage(event.get("usage"))
+        elif kind == "turn.failed":
+            self.terminal = "failed"
+            error = event.get("error")
+            message = error.get("message") if isinstance(error, dict) else None
+            self.failure_message = str(message or "codex reported turn.failed")
+            self.note_error(self.failure_message)
+        elif kind == "error":
+            message = str(event.get("message", ""))
+            self.note_error(message)
+            return f"[codex] {short(message)}\n"
+        return ""
+
+    def _item(self, item: dict[str, Any], completed: bool) -> str:
+        kind = item.get("type")
+        if kind == "agent_message" and completed:
+            text = str(item.get("text", ""))
+            if text.strip():
+                self.last_message = text
+                return text.rstrip("\n") + "\n"
+        elif kind == "command_execution" and not completed:
+            return f"[run] {short(str(item.get('command', '')), 120)}\n"
+        elif kind == "file_change" and completed:
+            changes = item.get("changes")
+            paths = (
+                [str(c.get("path")) for c in changes if isinstance(c, dict)]
+                if isinstance(changes, list)
+                else []
+            )
+            return f"[edit] {short(', '.join(paths), 120)}\n" if paths else ""
+        elif kind == "mcp_tool_call" and not completed:
+            return f"[tool] {item.get('server', '?')}.{item.get('tool', '?')}\n"
+        elif kind == "web_search" and not completed:
+            return f"[search] {short(str(item.get('query', '')), 120)}\n"
+        elif kind == "error" and completed:
+            self.note_error(str(item.get("message", "")))
+            return f"[codex] {short(str(item.get('message', '')))}\n"
+        return ""
+
+    def _usage(self, usage: object) -> None:
+        if not isinstance(usage, dict):
+            return
+        for key, attr in (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens")):
+            value = usage.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                setattr(self, attr, (getattr(self, attr) or 0) + value)
+
+    def classify(self, outcome: ProcessOutcome) -> BackendResult:
+        if self.terminal == "completed" and outcome.exit_code == 0:
+            return self.result(outcome, ok=True, text=self.last_message)
+        if self.terminal == "failed":
+            message = self.failure_message
+            return self.failure(outcome, message, self.error_kind_of(message))
+        if self.terminal == "completed":
+            message = f"codex exited with code {outcome.exit_code} after its turn completed"
+            return self.failure(outcome, message, self.error_kind_of(message))
+        return self.unfinished(outcome)

@@ -1,0 +1,234 @@
+"""Google Gemini CLI (``gemini``): ``-o stream-json``, prompt on stdin, workspace trusted by env.
+
+Facts from backends.md §2, §3, §5.3: a non-TTY stdin makes the run headless
+and is read as the prompt; in an untrusted folder it exits 55 unless
+``GEMINI_CLI_TRUST_WORKSPACE=true`` (the env form also works on versions
+without ``--skip-trust``); fatal errors have their own exit codes (41 auth,
+42 input, 53 turn limit, 55 untrusted) and print plain text on stderr, no
+JSON; assistant text arrives as ``message`` deltas; ``result.status`` says
+how it ended. ``--resume`` takes an index or ``latest``, never a session id:
+a resume request starts a fresh session with a warning.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from jlgcli.backends.base import Availability, BackendRequest, BackendResult, ErrorKind
+from jlgcli.backends.probing import (
+    AuthVerdict,
+    CliInfo,
+    ProbeContext,
+    env_flag,
+    first_set,
+    home_dir,
+    probe_cli,
+    read_json_file,
+)
+from jlgcli.backends.stream import JsonStreamParser, short
+from jlgcli.process.model import Invocation, ProcessOutcome
+
+log = logging.getLogger(__name__)
+
+INFO = CliInfo(
+    id="gemini",
+    executable="gemini",
+    install_hint="npm install -g @google/gemini-cli",
+    login_hint='set GEMINI_API_KEY, or run `gemini` once and choose "Login with Google"',
+    minimum=(0, 20, 0),  # stream-json events, --approval-mode
+    npm_package="@google/gemini-cli",
+    update_hint="npm install -g @google/gemini-cli@latest",
+)
+APPROVAL_MODES = {"read-only": "plan", "edit": "auto_edit", "full": "yolo"}
+# Fatal exit codes (FatalError subclasses in the bundle, backends.md §3).
+EXIT_CODES: dict[int, tuple[ErrorKind, str]] = {
+    41: ("auth", "gemini has no usable authentication"),
+    42: ("input", "gemini rejected its input"),
+    44: ("backend", "gemini's sandbox failed"),
+    52: ("backend", "gemini's configuration is invalid"),
+    53: ("backend", "gemini reached its max session turns (model.maxSessionTurns)"),
+    54: ("backend", "a gemini tool failed"),
+    55: ("backend", "gemini does not trust this folder"),
+}
+_KEY_NAMES = ("GEMINI_API_KEY",)
+
+
+def check_login(ctx: ProbeContext) -> AuthVerdict:
+    """API key / Vertex / Code Assist variables, settings.json auth type, OAuth files, .env."""
+    env = ctx.env
+    if first_set(env, _KEY_NAMES):
+        return AuthVerdict("ok", "GEMINI_API_KEY is set")
+    if env_flag(env, "GOOGLE_GENAI_USE_VERTEXAI") and first_set(
+        env, ("GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_APPLICATION_CREDENTIALS")
+    ):
+        return AuthVerdict("ok", "Vertex AI is configured")
+    gemini_dir = (
+        Path(env["GEMINI_CLI_HOME"]) if env.get("GEMINI_CLI_HOME") else home_dir(env)
+    ) / ".gemini"
+    oauth = any(
+        (gemini_dir / name).is_file() for name in ("oauth_creds.json", "gemini-credentials.json")
+    )
+    key_in_dotenv = _dotenv_has_key(gemini_dir.parent)
+    selected = _selected_auth_type(read_json_file(gemini_dir / "settings.json"))
+    if selected == "gemini-api-key":
+        if key_in_dotenv:
+            return AuthVerdict("ok", "API key found in a .env file")
+        return AuthVerdict(
+            "missing", "settings.json selects an API key but GEMINI_API_KEY is not set"
+        )
+    if selected in ("oauth-personal", "login-with-google") and not oauth:
+        return AuthVerdict(
+            "missing", "settings.json selects Google login but no OAuth credentials exist"
+        )
+    if selected is not None:
+        return AuthVerdict("ok", f"auth type {selected} (settings.json)")
+    if oauth:
+        return AuthVerdict("ok", "Google login credentials found")
+    if key_in_dotenv:
+        return AuthVerdict("ok", "API key found in a .env file")
+    if env_flag(env, "GOOGLE_GENAI_USE_GCA"):
+        return AuthVerdict("ok", "Code Assist login selected (GOOGLE_GENAI_USE_GCA)")
+    return AuthVerdict(
+        "missing", "no GEMINI_API_KEY, Vertex settings, auth type or Google login found"
+    )
+
+
+def _selected_auth_type(settings: object) -> str | None:
+    if not isinstance(settings, dict):
+        return None
+    security = settings.get("security")
+    auth = security.get("auth") if isinstance(security, dict) else None
+    selected = auth.get("selectedType") if isinstance(auth, dict) else None
+    selected = selected or settings.get("selectedAuthType")  # settings before v0.3
+    return selected if isinstance(selected, str) and selected else None
+
+
+def _dotenv_has_key(home: Path, cwd: Path | None = None) -> bool:
+    """gemini loads the first ``.gemini/.env`` or ``.env`` from the cwd up, else the home one."""
+    start = (cwd or Path.cwd()).resolve()
+    for folder in [start, *start.parents, home]:
+        for candidate in (folder / ".gemini" / ".env", folder / ".env"):
+            try:
+                text = candidate.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            names = (*_KEY_NAMES, "GOOGLE_API_KEY")
+            return any(
+                line.strip().removeprefix("export ").startswith(f"{name}=")
+                for line in text.splitlines()
+                for name in names
+            )
+    return False
+
+
+class GeminiBackend:
+    """The ``gemini`` backend."""
+
+    id = "gemini"
+
+    def probe(self, timeout: float = 2.0) -> Availability:
+        """Installed, version ≥ 0.20.0, some authentication configured (no process run for it)."""
+        return probe_cli(INFO, check_login, timeout=timeout)
+
+    def invocation(self, request: BackendRequest) -> Invocation:
+        """``gemini -o stream-json [...]`` with the prompt on stdin and the workspace trusted."""
+        argv = ["gemini", "-o", "stream-json"]
+        if request.model:
+            argv += ["-m", request.model]
+        if request.permissions:
+            argv += ["--approval-mode", APPROVAL_MODES[request.permissions]]
+        if request.resume_session:
+            log.warning(
+                "gemini cannot resume session %s by id; starting a fresh session",
+                request.resume_session,
+            )
+        argv += request.extra_args
+        env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
+        return Invocation(argv=tuple(argv), cwd=request.cwd, env=env, stdin=request.prompt)
+
+    def parser(self) -> GeminiParser:
+        """A fresh stream-json parser."""
+        return GeminiParser()
+
+
+class GeminiParser(JsonStreamParser):
+    """``init`` → ``message``/``tool_use``/``tool_result``/``error`` → ``result``."""
+
+    cli = "gemini"
+    output_format = "stream-json events"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.turn: list[str] = []  # assistant deltas since the last tool call
+        self.previous_turn = ""
+        self.final: dict[str, Any] | None = None
+
+    def on_event(self, event: dict[str, Any]) -> str:
+        kind = event.get("type")
+        if kind == "init":
+            if isinstance(event.get("session_id"), str):
+                self.session_id = event["session_id"]
+            if isinstance(event.get("model"), str):
+                self.extra["model"] = event["model"]
+        elif kind == "message" and event.get("role") == "assistant":
+            content = str(event.get("content", ""))
+            self.turn.append(content)
+            return content
+        elif kind == "tool_use":
+            return self._close_turn() + f"[tool] {event.get('tool_name', 'tool')}\n"
+        elif kind == "tool_result" and event.get("status") == "error":
+            error = event.get("error")
+            message = error.get("message") if isinstance(error, dict) else ""
+            return f"[tool] failed: {short(str(message or ''))}\n"
+        elif kind == "error":
+            message = str(event.get("message") or event.get("error") or "")
+            self.note_error(message)
+            return f"[gemini] {short(message)}\n"
+        elif kind == "result":
+            self.final = event
+            self._stats(event.get("stats"))
+            return self._close_turn()
+        return ""
+
+    def on_stderr_line(self, line: str) -> str:
+        if line.startswith("Attempt ") and "Retrying" in line:
+            return f"[gemini] {short(line)}\n"
+        return ""
+
+    def _close_turn(self) -> str:
+        text = "".join(self.turn)
+        self.turn = []
+        if text.strip():
+            self.previous_turn = text
+        return "\n" if text and not text.endswith("\n") else ""
+
+    def _stats(self, stats: object) -> None:
+        if not isinstance(stats, dict):
+            return
+        for key in ("input_tokens", "output_tokens"):
+            value = stats.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                setattr(self, key, value)
+
+    def classify(self, outcome: ProcessOutcome) -> BackendResult:
+        self._close_turn()
+        final, code = self.final, outcome.exit_code
+        if final is not None and final.get("status") == "success" and code == 0:
+            return self.result(outcome, ok=True, text=self.previous_turn)
+        if final is not None and final.get("status") == "error":
+            error = final.get("error")
+            message = (
+                str(error.get("message") if isinstance(error, dict) else "") or "gemini failed"
+            )
+            return self.failure(outcome, message, self.error_kind_of(message))
+        if final is not None:
+            message = f"gemini exited with code {code} after reporting {final.get('status')}"
+            return self.failure(outcome, message, self.error_kind_of(message))
+        if code is not None and code in EXIT_CODES:
+            kind, what = EXIT_CODES[code]
+            if kind == "backend":
+                kind = self.error_kind_of("")
+            return self.failure(outcome, f"{what} (exit code {code}): {self._last_words()}", kind)
+        return self.unfinished(outcome)
