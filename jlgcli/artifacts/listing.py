@@ -1,0 +1,247 @@
+"""Reading recorded runs back: ``jlgcli runs`` and ``jlgcli runs show <id>`` (F-006, US-8).
+
+A run directory is read leniently: a run killed before its ``result.json`` is
+"incomplete", a directory whose JSON is corrupt is "unreadable"; neither makes
+the listing fail.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from jlgcli.artifacts.ids import run_id_time
+from jlgcli.artifacts.rundir import (
+    FINAL_FILE,
+    ITERATIONS_DIR,
+    META_FILE,
+    PROMPT_FILE,
+    RESULT_FILE,
+    TRANSCRIPT_FILE,
+)
+from jlgcli.errors import ExitCode, JlgError
+
+INCOMPLETE = "incomplete"
+UNREADABLE = "unreadable"
+_HINT_DIR = "pass --dir DIR to read another artifacts directory"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One line of ``jlgcli runs``."""
+
+    run_id: str
+    path: Path
+    status: str  # the RunSummary status, "incomplete" or "unreadable"
+    started_at: datetime | None
+    backend: str | None
+    iterations: int | None
+    duration_ms: int | None
+    exit_code: int | None
+    problem: str | None = None  # why the run is unreadable
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runId": self.run_id,
+            "path": str(self.path),
+            "status": self.status,
+            "startedAt": self.started_at.isoformat() if self.started_at else None,
+            "backend": self.backend,
+            "iterations": self.iterations,
+            "durationMs": self.duration_ms,
+            "exitCode": self.exit_code,
+            "problem": self.problem,
+        }
+
+
+@dataclass(frozen=True)
+class IterationFiles:
+    """The files of one iteration directory."""
+
+    n: int
+    path: Path
+    prompt: Path | None
+    final: Path | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "path": str(self.path),
+            "prompt": str(self.prompt) if self.prompt else None,
+            "final": str(self.final) if self.final else None,
+        }
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    """What ``jlgcli runs show`` prints."""
+
+    info: RunInfo
+    meta: dict[str, Any] | None
+    result: dict[str, Any] | None
+    iterations: tuple[IterationFiles, ...]
+    transcript: Path | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.info.to_json(),
+            "meta": self.meta,
+            "result": self.result,
+            "iterations": [it.to_json() for it in self.iterations],
+            "paths": {
+                "dir": str(self.info.path),
+                "meta": _str_if_file(self.info.path / META_FILE),
+                "result": _str_if_file(self.info.path / RESULT_FILE),
+                "transcript": str(self.transcript) if self.transcript else None,
+            },
+        }
+
+
+def list_runs(root: Path, limit: int | None = 20) -> list[RunInfo]:
+    """The newest ``limit`` runs under ``root`` (all when ``None``); none if it does not exist."""
+    names = _run_names(root)
+    if limit is not None:
+        names = names[: max(limit, 0)]
+    return [read_run(root / name) for name in names]
+
+
+def load_run(root: Path, run_id: str) -> RunDetail:
+    """One run by id or unique id prefix; an unknown or ambiguous id is ``JlgError`` 64."""
+    names = _run_names(root)
+    matches = [name for name in names if name == run_id] or [
+        name for name in names if run_id and name.startswith(run_id)
+    ]
+    if len(matches) != 1:
+        shown = matches[:5] if matches else names[:5]
+        if matches:
+            message, hint = f"run id {run_id!r} is ambiguous", "matching runs: " + ", ".join(shown)
+        elif names:
+            message, hint = f"no run {run_id!r} in {root}", "recent runs: " + ", ".join(shown)
+        else:
+            message, hint = f"no runs recorded in {root}", "run with --artifacts, or " + _HINT_DIR
+        raise JlgError(ExitCode.USAGE, message, hint=hint)
+    path = root / matches[0]
+    meta, _ = _read_json(path / META_FILE)
+    result, _ = _read_json(path / RESULT_FILE)
+    transcript = path / TRANSCRIPT_FILE
+    return RunDetail(
+        info=read_run(path),
+        meta=meta,
+        result=result,
+        iterations=_iterations(path),
+        transcript=transcript if transcript.is_file() else None,
+    )
+
+
+def read_run(path: Path) -> RunInfo:
+    """Summarise one run directory; never raises for a corrupt one."""
+    meta, meta_problem = _read_json(path / META_FILE)
+    result, result_problem = _read_json(path / RESULT_FILE)
+    problem = result_problem or meta_problem
+    if result is not None and not isinstance(result.get("status"), str):
+        problem = f"{RESULT_FILE}: no status"
+    if problem:
+        status = UNREADABLE
+    elif result is not None:
+        status = result["status"]
+    else:
+        status = INCOMPLETE  # killed (or still running) before result.json
+    facts = {**(meta or {}), **(result or {})}
+    iterations = facts.get("iterations")
+    if isinstance(iterations, list):
+        iterations = len(iterations)
+    elif not _is_int(iterations):
+        iterations = len(_iterations(path)) or None
+    started = _parse_time(facts.get("startedAt")) or _parse_time(facts.get("createdAt"))
+    backend = facts.get("backend")
+    duration = facts.get("durationMs")
+    return RunInfo(
+        run_id=path.name,
+        path=path,
+        status=status,
+        started_at=started or run_id_time(path.name),
+        backend=backend if isinstance(backend, str) else None,
+        iterations=iterations,
+        duration_ms=_as_int(duration),
+        exit_code=facts.get("exitCode") if _is_int(facts.get("exitCode")) else None,
+        problem=problem,
+    )
+
+
+def _run_names(root: Path) -> list[str]:
+    """Run directory names, newest first (ids sort by time)."""
+    try:
+        entries = [e.name for e in root.iterdir() if e.is_dir() and not e.name.startswith(".")]
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise JlgError(
+            ExitCode.NO_INPUT, f"cannot read {root}: {exc.strerror or exc}", hint=_HINT_DIR
+        ) from None
+    return sorted(entries, reverse=True)
+
+
+def _read_json(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(object, None), (None, None) when absent, or (None, what is wrong)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, None
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"{path.name}: {exc}"
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return None, f"{path.name}: invalid JSON ({exc})"
+    if not isinstance(data, dict):
+        return None, f"{path.name}: not a JSON object"
+    return data, None
+
+
+def _iterations(path: Path) -> tuple[IterationFiles, ...]:
+    found = []
+    try:
+        entries = list((path / ITERATIONS_DIR).iterdir())
+    except OSError:
+        return ()
+    for entry in entries:
+        if entry.is_dir() and entry.name.isdigit():
+            prompt, final = entry / PROMPT_FILE, entry / FINAL_FILE
+            found.append(
+                IterationFiles(
+                    n=int(entry.name),
+                    path=entry,
+                    prompt=prompt if prompt.is_file() else None,
+                    final=final if final.is_file() else None,
+                )
+            )
+    return tuple(sorted(found, key=lambda it: it.n))
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    text = value[:-1] + "+00:00" if value.endswith("Z") else value  # 3.10 refuses "Z"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return int(value)
+    return None
+
+
+def _str_if_file(path: Path) -> str | None:
+    return str(path) if path.is_file() else None

@@ -1,0 +1,333 @@
+"""Best-effort redaction of secrets in everything jlgcli writes (RG-007, DESIGN "secrets").
+
+Recognised: ``Bearer``/``Authorization`` credentials, OpenAI/Anthropic keys
+(``sk-…``, ``sk-proj-…``, ``sk-ant-…``), GitHub tokens (``ghp_``/``gho_``/
+``ghu_``/``ghs_``/``ghr_``/``github_pat_``), JWTs, AWS access key ids, Google
+API keys, Slack tokens, values assigned to names ending in TOKEN/KEY/SECRET/
+PASSWORD (``NAME=value``, ``"name": "value"``, ``name: value``) and, verbatim,
+the values (8+ characters) of such variables in the current environment.
+
+It works on UTF-8 bytes: ``bytes.lower()`` is ASCII-only, so indices in the
+lowered copy are indices in the original, and every pattern starts with a
+literal, which ``re`` finds at memchr-like speed (a pattern starting with a
+look-behind or a character class is 20x slower). Every pattern is bounded and
+scans from a literal, so the cost is linear in the input; it never raises.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+MASK = "[REDACTED]"
+_MASK = MASK.encode()
+
+_TOKEN_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_NAME_CHARS = _TOKEN_CHARS | frozenset(b".")
+# Token-shaped secrets are all runs of 16+ token characters: one translate and
+# one substring search decide whether the seven token patterns need to run.
+_RUN_TABLE = bytes(0x61 if c in _TOKEN_CHARS else 0x20 for c in range(256))
+_RUN_NEEDLE = b"a" * 16
+
+# (pattern, whether the character after the match must not be a token character)
+_TOKEN_RULES: tuple[tuple[re.Pattern[bytes], bool], ...] = (
+    (re.compile(rb"sk-[A-Za-z0-9_\-]{16,1024}"), False),  # OpenAI, Anthropic
+    (re.compile(rb"gh[pousr]_[A-Za-z0-9]{30,255}"), False),  # GitHub classic tokens
+    (re.compile(rb"github_pat_[A-Za-z0-9_]{30,255}"), False),  # GitHub fine-grained
+    (
+        re.compile(rb"eyJ[A-Za-z0-9_\-]{8,1024}\.[A-Za-z0-9_\-]{8,8192}\.[A-Za-z0-9_\-]{8,1024}"),
+        False,
+    ),
+    (re.compile(rb"AKIA[0-9A-Z]{16}"), True),  # AWS access key id
+    (re.compile(rb"ASIA[0-9A-Z]{16}"), True),  # AWS temporary access key id
+    (re.compile(rb"AIza[0-9A-Za-z_\-]{35}"), True),  # Google API key (Gemini)
+    (re.compile(rb"xox[abposr]-[0-9A-Za-z\-]{10,255}"), False),  # Slack
+)
+
+# Searched in the lowered text. A hit is a name ending in the keyword, then a separator.
+_ASSIGN_RULES = tuple(
+    re.compile(kw + rb"""["']?[ \t]*[:=]""")
+    for kw in (rb"token", rb"key", rb"secret", rb"passw(?:or)?d", rb"passphrase")
+)
+_AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""")
+_SCHEME_CREDENTIAL = re.compile(rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)([^\s\"'\x80-\xff]{8,4096})")
+_BEARER = re.compile(rb"bearer[ \t]+")
+_CREDENTIAL = re.compile(rb"[A-Za-z0-9\-._~+/]{8,4096}=*")
+_UNQUOTED = re.compile(rb"[^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`]{1,4096}")
+_DIGIT = re.compile(rb"[0-9]")
+_PLACEHOLDERS = frozenset({b"null", b"none", b"nil", b"true", b"false", b"undefined"})
+_NAME_MAX = 128
+_QUOTED_MAX = 4096
+
+_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_SECRET_SUFFIXES = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE")
+_KEY_COMPOUNDS = ("APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "SIGNINGKEY", "MASTERKEY")
+ENV_VALUE_MIN = 8
+
+Edit = tuple[int, int, bytes]  # (start, end, replacement)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a variable/key name says its value is a secret (``GITHUB_TOKEN``, ``apiKey``).
+
+    The last word decides: ``…TOKEN``, ``…SECRET``, ``…PASSWORD`` (``PGPASSWORD``),
+    ``KEY`` after another word (``sort_key`` yes, bare ``key``/``monkey`` no).
+    """
+    words: list[str] = _WORD_RE.findall(name)
+    if not words:
+        return False
+    last = words[-1].upper()
+    if last.endswith(_SECRET_SUFFIXES):
+        return True
+    if last == "KEY":
+        return len(words) >= 2
+    return last.endswith(_KEY_COMPOUNDS)
+
+
+class Redactor:
+    """Replaces secrets with ``[REDACTED]`` and counts how many it replaced (thread-safe).
+
+    ``environ``: the variables whose secret-named values are masked verbatim
+    (default: ``os.environ`` now); ``extra_values``: more literal secrets.
+    """
+
+    def __init__(
+        self, *, environ: Mapping[str, str] | None = None, extra_values: Iterable[str] = ()
+    ) -> None:
+        env = os.environ if environ is None else environ
+        values = {v for k, v in env.items() if len(v) >= ENV_VALUE_MIN and is_secret_name(k)}
+        values.update(v for v in extra_values if len(v) >= ENV_VALUE_MIN)
+        encoded = {v.encode("utf-8", "surrogatepass") for v in values}
+        self._literals = sorted(encoded, key=len, reverse=True)
+        self._lock = threading.Lock()
+        self.count = 0
+
+    def redact(self, text: str) -> str:
+        """``text`` with every recognised secret replaced by ``[REDACTED]``."""
+        data = text.encode("utf-8", "surrogatepass")
+        return self.redact_bytes(data).decode("utf-8", "surrogatepass")
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        """The same on UTF-8 bytes (the transcript's fast path)."""
+        edits = _non_overlapping(self.edits(data))
+        if not edits:
+            return data
+        with self._lock:
+            self.count += len(edits)
+        parts: list[bytes] = []
+        pos = 0
+        for start, end, replacement in edits:
+            parts += (data[pos:start], replacement)
+            pos = end
+        parts.append(data[pos:])
+        return b"".join(parts)
+
+    def redact_obj(self, obj: Any) -> Any:
+        """A copy of a JSON-like value with strings redacted and secret-named keys masked."""
+        if isinstance(obj, str):
+            return self.redact(obj)
+        if isinstance(obj, Mapping):
+            out: dict[Any, Any] = {}
+            for key, value in obj.items():
+                if (
+                    isinstance(key, str)
+                    and isinstance(value, str)
+                    and value
+                    and is_secret_name(key)
+                ):
+                    if value != MASK:
+                        with self._lock:
+                            self.count += 1
+                    out[key] = MASK
+                else:
+                    out[key] = self.redact_obj(value)
+            return out
+        if isinstance(obj, (list, tuple)):
+            return [self.redact_obj(item) for item in obj]
+        return obj
+
+    def stream(self) -> StreamRedactor:
+        """A redactor for a stream cut into arbitrary chunks (one per output stream)."""
+        return StreamRedactor(self)
+
+    def edits(self, data: bytes) -> list[Edit]:
+        """Every replacement the rules want in ``data`` (possibly overlapping)."""
+        edits: list[Edit] = []
+        for literal in self._literals:
+            start = data.find(literal)
+            while start >= 0:
+                edits.append((start, start + len(literal), _MASK))
+                start = data.find(literal, start + len(literal))
+        if _RUN_NEEDLE in data.translate(_RUN_TABLE):
+            edits += _token_edits(data)
+        lowered = data.lower()
+        edits += _bearer_edits(data, lowered)
+        if b"=" in data or b":" in data:
+            edits += _authorization_edits(data, lowered)
+            edits += _assignment_edits(data, lowered)
+        return edits
+
+
+def _non_overlapping(edits: list[Edit]) -> list[Edit]:
+    """Edits sorted by position, keeping the earliest (then longest) of overlapping ones."""
+    edits.sort(key=lambda edit: (edit[0], -edit[1]))
+    kept: list[Edit] = []
+    last_end = 0
+    for edit in edits:
+        if edit[0] >= last_end:
+            kept.append(edit)
+            last_end = edit[1]
+    return kept
+
+
+def _token_edits(data: bytes) -> Iterator[Edit]:
+    for pattern, bounded_after in _TOKEN_RULES:
+        for match in pattern.finditer(data):
+            start, end = match.span()
+            if start and data[start - 1] in _TOKEN_CHARS:
+                continue  # inside a longer word ("task-…", "xAKIA…")
+            if bounded_after and end < len(data) and data[end] in _TOKEN_CHARS:
+                continue
+            yield start, end, _MASK
+
+
+def _bearer_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
+    for match in _BEARER.finditer(lowered):
+        start = match.start()
+        if start and lowered[start - 1] in _NAME_CHARS:
+            continue
+        cred = _CREDENTIAL.match(data, match.end())
+        if cred and _looks_random(cred.group()):
+            yield cred.start(), cred.end(), _MASK
+
+
+def _authorization_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
+    for match in _AUTHORIZATION.finditer(lowered):
+        cred = _SCHEME_CREDENTIAL.match(data, match.end())
+        if cred:
+            yield cred.start(2), cred.end(2), _MASK
+
+
+def _looks_random(value: bytes) -> bool:
+    """Prose ("bearer instrument") is not a credential; tokens have digits or are long."""
+    return len(value) >= 16 or _DIGIT.search(value) is not None
+
+
+def _assignment_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
+    for rule in _ASSIGN_RULES:
+        for match in rule.finditer(lowered):
+            name_start = _name_start(data, match.start())
+            if name_start is None:
+                continue
+            keyword_end = match.end() - 1
+            while data[keyword_end - 1] in b"\"' \t":
+                keyword_end -= 1
+            name = data[name_start:keyword_end].decode("ascii")
+            if not is_secret_name(name):
+                continue
+            value = _assigned_value(data, match.end(), colon=data[match.end() - 1] == 0x3A)
+            if value is not None:
+                yield value[0], value[1], _MASK
+
+
+def _name_start(data: bytes, pos: int) -> int | None:
+    """Start of the identifier ending at the keyword at ``pos``; None if it is too long."""
+    start = pos
+    while start > 0 and data[start - 1] in _NAME_CHARS:
+        start -= 1
+        if pos - start > _NAME_MAX:
+            return None
+    return start
+
+
+def _assigned_value(data: bytes, pos: int, *, colon: bool) -> tuple[int, int] | None:
+    """Span of the value after a separator, or None when it is not a literal secret."""
+    size = len(data)
+    while pos < size and data[pos] in b" \t":
+        pos += 1
+    if pos >= size:
+        return None
+    first = data[pos]
+    if first in b"\"'":
+        end = data.find(data[pos : pos + 1], pos + 1, pos + 1 + _QUOTED_MAX)
+        if end <= pos + 1 or b"\n" in data[pos + 1 : end] or b"\r" in data[pos + 1 : end]:
+            return None
+        value = data[pos + 1 : end]
+        if value == _MASK or value[:1] in (b"$", b"%", b"<", b"*"):
+            return None
+        return pos + 1, end
+    found = _UNQUOTED.match(data, pos)
+    if found is None:
+        return None
+    value = found.group()
+    after = data[found.end() : found.end() + 1]
+    if value[:1] in (b"$", b"%", b"*", b"=", b">", b"\\") or after in (b"(", b"["):
+        return None  # a reference, a comparison, an arrow, a call or a subscript: not a secret
+    if value.lower() in _PLACEHOLDERS:
+        return None
+    if colon and not (len(value) >= 16 or _DIGIT.search(value)):
+        return None  # "token: str" is a type annotation, "password: hunter2" is a secret
+    return found.span()
+
+
+# A stream is cut after its last newline (no pattern spans a newline, so the
+# result is the same as redacting the whole stream); a line longer than
+# _HOLD_LIMIT is cut _TAIL bytes from its end, moved back so no match and no
+# half-written "name = " or "Bearer " straddles the cut.
+_HOLD_LIMIT = 32 * 1024
+_TAIL = 8 * 1024
+_JOIN_BACK = 512
+_JOIN_CHARS = _NAME_CHARS | frozenset(b" \t\"':=/+~")
+
+
+class StreamRedactor:
+    """Redacts a chunked stream, holding back at most one partial line (<= 32 KiB).
+
+    ``feed`` returns what can be written now; ``flush`` returns the rest at the end.
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._pending = b""
+
+    def feed(self, data: bytes) -> bytes:
+        """Redacted bytes that are safe to emit after appending ``data``."""
+        buf = self._pending + data if self._pending else data
+        cut = buf.rfind(b"\n") + 1
+        if len(buf) - cut > _HOLD_LIMIT:
+            cut = self._forced_cut(buf, floor=cut)
+        self._pending = buf[cut:]
+        return self._redactor.redact_bytes(buf[:cut]) if cut else b""
+
+    def feed_text(self, text: str) -> str:
+        """``feed`` for text; cuts fall on character boundaries."""
+        return self.feed(text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
+
+    def flush(self) -> bytes:
+        """Everything still held back, redacted."""
+        buf, self._pending = self._pending, b""
+        return self._redactor.redact_bytes(buf) if buf else b""
+
+    @property
+    def pending(self) -> int:
+        """Bytes held back, waiting for the end of their line."""
+        return len(self._pending)
+
+    def _forced_cut(self, buf: bytes, *, floor: int) -> int:
+        cut = len(buf) - _TAIL
+        limit = max(floor, cut - _JOIN_BACK)
+        while cut > limit and buf[cut - 1] in _JOIN_CHARS:
+            cut -= 1
+        moved = True
+        edits = self._redactor.edits(buf)
+        while moved:
+            moved = False
+            for start, end, _ in edits:
+                if start < cut < end:
+                    cut, moved = start, True
+        while cut > floor and 0x80 <= buf[cut] < 0xC0:
+            cut -= 1  # never split a UTF-8 sequence
+        return max(cut, floor)

@@ -1,0 +1,199 @@
+"""``jlgcli runs`` and ``jlgcli runs show <id>``: runs recorded with ``--artifacts`` (F-006)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+EPILOG = """examples:
+  jlgcli runs                              the 20 most recent runs in ./.jlgcli/runs
+  jlgcli runs --limit 5 --json             the 5 most recent, as one JSON object
+  jlgcli runs show 20261122T023015Z        one run (a unique id prefix is enough)
+  jlgcli runs --dir build/jlgcli-runs      runs recorded with --artifacts-dir build/jlgcli-runs
+"""
+
+HANDLER = "jlgcli.commands.runs:execute"
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add ``runs`` and ``runs show``."""
+    runs = subparsers.add_parser(
+        "runs",
+        help="list recent runs recorded with --artifacts",
+        description="List the runs recorded with --artifacts (newest first): id, date, "
+        "backend, status, iterations, duration. A run killed before it finished is "
+        "'incomplete'; a run directory with corrupt files is 'unreadable'.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_dir_option(runs, default=None)
+    runs.add_argument("--limit", type=_positive_int, default=20, metavar="N",
+                      help="show at most N runs (default 20)")  # fmt: skip
+    # A parser with sub-commands does not get the common options: add --json here.
+    runs.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    runs.set_defaults(handler=HANDLER, runs_action="list")
+    actions = runs.add_subparsers(title="actions", metavar="<action>")
+    show = actions.add_parser(
+        "show",
+        help="one run: status, meta, result, iterations and file paths",
+        description="Show one recorded run: its status, meta.json, result.json, "
+        "iterations and the paths of its files.",
+    )
+    show.add_argument("run_id", metavar="ID", help="a run id, or a unique prefix of one")
+    _add_dir_option(show, default=argparse.SUPPRESS)  # keep `runs --dir X show ID` working
+    show.set_defaults(handler=HANDLER, runs_action="show")
+
+
+def _add_dir_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
+    parser.add_argument(
+        "--dir", dest="runs_dir", metavar="DIR", default=default,
+        help="the artifacts directory (default: the artifactsDir setting, .jlgcli/runs)",
+    )  # fmt: skip
+
+
+def execute(args: argparse.Namespace) -> int:
+    """List runs, or show one (``args.runs_action``)."""
+    root = _root(getattr(args, "runs_dir", None), Path.cwd())
+    want_json = bool(getattr(args, "json", False))
+    if getattr(args, "runs_action", "list") == "show":
+        return _show(root, str(args.run_id), want_json)
+    return _list(root, int(getattr(args, "limit", 20)), want_json)
+
+
+def _root(flag: str | None, cwd: Path) -> Path:
+    """``--dir``, else the ``artifactsDir`` setting, relative to the working directory."""
+    from jlgcli.artifacts.rundir import DEFAULT_ROOT
+    from jlgcli.errors import JlgError
+
+    if flag:
+        return cwd / Path(flag)
+    try:
+        from jlgcli.config import resolve_settings
+
+        configured = resolve_settings(cwd).values.get("artifactsDir")
+    except JlgError:
+        configured = None  # a broken config must not hide the runs already recorded
+    return cwd / Path(configured) if configured else cwd / DEFAULT_ROOT
+
+
+def _list(root: Path, limit: int, want_json: bool) -> int:
+    from jlgcli.artifacts.listing import list_runs
+    from jlgcli.output import emit_json, err, print_table
+
+    runs = list_runs(root, limit)
+    if want_json:
+        emit_json({"root": str(root), "runs": [info.to_json() for info in runs]})
+        return 0
+    if not runs:
+        err(f"no runs recorded in {root} (run or loop with --artifacts to record one)")
+        return 0
+    rows = [
+        [
+            info.run_id,
+            _date(info.started_at),
+            info.backend or "-",
+            info.status,
+            "-" if info.iterations is None else str(info.iterations),
+            format_duration(info.duration_ms),
+        ]
+        for info in runs
+    ]
+    print_table(rows, ["ID", "DATE", "BACKEND", "STATUS", "ITER", "DURATION"])
+    return 0
+
+
+def _show(root: Path, run_id: str, want_json: bool) -> int:
+    import json
+    import sys
+
+    from jlgcli.artifacts.listing import load_run
+    from jlgcli.output import emit_json
+
+    detail = load_run(root, run_id)
+    if want_json:
+        emit_json({"root": str(root), **detail.to_json()})
+        return 0
+    info = detail.info
+    status = info.status if info.exit_code is None else f"{info.status} (exit {info.exit_code})"
+    lines = [
+        ("run", info.run_id),
+        ("status", status),
+        ("problem", info.problem),
+        ("backend", info.backend),
+        ("started", _date(info.started_at)),
+        ("duration", format_duration(info.duration_ms)),
+        ("iterations", None if info.iterations is None else str(info.iterations)),
+        ("directory", str(info.path)),
+        ("transcript", _with_size(detail.transcript)),
+    ]
+    out = [f"{label:<11} {value}" for label, value in lines if value is not None]
+    if detail.iterations:
+        out.append("")
+        out.append("iterations:")
+        for it in detail.iterations:
+            files = [p.name for p in (it.prompt, it.final) if p is not None] or ["(empty)"]
+            out.append(f"  {it.path.name}  {'  '.join(files)}  {it.path}")
+    for name, data in (("meta.json", detail.meta), ("result.json", detail.result)):
+        if data is not None:
+            out.append("")
+            out.append(f"{name}:")
+            text = json.dumps(data, indent=2, ensure_ascii=False)
+            out.extend("  " + line for line in text.splitlines())
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def _date(moment: datetime | None) -> str:
+    return "-" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _with_size(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return str(path)
+    return f"{path} ({format_size(size)})"
+
+
+def format_size(size: int) -> str:
+    """``512 B``, ``12.3 KiB``, ``4.0 MiB``."""
+    if size < 1024:
+        return f"{size} B"
+    value = size / 1024
+    for unit in ("KiB", "MiB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
+
+
+def format_duration(ms: int | None) -> str:
+    """``850ms``, ``12.3s``, ``4m05s``, ``1h02m``; ``-`` when unknown."""
+    if ms is None or ms < 0:
+        return "-"
+    if ms < 1000:
+        return f"{ms}ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
