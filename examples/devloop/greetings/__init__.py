@@ -1,0 +1,1 @@
+"""greetings: the sample project of `jlgcli dev`."""

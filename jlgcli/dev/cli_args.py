@@ -1,0 +1,105 @@
+"""The argparse tree of ``jlgcli dev`` and of the standalone ``aidevloop`` / ``adl`` (FR-1).
+
+Imports only argparse: ``--help`` must stay fast. ``add_dev_commands`` adds
+``run`` and ``resume`` under any parser, so ``jlgcli dev`` and ``aidevloop``
+share one definition.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+DESCRIPTION = (
+    "Plan-driven development loop (AiDevLoop): take the next task of "
+    "docs/implementation-plan.md through implement -> validate -> review/fix -> "
+    "archive -> commit, with your approval before the commit."
+)
+STEPS = """steps: 1 select, 2 load, 3 implement, 4 validation, 5 review loop,
+       6 integration check, 7 update documentation, 8 commit (asks for approval)
+exit codes: 0 committed (or nothing to do), 1 aborted/not approved/interrupted,
+            2 configuration error, 3 task execution error
+task format and config keys: docs/devloop.md"""
+
+
+def examples(prog: str) -> str:
+    """The examples epilog of the top-level dev parser."""
+    return f"""examples:
+  {prog} run                   next pending task whose dependencies are done
+  {prog} run TASK-005          that task (it must be pending, its dependencies done)
+  {prog} run --llm copilot     another agent CLI than the config's "llm"
+  {prog} run --yes             unattended: answer yes to every question
+  {prog} resume                continue after an abort or an interruption
+  {prog} resume --from-step 4  re-run from the validation step
+
+{STEPS}
+"""
+
+
+def _step(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a step number: {value!r}") from None
+    if not 1 <= number <= 8:
+        raise argparse.ArgumentTypeError(f"a step is 1 to 8, not {number}")
+    return number
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--llm", metavar="ID",
+                        help='agent CLI: claude, copilot, codex, gemini or a custom jlgcli backend '
+                        '(overrides "llm" in the config)')  # fmt: skip
+    parser.add_argument("--config", metavar="PATH", dest="config_path",
+                        help="config file to use instead of ./.aidevloop.json|.yaml")  # fmt: skip
+    parser.add_argument("-C", "--directory", metavar="DIR", default=None,
+                        help="the project root (default: the current directory)")  # fmt: skip
+    parser.add_argument("-y", "--yes", action="store_true", dest="assume_yes",
+                        help="answer every question yes (unattended)")  # fmt: skip
+    parser.add_argument("--no-input", action="store_true",
+                        help="never ask: where a question comes, stop with exit 1")  # fmt: skip
+
+
+def add_dev_commands(
+    parser: argparse.ArgumentParser,
+    prog: str,
+    *,
+    handler: str | None = None,
+    common: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> None:
+    """Add ``run`` and ``resume`` (with their options) under ``parser``."""
+    commands = parser.add_subparsers(title="commands", metavar="<command>", dest="dev_command")
+    run = commands.add_parser(
+        "run",
+        help="run the next task (or TASK-ID) through the 8 steps",
+        description="Run one task through the 8 steps; asks before committing.",
+        epilog=f"""examples:
+  {prog} run                 the next pending task whose dependencies are done
+  {prog} run TASK-005        that task
+  {prog} run --verbose       show prompts, agent replies, file operations, command output
+  {prog} run --yes           unattended (CI): every question answered yes
+""",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("task_id", nargs="?", metavar="TASK-ID", help="the task to run")
+    resume = commands.add_parser(
+        "resume",
+        help="continue the task in progress from its last completed step",
+        description="Continue the task in context/current-task.md from the step its files show.",
+        epilog=f"""examples:
+  {prog} resume                 infer the step from the context files and the task status
+  {prog} resume --from-step 4   re-run from the validation step
+  {prog} resume --yes           unattended
+""",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    resume.add_argument("--from-step", type=_step, metavar="N", help="start at step N (1-8)")
+    for leaf in (run, resume):
+        _common(leaf)
+        if common is not None:
+            common(leaf)
+        defaults: dict[str, Any] = {}
+        if handler is not None:
+            defaults["handler"] = handler
+        leaf.set_defaults(**defaults)

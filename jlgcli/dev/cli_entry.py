@@ -1,0 +1,105 @@
+"""The standalone ``aidevloop`` / ``adl`` entry point (FR-1), and the bridge used by ``jlgcli dev``.
+
+Same parser as ``jlgcli dev`` (``cli_args``), its own small error boundary:
+``error: …`` and ``hint: …`` on stderr (one JSON object on stdout with
+``--json``), exit codes 0/1/2/3 (FR-8.3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from jlgcli._version import __version__
+from jlgcli.dev.cli_args import DESCRIPTION, add_dev_commands, examples
+from jlgcli.errors import DevExitCode, JlgError
+
+PROGRAM_NAMES = ("aidevloop", "adl")
+
+
+def program_name(argv0: str | None = None) -> str:
+    """``adl`` when started as ``adl`` (or ``adl.exe``), else ``aidevloop``."""
+    stem = Path(argv0 if argv0 is not None else sys.argv[0]).stem.lower()
+    return stem if stem in PROGRAM_NAMES else PROGRAM_NAMES[0]
+
+
+def build_parser(prog: str = "aidevloop") -> argparse.ArgumentParser:
+    """The standalone parser: ``--version`` plus ``run`` and ``resume``."""
+    from jlgcli.cli import add_common_options
+
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=DESCRIPTION,
+        epilog=examples(prog),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-V", "--version", action="version", version=f"{prog} (jlgcli) {__version__}"
+    )
+    add_dev_commands(parser, prog, common=add_common_options)
+    return parser
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """Run the parsed ``run``/``resume`` command; returns 0 or raises ``JlgError``."""
+    from jlgcli.dev.orchestrator import DevOptions, execute_dev
+    from jlgcli.output import emit_json
+
+    options = DevOptions(
+        command="resume" if args.dev_command == "resume" else "run",
+        task_id=getattr(args, "task_id", None),
+        from_step=getattr(args, "from_step", None),
+        directory=Path(args.directory) if args.directory else Path.cwd(),
+        config_path=Path(args.config_path) if args.config_path else None,
+        llm=args.llm,
+        verbosity=getattr(args, "verbosity", None),
+        assume_yes=bool(args.assume_yes),
+        no_input=bool(args.no_input),
+        json=bool(getattr(args, "json", False)),
+    )
+    result = execute_dev(options, out=sys.stderr if options.json else None)
+    if options.json:
+        emit_json(result.to_json())
+    return int(DevExitCode.COMMITTED)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``aidevloop`` and ``adl``; returns the exit code."""
+    from jlgcli.output import configure_streams, emit_json
+
+    configure_streams()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(program_name())
+    args = parser.parse_args(arguments)
+    if args.dev_command is None:
+        parser.print_help(sys.stderr)
+        return int(DevExitCode.CONFIGURATION)
+    want_json = bool(getattr(args, "json", False))
+    try:
+        return run_from_args(args)
+    except JlgError as exc:
+        error = exc
+    except KeyboardInterrupt:
+        error = JlgError(DevExitCode.ABORTED, "interrupted", "continue with: aidevloop resume")
+    except Exception as exc:  # a bug: keep a crash log, exit "task execution error"
+        from jlgcli.crash import write_crash_report
+
+        path = write_crash_report(exc)
+        error = JlgError(
+            DevExitCode.TASK_FAILED,
+            f"internal error: {type(exc).__name__}: {exc}",
+            f"this is a bug; please report it with the crash log {path}",
+        )
+    if want_json:
+        emit_json(error.to_json())
+    sys.stderr.write(f"error: {error.message}\n")
+    if error.hint:
+        sys.stderr.write(f"hint: {error.hint}\n")
+    sys.stderr.flush()
+    return error.code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Step 8: propose a conventional commit message, wait for approval, commit (FR-4.2 step 8).
+
+The live context files are left out of the commit (their copies in
+``completed/<ID>/`` go in) and removed only after the commit succeeded, so a
+rejected or failed commit leaves a state ``resume`` brings back to step 8.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jlgcli.dev.plan import Task
+from jlgcli.dev.questions import commit_question
+from jlgcli.dev.session import RESUME_HINT, Session
+from jlgcli.dev.steps import clean_live_context
+from jlgcli.errors import DevExitCode, JlgError
+
+SUBJECT_LIMIT = 72
+_TYPE_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("fix", ("fix", "bug", "repair", "correct", "resolve")),
+    ("docs", ("doc", "docs", "document", "readme")),
+    ("test", ("test", "tests")),
+    ("refactor", ("refactor", "restructure", "rename")),
+    ("perf", ("perf", "speed", "optimise", "optimize")),
+    ("chore", ("chore", "bump", "upgrade")),
+)
+
+
+def commit_type(title: str) -> str:
+    """The conventional-commit type a task title suggests (``feat`` by default)."""
+    words = re.findall(r"[a-z]+", title.lower())
+    first = words[0] if words else ""
+    for kind, starts in _TYPE_WORDS:
+        if first in starts or any(first.startswith(s) for s in starts if len(s) > 3):
+            return kind
+    return "feat"
+
+
+def commit_message(task: Task, agent: str, iterations: int, warnings: list[str]) -> str:
+    """``feat(TASK-001): greeting function`` plus a body naming the task, agent and warnings."""
+    title = " ".join(task.title.split()) or task.id
+    if len(title) > 1 and title[0].isupper() and title[1].islower():
+        title = title[0].lower() + title[1:]
+    subject = f"{commit_type(title)}({task.id}): {title}"
+    if len(subject) > SUBJECT_LIMIT:
+        subject = subject[: SUBJECT_LIMIT - 1].rstrip() + "…"
+    milestone = task.fields.get("milestone", "").strip()
+    body = [
+        f"Task {task.id}" + (f" (milestone {milestone})" if milestone else "") + " of the plan.",
+        f"Implemented with jlgcli dev ({agent}); review iterations: {iterations}.",
+    ]
+    if warnings:
+        body.append("")
+        body.append("Warnings accepted at approval:")
+        body.extend(f"- {w}" for w in warnings)
+    return subject + "\n\n" + "\n".join(body) + "\n"
+
+
+def commit_step(session: Session, task: Task) -> str:
+    """Show the message and the files, ask, commit on yes; return the commit's sha."""
+    paths, reporter, git = session.paths, session.reporter, session.git
+    session.enter(8, "git commit")
+    live = [paths.show(p) for p in paths.live_context_files]
+    files = git.changed_files(exclude=live)
+    message = commit_message(task, session.agent.name, session.review_iterations, session.warnings)
+    if not files:
+        subject = (git.last_message() or "").partition("\n")[0]
+        if f"({task.id})" in subject:
+            reporter.info(f"{task.id} is already committed; cleaning up the context files")
+            clean_live_context(session)
+            return git.head_sha()
+        raise JlgError(
+            DevExitCode.TASK_FAILED,
+            f"nothing to commit for {task.id} in {paths.root}",
+            "the agents changed no file; check the plan and the notes in "
+            f"{paths.show(paths.archive_dir(task.id))}/",
+        )
+    listed = "\n".join(f"    {name}" for name in files[:40])
+    more = f"\n    … and {len(files) - 40} more" if len(files) > 40 else ""
+    indented = "\n".join(f"    {line}" if line else "" for line in message.splitlines())
+    session.asker.show(
+        f"Proposed commit message:\n{indented}\nFiles ({len(files)}):\n{listed}{more}\n"
+    )
+    for warning in session.warnings:
+        reporter.error(f"warning carried to the commit: {warning}")
+    answer = session.asker.ask(commit_question())
+    if answer.choice != "y":
+        raise JlgError(
+            DevExitCode.ABORTED,
+            "commit not approved: nothing was committed",
+            RESUME_HINT + " (it asks again), or commit the changes yourself",
+        )
+    sha = git.commit(message, exclude=live)
+    clean_live_context(session)
+    reporter.info(f"committed {sha[:10]} {message.splitlines()[0]}")
+    return sha

@@ -1,0 +1,197 @@
+"""``.aidevloop.json`` / ``.aidevloop.yaml``: the dev loop's configuration (FR-3).
+
+The schema is FR-3.2's, validated by pydantic: unknown keys and bad values
+are errors (exit 2) naming the file and the key. ``agent`` and
+``validation.timeoutSeconds`` are jlgcli additions (agent retries and
+timeouts); everything else is exactly the seed's. Flags override the file
+(FR-3.3): ``with_overrides``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+
+from jlgcli.backends.ids import BUILTIN_BACKENDS
+from jlgcli.errors import DevExitCode, JlgError
+
+CONFIG_NAMES: tuple[str, ...] = (".aidevloop.json", ".aidevloop.yaml", ".aidevloop.yml")
+VALIDATION_KINDS: tuple[str, ...] = ("lint", "typecheck", "test", "build")
+CommandSpec = Union[str, list[str], None]  # noqa: UP007 - pydantic evaluates it at runtime on 3.10
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class PathsConfig(_Model):
+    docs: str = Field(default="docs", min_length=1)
+    context: str = Field(default="context", min_length=1)
+    prompts: str = Field(default="prompts", min_length=1)
+
+
+class CommandsConfig(_Model):
+    lint: CommandSpec = None
+    typecheck: CommandSpec = None
+    test: CommandSpec = None
+    build: CommandSpec = None
+
+
+class ValidationConfig(_Model):
+    max_review_iterations: StrictInt = Field(default=3, alias="maxReviewIterations", ge=1, le=100)
+    commands: CommandsConfig = Field(default_factory=CommandsConfig)
+    timeout_seconds: float | None = Field(default=None, alias="timeoutSeconds", gt=0)
+
+
+class AgentConfig(_Model):
+    timeout_seconds: float | None = Field(default=None, alias="timeoutSeconds", gt=0)
+    idle_timeout_seconds: float | None = Field(default=None, alias="idleTimeoutSeconds", gt=0)
+    # How many times an unattended run (--yes) retries a failed agent call before giving up.
+    retries: StrictInt = Field(default=2, ge=0, le=10)
+
+
+class DevConfig(_Model):
+    """The whole configuration (FR-3.2 plus the ``agent`` section)."""
+
+    llm: str = Field(default="claude", min_length=1)
+    paths: PathsConfig = Field(default_factory=PathsConfig)
+    validation: ValidationConfig = Field(default_factory=ValidationConfig)
+    verbose: StrictBool = False
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+
+    def with_overrides(self, *, llm: str | None = None, verbose: bool | None = None) -> DevConfig:
+        """A copy with the command-line values applied (FR-3.3: flags win)."""
+        update: dict[str, Any] = {}
+        if llm:
+            update["llm"] = llm
+        if verbose is not None:
+            update["verbose"] = verbose
+        return self.model_copy(update=update)
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The configuration and where it came from (None: defaults)."""
+
+    config: DevConfig
+    source: Path | None
+    warnings: tuple[str, ...] = ()
+
+
+def find_config(root: Path) -> tuple[Path | None, tuple[str, ...]]:
+    """The project's config file (JSON first), and a warning when several exist."""
+    found = [root / name for name in CONFIG_NAMES if (root / name).is_file()]
+    if not found:
+        return None, ()
+    warnings: tuple[str, ...] = ()
+    if len(found) > 1:
+        ignored = ", ".join(p.name for p in found[1:])
+        warnings = (f"{found[0].name} is used; {ignored} ignored",)
+    return found[0], warnings
+
+
+def load_config(root: Path, explicit: Path | None = None) -> LoadedConfig:
+    """Load ``explicit`` (``--config``) or the project's config file, or the defaults."""
+    if explicit is not None:
+        given = explicit if explicit.is_absolute() else Path.cwd() / explicit
+        if not given.is_file():
+            raise JlgError(
+                DevExitCode.CONFIGURATION,
+                f"config file not found: {given}",
+                "check the --config path",
+            )
+        return LoadedConfig(parse_config_file(given), given)
+    path, warnings = find_config(root)
+    if path is None:
+        return LoadedConfig(DevConfig(), None)
+    return LoadedConfig(parse_config_file(path), path, warnings)
+
+
+def parse_config_file(path: Path) -> DevConfig:
+    """Read and validate one config file; every problem is a ``JlgError`` (exit 2) naming it."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JlgError(DevExitCode.CONFIGURATION, f"cannot read config {path}: {exc}") from None
+    data = _parse_yaml(text, path) if _is_yaml(path, text) else _parse_json(text, path)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise JlgError(
+            DevExitCode.CONFIGURATION,
+            f"invalid config {path}: the top level must be a mapping of keys, not {_kind(data)}",
+        )
+    try:
+        return DevConfig.model_validate(data)
+    except ValidationError as exc:
+        raise JlgError(
+            DevExitCode.CONFIGURATION,
+            f"invalid config {path}:\n" + "\n".join(describe_errors(exc)),
+            "keys and values are listed in docs/devloop.md",
+        ) from None
+
+
+def describe_errors(exc: ValidationError) -> list[str]:
+    """One line per problem: ``  validation.maxReviewIterations: ... (got 0)``."""
+    lines = []
+    for err in exc.errors():
+        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        if err["type"] == "extra_forbidden":
+            lines.append(f"  {where}: unknown key")
+            continue
+        got = f" (got {err['input']!r})" if "input" in err and err["type"] != "missing" else ""
+        lines.append(f"  {where}: {err['msg']}{got}")
+    return lines
+
+
+def check_llm(llm: str, custom: tuple[str, ...] = (), source: str = "config") -> None:
+    """Refuse an llm id that is not a jlgcli backend (exit 2), listing the known ones."""
+    known = (*BUILTIN_BACKENDS, *custom)
+    if llm not in known:
+        raise JlgError(
+            DevExitCode.CONFIGURATION,
+            f"unknown llm {llm!r} (from {source})",
+            f"use one of: {', '.join(known)}",
+        )
+
+
+def _is_yaml(path: Path, text: str) -> bool:
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return True
+    if suffix == ".json":
+        return False
+    return not text.lstrip().startswith(("{", "["))
+
+
+def _parse_json(text: str, path: Path) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JlgError(
+            DevExitCode.CONFIGURATION,
+            f"invalid JSON in {path}: line {exc.lineno} column {exc.colno}: {exc.msg}",
+        ) from None
+
+
+def _parse_yaml(text: str, path: Path) -> Any:
+    try:
+        import yaml  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:  # pragma: no cover - depends on the installation
+        raise JlgError(
+            DevExitCode.CONFIGURATION,
+            f"cannot read {path}: YAML support needs PyYAML",
+            "pip install pyyaml, or use .aidevloop.json",
+        ) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise JlgError(DevExitCode.CONFIGURATION, f"invalid YAML in {path}: {exc}") from None
+
+
+def _kind(value: object) -> str:
+    return "a list" if isinstance(value, list) else type(value).__name__

@@ -1,0 +1,124 @@
+"""The git operations of the dev loop: the diff shown to reviewers and the final commit.
+
+Every call is an argv list run through ``jlgcli.process`` (via ``proc``); a
+failure is a ``JlgError`` naming the command and an output excerpt (FR-8.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from jlgcli.dev.fsutil import read_text_capped
+from jlgcli.dev.proc import CommandResult, run_command
+from jlgcli.errors import DevExitCode, JlgError
+
+Runner = Callable[..., CommandResult]
+UNTRACKED_LIMIT = 100_000  # bytes of one new file shown in the diff
+GIT = ("git", "-c", "core.quotepath=false")
+
+
+class Git:
+    """git in the project root."""
+
+    def __init__(self, root: Path, runner: Runner = run_command) -> None:
+        self.root = root
+        self._run = runner
+
+    def _git(self, *args: str, stdin: str | None = None) -> CommandResult:
+        return self._run([*GIT, *args], self.root, timeout=None, stdin=stdin)
+
+    def _checked(
+        self, *args: str, stdin: str | None = None, code: int = DevExitCode.TASK_FAILED
+    ) -> str:
+        result = self._git(*args, stdin=stdin)
+        if not result.ok:
+            shown = " ".join(("git", *args))
+            raise JlgError(
+                code,
+                f"`{shown}` failed in {self.root} ({result.describe()}):\n{result.excerpt()}",
+                "fix the git problem shown above, then run: jlgcli dev resume",
+            )
+        return result.stdout
+
+    def check_repository(self) -> None:
+        """Raise ``JlgError`` (exit 2) unless the root is inside a git work tree."""
+        result = self._git("rev-parse", "--is-inside-work-tree")
+        if not result.ok or result.stdout.strip() != "true":
+            detail = "git is not installed" if result.stop == "not-found" else result.excerpt(3)
+            raise JlgError(
+                DevExitCode.CONFIGURATION,
+                f"not a git repository: {self.root} ({detail})",
+                "the loop commits its work: run `git init` and commit once first",
+            )
+
+    def has_head(self) -> bool:
+        return self._git("rev-parse", "--verify", "--quiet", "HEAD").ok
+
+    def changed_files(self, exclude: Sequence[str] = ()) -> list[str]:
+        """Paths with uncommitted changes (staged, unstaged or untracked), relative to the root."""
+        out = self._checked(
+            "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".",
+            *_excludes(exclude),
+        )  # fmt: skip
+        paths: list[str] = []
+        entries = out.split("\0")
+        index = 0
+        while index < len(entries):
+            entry = entries[index]
+            index += 1
+            if len(entry) < 4:
+                continue
+            paths.append(entry[3:])
+            if entry[0] in "RC":  # a rename is followed by its source path
+                index += 1
+        return paths
+
+    def diff(self, exclude: Sequence[str] = ()) -> str:
+        """The working tree's changes since HEAD, new files included, ``exclude`` paths left out."""
+        parts: list[str] = []
+        if self.has_head():
+            parts.append(self._checked("diff", "HEAD", "--", ".", *_excludes(exclude)))
+            untracked = self._checked(
+                "ls-files", "--others", "--exclude-standard", "-z", "--", ".", *_excludes(exclude)
+            )
+        else:  # no commit yet: everything is new
+            untracked = self._checked(
+                "ls-files", "--others", "--cached", "--exclude-standard", "-z", "--", ".",
+                *_excludes(exclude),
+            )  # fmt: skip
+        for name in filter(None, untracked.split("\0")):
+            parts.append(self._new_file_diff(name))
+        return "".join(parts)
+
+    def _new_file_diff(self, name: str) -> str:
+        path = self.root / name
+        header = f"diff --git a/{name} b/{name}\nnew file\n--- /dev/null\n+++ b/{name}\n"
+        try:
+            text, left = read_text_capped(path, UNTRACKED_LIMIT)
+        except OSError:
+            return header + "(unreadable)\n"
+        if "\0" in text:
+            return header + "Binary file\n"
+        body = "".join(f"+{line}\n" for line in text.splitlines())
+        more = f"… ({left} more bytes)\n" if left else ""
+        return f"{header}@@ new file @@\n{body}{more}"
+
+    def last_message(self) -> str | None:
+        """The message of HEAD, or None when there is no commit."""
+        if not self.has_head():
+            return None
+        return self._checked("log", "-1", "--format=%B").strip()
+
+    def head_sha(self) -> str:
+        return self._checked("rev-parse", "HEAD").strip()
+
+    def commit(self, message: str, exclude: Sequence[str] = ()) -> str:
+        """Stage every change except ``exclude``, commit with ``message``; return the new sha."""
+        self._checked("add", "-A", "--", ".", *_excludes(exclude))
+        self._checked("commit", "--quiet", "-F", "-", stdin=message)
+        return self.head_sha()
+
+
+def _excludes(paths: Sequence[str]) -> list[str]:
+    return [f":(exclude){p}" for p in paths]

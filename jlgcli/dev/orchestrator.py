@@ -1,0 +1,207 @@
+"""``run`` and ``resume``: set a session up, then walk the 8 steps (FR-4, FR-5).
+
+Checks come first, before any file is written: the config (FR-3), the
+Phase 1 documents (FR-2), git, the plan and the agent CLI. Ctrl-C or SIGTERM
+at any point ends the run with exit 1 and a state ``resume`` understands
+(NFR-2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from jlgcli.dev.agent import AgentCaller, BackendAgent, custom_backends_for
+from jlgcli.dev.commit import commit_step
+from jlgcli.dev.config import check_llm, load_config
+from jlgcli.dev.gitops import Git
+from jlgcli.dev.plan import Task
+from jlgcli.dev.plan_edit import load_plan, select_task
+from jlgcli.dev.proc import Interrupted
+from jlgcli.dev.project import ProjectPaths, check_project
+from jlgcli.dev.questions import Asker, resume_question
+from jlgcli.dev.report import STEP_NAMES, Level, Reporter
+from jlgcli.dev.session import RESUME_HINT, Session
+from jlgcli.dev.state import current_task_id, infer_resume
+from jlgcli.dev.steps import (
+    document,
+    implement,
+    integration,
+    load_task,
+    review_loop,
+    validation_step,
+)
+from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.process.model import Limits
+
+
+@dataclass(frozen=True)
+class DevOptions:
+    """What the command line asked for."""
+
+    command: Literal["run", "resume"]
+    task_id: str | None = None
+    from_step: int | None = None
+    directory: Path = field(default_factory=Path.cwd)
+    config_path: Path | None = None
+    llm: str | None = None
+    verbosity: int | None = None  # None: the config's "verbose"; 0 quiet, 1 normal, 2+ verbose
+    assume_yes: bool = False
+    no_input: bool = False
+    json: bool = False
+
+
+@dataclass(frozen=True)
+class DevResult:
+    """How a run ended (the ``--json`` object)."""
+
+    status: Literal["committed", "nothing-to-do"]
+    task_id: str | None = None
+    commit: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "task": self.task_id, "commit": self.commit, "exitCode": 0}
+
+
+def _level(options: DevOptions, config_verbose: bool) -> Level:
+    if options.verbosity is None:
+        return "verbose" if config_verbose else "normal"
+    return ("quiet", "normal")[options.verbosity] if options.verbosity < 2 else "verbose"
+
+
+def execute_dev(
+    options: DevOptions,
+    *,
+    agent: AgentCaller | None = None,
+    asker: Asker | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> DevResult:
+    """Run ``jlgcli dev run|resume``; raises ``JlgError`` with a ``DevExitCode`` on failure.
+
+    ``agent`` and ``asker`` replace the real backend and the terminal (tests).
+    """
+    from jlgcli.process import install_termination_handlers
+
+    root = options.directory.resolve()
+    if not root.is_dir():
+        raise JlgError(DevExitCode.CONFIGURATION, f"project directory not found: {root}")
+    loaded = load_config(root, options.config_path)
+    config = loaded.config.with_overrides(
+        llm=options.llm, verbose=True if (options.verbosity or 0) >= 2 else None
+    )
+    reporter = Reporter(_level(options, config.verbose), out, err)
+    for warning in loaded.warnings:
+        reporter.warn(warning)
+    if loaded.source is not None:
+        reporter.file_op("read", str(loaded.source))
+    custom = custom_backends_for(config.llm, root) if agent is None else {}
+    source = "--llm" if options.llm else str(loaded.source or "the default")
+    if agent is None:
+        check_llm(config.llm, tuple(custom), source)
+    paths = ProjectPaths.from_config(root, config)
+    check_project(paths, reporter)
+    git = Git(paths.root)
+    git.check_repository()
+    real_agent = agent or BackendAgent(
+        config.llm,
+        custom=custom,
+        limits=Limits(
+            total_timeout=config.agent.timeout_seconds,
+            idle_timeout=config.agent.idle_timeout_seconds,
+        ),
+        on_text=reporter.live,
+    )
+    session = Session(
+        paths,
+        config,
+        reporter,
+        asker or Asker(assume_yes=options.assume_yes, no_input=options.no_input, err=err),
+        real_agent,
+        git,
+    )
+    with install_termination_handlers():
+        try:
+            if options.command == "run":
+                return _run(session, options.task_id)
+            return _resume(session, options.from_step)
+        except (KeyboardInterrupt, Interrupted):
+            where = (
+                f"step {session.step} ({STEP_NAMES[session.step - 1]})" if session.step else "start"
+            )
+            raise JlgError(DevExitCode.ABORTED, f"interrupted at {where}", RESUME_HINT) from None
+
+
+def _check_agent(session: Session) -> None:
+    if isinstance(session.agent, BackendAgent):
+        session.agent.check()
+
+
+def _run(session: Session, task_id: str | None) -> DevResult:
+    paths = session.paths
+    plan = load_plan(paths.plan, paths.show(paths.plan))
+    if paths.current_task.is_file():
+        busy = current_task_id(paths)
+        raise JlgError(
+            DevExitCode.CONFIGURATION,
+            f"{busy} is in progress ({paths.show(paths.current_task)} exists)",
+            f"continue it with: jlgcli dev resume (or delete {paths.show(paths.current_task)} "
+            "to start over)",
+        )
+    session.step = 1
+    task = select_task(plan, task_id)
+    if task is None:
+        session.reporter.step(1, "nothing to do")
+        session.reporter.info(f"all {len(plan.tasks)} tasks of {plan.label} are done")
+        return DevResult("nothing-to-do")
+    session.enter(1, f"{task.id}: {task.title}")
+    deps = ", ".join(task.dependencies) or "none"
+    session.reporter.info(f"{task.id} (dependencies done: {deps})")
+    _check_agent(session)
+    load_task(session, task)
+    return _steps(session, task, 3)
+
+
+def _resume(session: Session, from_step: int | None) -> DevResult:
+    paths, git = session.paths, session.git
+    plan = load_plan(paths.plan, paths.show(paths.plan))
+    exclude = [paths.show(paths.context), paths.show(paths.plan)]
+    point = infer_resume(paths, plan, lambda: bool(git.changed_files(exclude=exclude)))
+    start = point.step
+    if from_step is not None:
+        start = from_step
+        session.reporter.info(
+            f"--from-step {from_step} (the files suggest step {point.step}: {point.reason})"
+        )
+    elif point.ambiguous:
+        session.asker.show(f"{point.task.id}: {point.reason}")
+        answer = session.asker.ask(resume_question(point.step))
+        if answer.choice != "y":
+            raise JlgError(
+                DevExitCode.ABORTED,
+                f"not resumed: {point.task.id} stays where it is",
+                "choose the step yourself: jlgcli dev resume --from-step N (1-8)",
+            )
+    session.reporter.say(f"Resuming {point.task.id} from step {start}")
+    if start <= 6:
+        _check_agent(session)
+    if start <= 2:
+        load_task(session, point.task)
+    return _steps(session, point.task, max(start, 3))
+
+
+def _steps(session: Session, task: Task, start: int) -> DevResult:
+    review = True
+    if start <= 3:
+        implement(session, task)
+    if start <= 4:
+        review = validation_step(session)
+    if start <= 5 and review:
+        review_loop(session, task)
+    if start <= 6 and review:
+        integration(session, task)
+    if start <= 7:
+        document(session, task)
+    sha = commit_step(session, task)
+    return DevResult("committed", task.id, sha)

@@ -1,0 +1,134 @@
+"""The state one dev-loop run carries between steps, and the agent call with retry (FR-6.3)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jlgcli.dev.agent import AgentCaller, AgentReply
+from jlgcli.dev.config import DevConfig
+from jlgcli.dev.gitops import Git
+from jlgcli.dev.project import ProjectPaths
+from jlgcli.dev.prompts import PromptContext, build_prompt
+from jlgcli.dev.questions import ABORT, Answer, Asker, retry_question
+from jlgcli.dev.report import STEP_NAMES, Reporter
+from jlgcli.dev.validation import ValidationReport
+from jlgcli.errors import DevExitCode, JlgError
+
+RESUME_HINT = "the state is saved; continue with: jlgcli dev resume"
+
+
+@dataclass
+class Session:
+    """Everything the steps share during one ``run`` or ``resume``."""
+
+    paths: ProjectPaths
+    config: DevConfig
+    reporter: Reporter
+    asker: Asker
+    agent: AgentCaller
+    git: Git
+    step: int = 0  # the step running now (for interruption messages)
+    warnings: list[str] = field(default_factory=list)  # carried to the commit message
+    validation: ValidationReport | None = None
+    review_iterations: int = 0
+    warned_unset: bool = False
+
+    def enter(self, step: int, target: str = "") -> None:
+        """Start a step: remember it and print its header."""
+        self.step = step
+        self.reporter.step(step, target)
+
+    def aborted(self, answer: Answer, problem: str) -> JlgError:
+        """The error ending the run after ``abort``: exit 1 typed, exit 3 when --yes gave up."""
+        where = f"step {self.step} ({STEP_NAMES[self.step - 1]})" if self.step else "start"
+        if answer.automatic:
+            return JlgError(
+                DevExitCode.TASK_FAILED,
+                f"{problem}\nstopped at {where}: --yes does not retry forever",
+                RESUME_HINT,
+            )
+        return JlgError(DevExitCode.ABORTED, f"aborted at {where}", RESUME_HINT)
+
+
+def fingerprint(path: Path) -> tuple[int, int, str] | None:
+    """(mtime, size, sha256) of a file, or None: tells whether an agent rewrote it."""
+    try:
+        stat = path.stat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size, digest)
+
+
+def _excerpt(text: str, lines: int = 15) -> str:
+    kept = [line for line in text.splitlines() if line.strip()]
+    return "\n".join(f"    {line}" for line in kept[-lines:])
+
+
+def call_agent(
+    session: Session,
+    kind: str,
+    ctx: PromptContext,
+    expected: Path,
+    *,
+    required: bool = True,
+    check: Callable[[str], str | None] | None = None,
+) -> AgentReply:
+    """Run the ``kind`` agent until it succeeds and writes ``expected``, or the user aborts.
+
+    ``required``: a missing/unchanged ``expected`` is a failure (retry/abort
+    question); otherwise only a warning. ``check`` validates the written
+    file's text and returns a problem (e.g. an unreadable review) or None.
+    """
+    paths, reporter, agent = session.paths, session.reporter, session.agent
+    shown = paths.show(expected)
+    while True:
+        before = fingerprint(expected)
+        prompt = build_prompt(kind, paths, ctx, reporter)
+        reporter.detail(f"prompt for the {kind} agent ({agent.name})", prompt)
+        reporter.info(f"calling the {kind} agent ({agent.name}) …")
+        reply = agent.call(prompt, paths.root)
+        reporter.detail(f"reply of the {kind} agent ({agent.name})", reply.text or "(empty)")
+        problem = _problem(kind, reply, expected, shown, before, required, check)
+        if problem is None:
+            return reply
+        if not required and reply.ok:
+            reporter.warn(problem)
+            session.warnings.append(problem)
+            return reply
+        reporter.error(problem)
+        answer = session.asker.ask(retry_question(kind, session.config.agent.retries))
+        if answer.choice == ABORT:
+            raise session.aborted(answer, problem)
+
+
+def _problem(
+    kind: str,
+    reply: AgentReply,
+    expected: Path,
+    shown: str,
+    before: tuple[int, int, str] | None,
+    required: bool,
+    check: Callable[[str], str | None] | None,
+) -> str | None:
+    command = f"\n  command: {reply.command}" if reply.command else ""
+    if not reply.ok:
+        output = _excerpt(reply.output_tail or reply.text)
+        return f"the {kind} agent failed: {reply.error or 'unknown error'}{command}" + (
+            f"\n  output:\n{output}" if output else ""
+        )
+    after = fingerprint(expected)
+    if after is None or after == before or after[1] == 0:
+        what = "did not write" if after is None or after[1] == 0 else "did not update"
+        output = _excerpt(reply.text)
+        return f"the {kind} agent {what} {shown} (expected at {expected}){command}" + (
+            f"\n  its reply ended with:\n{output}" if output else ""
+        )
+    if check is not None:
+        found = check(expected.read_text(encoding="utf-8", errors="replace"))
+        if found:
+            return f"{shown}: {found}{command}"
+    return None
