@@ -1,0 +1,369 @@
+"""Fake ``claude`` (Claude Code 2.1.197 as observed in research/backends.md §2, §3, §5.1).
+
+Flags, refusals and output formats (text, json, stream-json) of the real CLI;
+turns come from the scripted engine (``_fake_engine.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _fake_engine as fe
+
+VERSION = "2.1.197"
+NOT_LOGGED_IN = "Not logged in · Please run /login"
+FORMATS = ("text", "json", "stream-json")
+MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
+VALUES = fe.table(
+    "format: --output-format | model: --model | mode: --permission-mode | "
+    "resume: -r --resume | session_id: --session-id | "
+    "allowed: --allowedTools --allowed-tools | "
+    "denied: --disallowedTools --disallowed-tools | max_turns: --max-turns | "
+    "asp: --append-system-prompt | sp: --system-prompt | add_dir: --add-dir | "
+    "fallback: --fallback-model | input_format: --input-format | settings: --settings | "
+    "mcp: --mcp-config | budget: --max-budget-usd | effort: --effort | tools: --tools"
+)
+SWITCHES = fe.table(
+    "print: -p --print | verbose: --verbose | continue: -c --continue | "
+    "skip_permissions: --dangerously-skip-permissions | "
+    "partial: --include-partial-messages | no_persist: --no-session-persistence | "
+    "fork: --fork-session | bare: --bare | replay: --replay-user-messages"
+)
+
+
+def unknown(flag: str) -> None:
+    fe.fail(f"error: unknown option '{flag.split('=')[0]}'", 1)
+
+
+def session_file(session_id: str, cwd: str) -> Path:
+    # ~/.claude/projects/<cwd with every non-alphanumeric char → "-">/<id>.jsonl (backends.md §6)
+    encoded = re.sub(r"[^A-Za-z0-9]", "-", str(Path(cwd).resolve()))
+    return fe.home() / ".claude" / "projects" / encoded / f"{session_id}.jsonl"
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] in (["--version"], ["-v"]):
+        fe.probe(f"{fe.version(VERSION)} (Claude Code)")
+    if argv[:2] == ["auth", "status"]:
+        auth_status("--text" in argv)
+    if argv[:1] in (["-h"], ["--help"]):
+        fe.out("Usage: claude [options] [command] [prompt]\n")
+        sys.exit(0)
+    opts, positionals = fe.parse_args(argv, values=VALUES, switches=SWITCHES, on_unknown=unknown)
+    fmt = opts.get("format", "text")
+    if fmt not in FORMATS:
+        fe.fail(
+            f"error: option '--output-format <format>' argument '{fmt}' is invalid. "
+            f"Allowed choices are {', '.join(FORMATS)}.",
+            1,
+        )
+    mode = opts.get("mode", "default")
+    if mode not in MODES:
+        fe.fail(
+            f"error: option '--permission-mode <mode>' argument '{mode}' is invalid. "
+            f"Allowed choices are {', '.join(MODES)}.",
+            1,
+        )
+    if not opts.get("print"):
+        fe.fail("fake claude: the interactive TUI is not implemented; use -p", 1)
+    if fmt == "stream-json" and not opts.get("verbose"):
+        fe.fail("Error: When using --print, --output-format=stream-json requires --verbose", 1)
+    bypass = mode == "bypassPermissions" or opts.get("skip_permissions")
+    is_root = getattr(os, "geteuid", lambda: 1)() == 0
+    if bypass and is_root and os.environ.get("IS_SANDBOX") != "1":
+        fe.fail(
+            "--dangerously-skip-permissions cannot be used with root/sudo privileges for "
+            "security reasons",
+            1,
+        )
+    stdin = fe.read_stdin(
+        give_up_after=3.0,
+        warning=(
+            "Warning: no stdin data received in 3s, proceeding without it. If piping from a slow "
+            "command, redirect stdin explicitly: < /dev/null to skip, or wait longer.\n"
+        ),
+    )
+    prompt = "\n\n".join(part for part in (stdin.strip("\n"), " ".join(positionals)) if part)
+    if not prompt.strip():
+        fe.fail(
+            "Error: Input must be provided either through stdin or as a prompt argument "
+            "when using --print",
+            1,
+        )
+    Run(opts, fmt, prompt, argv).go()
+
+
+def auth_status(text: bool) -> None:
+    if fe.logged_out():
+        if text:
+            fe.probe("Not logged in. Run claude auth login to authenticate.", code=1)
+        fe.probe(
+            json.dumps(
+                {"loggedIn": False, "authMethod": "none", "apiProvider": "firstParty"}, indent=2
+            ),
+            code=1,
+        )
+    if text:
+        fe.probe("Logged in with a Claude account.")
+    fe.probe(
+        json.dumps(
+            {
+                "loggedIn": True,
+                "authMethod": "claude.ai",
+                "apiProvider": "firstParty",
+                "email": "fake@example.com",
+            },
+            indent=2,
+        )
+    )
+
+
+class Run:
+    """One ``claude -p`` call rendered in the requested output format."""
+
+    def __init__(self, opts: dict[str, str], fmt: str, prompt: str, argv: list[str]) -> None:
+        self.opts, self.fmt, self.prompt, self.argv = opts, fmt, prompt, argv
+        self.cwd = os.getcwd()
+        self.model = opts.get("model", "claude-sonnet-4-5")
+        self.started = time.time()
+
+    def go(self) -> None:
+        resume = self.opts.get("resume")
+        if resume and not session_file(resume, self.cwd).exists():
+            self.no_conversation(resume)
+        if fe.logged_out():
+            self.sid = resume or fe.new_id()
+            self.failure(NOT_LOGGED_IN, "authentication_failed", 1, api_key_source="none")
+        turn = fe.next_turn(self.prompt, self.argv)
+        self.sid = turn.session_id or resume or self.opts.get("session_id") or fe.new_id()
+        path = session_file(self.sid, self.cwd)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as log:
+            log.write(json.dumps({"type": "user", "content": self.prompt}) + "\n")
+        fe.apply(turn, self.cwd, write_files=self.opts.get("mode") != "plan")
+        self.answer(turn)
+
+    def no_conversation(self, session_id: str) -> None:
+        message = f"No conversation found with session ID: {session_id}"
+        if self.fmt == "text":
+            fe.fail(message, 1)
+        self.sid = session_id
+        self.stream_init()
+        self.emit_final(
+            {
+                "type": "result",
+                "subtype": "error_during_execution",
+                "is_error": True,
+                "num_turns": 0,
+                "errors": [message],
+            }
+        )
+        sys.exit(1)
+
+    def answer(self, turn: fe.Turn) -> None:
+        if turn.error == "auth":
+            self.failure(NOT_LOGGED_IN, "authentication_failed", turn.code(1), "none")
+        if turn.error == "rate-limit":
+            reset = fe.reset_at(turn)
+            if self.fmt == "stream-json":
+                self.stream_init()
+                fe.emit(
+                    {
+                        "type": "rate_limit_event",
+                        "rate_limit_info": {
+                            "status": "rejected",
+                            "resetsAt": int(reset),
+                            "rateLimitType": "five_hour",
+                        },
+                        "session_id": self.sid,
+                        "uuid": fe.new_id(),
+                    }
+                )
+            text = f"You've hit your limit · resets {fe.clock_text(reset)} (UTC)"
+            self.failure(text, "rate_limit", turn.code(1), init=False)
+        if turn.error == "backend":
+            self.failure(
+                'API Error: 500 {"type":"error","error":{"type":"api_error",'
+                '"message":"Internal server error"}}',
+                "server_error",
+                turn.code(1),
+            )
+        if turn.error == "truncated":
+            if self.fmt == "text":
+                fe.out(turn.text[: max(1, len(turn.text) // 2)])
+            else:
+                self.stream_init()
+                fe.out(
+                    '{"type":"assistant","message":{"content":[{"type":"text","text":"'
+                    + turn.text[: len(turn.text) // 2].replace('"', "")
+                )
+            sys.exit(turn.code(1))
+        if turn.hang:
+            if self.fmt == "stream-json":
+                self.stream_init()
+                for attempt in (1, 2):
+                    fe.emit(
+                        {
+                            "type": "system",
+                            "subtype": "api_retry",
+                            "attempt": attempt,
+                            "max_retries": 10,
+                            "retry_delay_ms": 524.4 * attempt,
+                            "error_status": None,
+                            "error": "unknown",
+                            "session_id": self.sid,
+                            "uuid": fe.new_id(),
+                        }
+                    )
+            fe.hang_forever()
+        self.success(turn)
+
+    def stream_init(self, api_key_source: str = "ANTHROPIC_API_KEY") -> None:
+        if self.fmt != "stream-json":
+            return
+        fe.emit(
+            {
+                "type": "system",
+                "subtype": "init",
+                "cwd": self.cwd,
+                "session_id": self.sid,
+                "tools": ["Task", "Bash", "Edit", "Read", "Write"],
+                "mcp_servers": [],
+                "model": self.model,
+                "permissionMode": self.opts.get("mode", "default"),
+                "apiKeySource": api_key_source,
+                "claude_code_version": fe.version(VERSION),
+                "output_style": "default",
+                "uuid": fe.new_id(),
+            }
+        )
+
+    def assistant(self, content: list[dict[str, object]], error: str | None = None) -> None:
+        event: dict[str, object] = {
+            "type": "assistant",
+            "parent_tool_use_id": None,
+            "session_id": self.sid,
+            "uuid": fe.new_id(),
+            "message": {
+                "id": fe.new_id(),
+                "type": "message",
+                "role": "assistant",
+                "model": self.model,
+                "content": content,
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 12, "output_tokens": 7},
+            },
+        }
+        if error:
+            event["error"] = error
+        fe.emit(event)
+
+    def emit_final(self, fields: dict[str, object]) -> None:
+        event = {
+            "duration_ms": int((time.time() - self.started) * 1000),
+            "duration_api_ms": 0,
+            "stop_reason": None,
+            "session_id": self.sid,
+            "modelUsage": {},
+            "permission_denials": [],
+            "uuid": fe.new_id(),
+            **fields,
+        }
+        if self.fmt != "text":
+            fe.out(json.dumps(event, ensure_ascii=False) + "\n")
+
+    def failure(
+        self,
+        text: str,
+        error: str,
+        code: int,
+        api_key_source: str = "ANTHROPIC_API_KEY",
+        init: bool = True,
+    ) -> None:
+        if self.fmt == "text":
+            fe.out(text + "\n")
+            sys.exit(code)
+        if init:
+            self.stream_init(api_key_source)
+        if self.fmt == "stream-json":
+            self.assistant([{"type": "text", "text": text}], error=error)
+        self.emit_final(
+            {
+                "type": "result",
+                "subtype": "success",
+                "is_error": True,
+                "api_error_status": None,
+                "num_turns": 1,
+                "result": text,
+                "total_cost_usd": 0,
+                "usage": {"input_tokens": 0, "output_tokens": 0},
+                "terminal_reason": "completed",
+            }
+        )
+        sys.exit(code)
+
+    def success(self, turn: fe.Turn) -> None:
+        if self.fmt == "text":
+            fe.out(turn.text + "\n")
+            sys.exit(turn.code(0))
+        self.stream_init()
+        turns = 1
+        if self.fmt == "stream-json":
+            for index, name in enumerate(turn.files):
+                tool_id = f"toolu_{index:02d}"
+                self.assistant(
+                    [
+                        {
+                            "type": "tool_use",
+                            "id": tool_id,
+                            "name": "Write",
+                            "input": {"file_path": name, "content": "…"},
+                        }
+                    ]
+                )
+                fe.emit(
+                    {
+                        "type": "user",
+                        "session_id": self.sid,
+                        "message": {
+                            "role": "user",
+                            "content": [
+                                {
+                                    "type": "tool_result",
+                                    "tool_use_id": tool_id,
+                                    "content": "File written",
+                                }
+                            ],
+                        },
+                    }
+                )
+                turns += 1
+            self.assistant([{"type": "text", "text": turn.text}])
+        self.emit_final(
+            {
+                "type": "result",
+                "subtype": "success",
+                "is_error": False,
+                "num_turns": turns,
+                "result": turn.text,
+                "total_cost_usd": 0.0123,
+                "usage": {
+                    "input_tokens": 12,
+                    "cache_creation_input_tokens": 100,
+                    "cache_read_input_tokens": 300,
+                    "output_tokens": 7,
+                },
+                "terminal_reason": "completed",
+            }
+        )
+        sys.exit(turn.code(0))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
