@@ -1,0 +1,68 @@
+"""``jlgcli doctor``: diagnose the environment (seed 001 §12.5; F-002 probes, F-001 config)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+EPILOG = """examples:
+  jlgcli doctor                   every check, one line each, with what to do
+  jlgcli doctor --json            the same as one JSON object
+
+checks: jlgcli and how it runs, Python, OS, config files, every backend (installed,
+logged in, supported), PATH (duplicate CLIs, .cmd shims), .jlgcli/runs writable, terminal.
+exit codes: 0 nothing broken, 78 invalid config, 2 no backend available,
+73 .jlgcli/runs not writable.
+"""
+_MARKS = {"ok": "[ok]  ", "warn": "[warn]", "fail": "[FAIL]"}
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add ``doctor``."""
+    parser = subparsers.add_parser(
+        "doctor",
+        help="diagnose the environment: config, backends, PATH, terminal",
+        description="Check what jlgcli runs on and what would stop a run, with a hint for "
+        "each problem. Sends no prompt.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(handler="jlgcli.commands.doctor:execute")
+
+
+def execute(args: argparse.Namespace) -> int:
+    """Run every check; print them (or one JSON object); non-zero when something is broken."""
+    from pathlib import Path
+
+    from jlgcli.doctor import exit_code, run_checks
+    from jlgcli.output import emit_json
+
+    checks, availabilities = run_checks(Path.cwd())
+    code = exit_code(checks)
+    if getattr(args, "json", False):
+        emit_json(
+            {
+                "ok": code == 0,
+                "exitCode": code,
+                "checks": [c.to_json() for c in checks],
+                "backends": [
+                    {
+                        "id": a.id,
+                        "status": a.status,
+                        "version": a.version,
+                        "path": a.path,
+                        "detail": a.detail,
+                        "hint": a.hint,
+                    }
+                    for a in availabilities
+                ],
+            }
+        )
+        return code
+    width = max(len(c.label) for c in checks)
+    for check in checks:
+        print(f"{_MARKS[check.status]} {check.label:<{width}}  {check.summary}")
+        if check.hint and check.status != "ok":
+            print(f"{'':<{width + 9}}hint: {check.hint}")
+    print("\nnothing broken" if code == 0 else f"\nsomething is broken (exit code {code})")
+    return code

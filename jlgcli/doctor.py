@@ -1,0 +1,269 @@
+"""``jlgcli doctor``: what jlgcli runs on and what would stop a run (seed 001 §12.5).
+
+Every check is a small function returning ``Check`` objects: how jlgcli runs
+(package or frozen executable), Python, OS, the config files, every backend's
+probe, PATH problems (npm ``.cmd`` shims on Windows, one CLI found twice),
+whether ``.jlgcli/runs`` can be written under the cwd, and the terminal. A
+``fail`` sets the exit code: 78 broken config, 2 no backend available, 73 run
+directory not writable (the codes ``run`` would exit with).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path, PureWindowsPath
+from typing import Any, Literal, TextIO
+
+from jlgcli._version import __version__
+from jlgcli.backends.base import Availability
+from jlgcli.errors import ExitCode, JlgError
+
+Status = Literal["ok", "warn", "fail"]
+Which = Callable[[str, str], "str | None"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One finding."""
+
+    area: str  # jlgcli | python | os | config | backend | path | runs | terminal
+    name: str
+    status: Status
+    summary: str
+    hint: str | None = None
+    code: int | None = None  # exit code a "fail" stands for
+
+    @property
+    def label(self) -> str:
+        """How the check is named on screen (``backend claude``, ``user config``, ``python``)."""
+        return self.name if self.area in self.name else f"{self.area} {self.name}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if k != "code"}
+
+
+def runtime_checks(*, frozen: bool | None = None) -> list[Check]:
+    """jlgcli's version and how it runs, Python, OS."""
+    frozen = bool(getattr(sys, "frozen", False)) if frozen is None else frozen
+    how = (
+        f"standalone executable {sys.executable}"
+        if frozen
+        else (f"Python package in {Path(__file__).resolve().parent}")
+    )
+    python = f"{platform.python_version()} ({platform.python_implementation()}) {sys.executable}"
+    return [
+        Check("jlgcli", "jlgcli", "ok", f"{__version__}, {how}"),
+        Check("python", "python", "ok", python),
+        Check("os", "os", "ok", f"{platform.platform()} ({platform.machine() or 'unknown'})"),
+    ]
+
+
+def config_checks(cwd: Path, env: Mapping[str, str]) -> tuple[list[Check], dict[str, Any]]:
+    """Each config file (absent is fine) and the custom backends they declare."""
+    from jlgcli.config import describe_config_files, resolve_settings
+
+    checks = []
+    for status in describe_config_files(cwd, env):
+        name = f"{status.scope} config"
+        if status.error:
+            checks.append(
+                Check(
+                    "config",
+                    name,
+                    "fail",
+                    f"{status.path}: {status.error}",
+                    hint=f"fix or remove {status.path}",
+                    code=ExitCode.CONFIG,
+                )
+            )
+        elif status.exists:
+            checks.append(Check("config", name, "ok", f"{status.path} (valid)"))
+        else:
+            checks.append(Check("config", name, "ok", f"{status.path} (absent: defaults apply)"))
+    try:
+        custom = dict(resolve_settings(cwd, env=env).custom_backends)
+    except JlgError as exc:
+        custom = {}
+        if not any(c.status == "fail" for c in checks):
+            checks.append(
+                Check("config", "settings", "fail", exc.message, exc.hint, ExitCode.CONFIG)
+            )
+    return checks, custom
+
+
+def backend_checks(
+    custom: Mapping[str, Any], *, probe: Callable[[list[Any]], list[Availability]] | None = None
+) -> tuple[list[Check], list[Availability]]:
+    """Every backend's probe with its hint; a fail when none is available."""
+    from jlgcli.backends.registry import BUILTINS, get_backend, probe_all
+
+    backends, checks = [], []
+    for name in (*BUILTINS, *sorted(custom)):
+        try:
+            backends.append(get_backend(name, custom=custom))
+        except JlgError as exc:
+            checks.append(Check("backend", name, "fail", exc.message, exc.hint, ExitCode.CONFIG))
+    availabilities = (probe or probe_all)(backends)
+    for a in availabilities:
+        words = " ".join(part for part in (a.status, a.version or "", "-", a.detail) if part)
+        checks.append(
+            Check("backend", a.id, "ok" if a.status == "available" else "warn", words, a.hint)
+        )
+    if not any(a.status == "available" for a in availabilities):
+        checks.append(
+            Check(
+                "backend",
+                "any",
+                "fail",
+                "no backend available",
+                "install and log in to one (see the hints above)",
+                ExitCode.BACKEND_UNAVAILABLE,
+            )
+        )
+    return checks, availabilities
+
+
+def path_checks(
+    names: Sequence[str], path_value: str, *, is_windows: bool, which: Which | None = None
+) -> list[Check]:
+    """The same CLI found more than once on PATH, npm ``.cmd`` shims, an empty PATH."""
+    lookup: Which = which or (lambda name, folder: shutil.which(name, path=folder))
+    separator = ";" if is_windows else ":"
+    folders = [f for f in path_value.split(separator) if f.strip()]
+    if not folders:
+        return [
+            Check(
+                "path",
+                "PATH",
+                "warn",
+                "PATH is empty: no agent CLI can be found",
+                "set PATH to include where npm installs global packages",
+            )
+        ]
+    checks = []
+    for name in names:
+        found: list[str] = []
+        for folder in folders:
+            hit = lookup(name, folder)
+            if hit and os.path.normcase(hit) not in map(os.path.normcase, found):
+                found.append(hit)
+        if len(found) > 1:
+            checks.append(
+                Check(
+                    "path",
+                    name,
+                    "warn",
+                    f"{name} is on PATH {len(found)} times: "
+                    f"{found[0]} (used), " + ", ".join(found[1:]),
+                    "remove the copies you do not use, or reorder PATH",
+                )
+            )
+        if found and is_windows and PureWindowsPath(found[0]).suffix.lower() in (".cmd", ".bat"):
+            checks.append(
+                Check(
+                    "path",
+                    name,
+                    "ok",
+                    f"{found[0]} is an npm .cmd shim: jlgcli "
+                    "sends prompts on stdin, never on its command line",
+                )
+            )
+    return checks
+
+
+def runs_dir_check(cwd: Path) -> Check:
+    """Whether ``.jlgcli/runs`` can be created and written under ``cwd`` (creates nothing)."""
+    target = cwd / ".jlgcli" / "runs"
+    existing = next((p for p in (target, target.parent, cwd) if p.exists()), None)
+    if existing is None or not existing.is_dir():
+        return Check(
+            "runs",
+            "runs",
+            "fail",
+            f"{cwd} does not exist or is not a folder",
+            code=ExitCode.CANT_CREATE,
+        )
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        return Check(
+            "runs",
+            "runs",
+            "fail",
+            f"{target} is not writable ({exc.strerror or exc})",
+            "run from a folder you can write to, or fix its permissions",
+            ExitCode.CANT_CREATE,
+        )
+    return Check("runs", "runs", "ok", f"{target} is writable")
+
+
+def terminal_check(
+    streams: Sequence[TextIO | None] | None = None, env: Mapping[str, str] | None = None
+) -> Check:
+    """isatty of stdin/stdout/stderr, TERM, the output encoding."""
+    env = os.environ if env is None else env
+    stdin, stdout, stderr = streams or (sys.stdin, sys.stdout, sys.stderr)
+    ttys = "/".join("tty" if _isatty(s) else "pipe" for s in (stdin, stdout, stderr))
+    encoding = str(getattr(stdout, "encoding", None) or "unknown")
+    summary = (
+        f"stdin/stdout/stderr: {ttys}; TERM={env.get('TERM', '(unset)')}; "
+        f"encoding {encoding}" + ("; NO_COLOR set" if env.get("NO_COLOR") else "")
+    )
+    if "utf" not in encoding.lower().replace("-", ""):
+        return Check(
+            "terminal",
+            "terminal",
+            "warn",
+            summary,
+            "characters the console cannot show are replaced; set PYTHONIOENCODING=utf-8 "
+            "or use a UTF-8 terminal",
+        )
+    return Check("terminal", "terminal", "ok", summary)
+
+
+def _isatty(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def run_checks(
+    cwd: Path, env: Mapping[str, str] | None = None
+) -> tuple[list[Check], list[Availability]]:
+    """All checks, in display order, and the backends' probes."""
+    env = os.environ if env is None else env
+    checks = runtime_checks()
+    found, custom = config_checks(cwd, env)
+    checks += found
+    found, availabilities = backend_checks(custom)
+    checks += found
+    names = [*(a.id for a in availabilities if a.id not in custom), *_programs(custom)]
+    checks += path_checks(names, env.get("PATH", ""), is_windows=os.name == "nt")
+    checks += [runs_dir_check(cwd), terminal_check(env=env)]
+    return checks, availabilities
+
+
+def _programs(custom: Mapping[str, Any]) -> list[str]:
+    programs = []
+    for settings in custom.values():
+        argv = settings.get("argv") if isinstance(settings, Mapping) else None
+        if isinstance(argv, list) and argv and isinstance(argv[0], str):
+            programs.append(argv[0])
+    return programs
+
+
+def exit_code(checks: Sequence[Check]) -> int:
+    """0, or the code of the most fundamental failure (config > backends > run directory)."""
+    codes = {c.code for c in checks if c.status == "fail" and c.code is not None}
+    for code in (ExitCode.CONFIG, ExitCode.BACKEND_UNAVAILABLE, ExitCode.CANT_CREATE):
+        if code in codes:
+            return int(code)
+    return int(ExitCode.RUN_ERROR) if any(c.status == "fail" for c in checks) else 0
