@@ -111,7 +111,8 @@ class TranscriptSink:
                 try:
                     self._fh.close()
                 except OSError as exc:
-                    self._fail(exc)
+                    if self.error is None:  # else: the bytes that failed, retried; known
+                        self._fail(exc)
 
     def __enter__(self) -> TranscriptSink:
         return self

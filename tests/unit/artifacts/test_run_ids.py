@@ -1,0 +1,87 @@
+"""Run ids: time-sortable, Windows-safe, unique within a process (F-006, RG-015)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from jlgcli.artifacts.ids import coerce_run_id, is_safe_run_id, new_run_id, run_id_time
+
+_WINDOWS_FORBIDDEN = set('<>:"/\\|?*')
+_moments = st.datetimes(
+    min_value=datetime(1971, 1, 1),
+    max_value=datetime(9998, 12, 31),
+    timezones=st.just(timezone.utc),
+)
+
+
+def test_shape_matches_the_documented_example() -> None:
+    run_id = new_run_id(datetime(2026, 11, 22, 2, 30, 15, tzinfo=timezone.utc))
+    assert run_id.startswith("20261122T023015Z-")
+    assert len(run_id) == len("20261122T023015Z-3f9a1c")
+    assert run_id_time(run_id) == datetime(2026, 11, 22, 2, 30, 15, tzinfo=timezone.utc)
+
+
+@given(_moments)
+def test_ids_are_windows_safe(moment: datetime) -> None:
+    # RG-015: no ':' (nor any other character Windows forbids in a file name)
+    run_id = new_run_id(moment)
+    assert not _WINDOWS_FORBIDDEN & set(run_id)
+    assert run_id.isascii() and is_safe_run_id(run_id)
+
+
+@given(_moments, _moments)
+def test_ids_sort_like_their_times(a: datetime, b: datetime) -> None:
+    # seconds decide; within one second the order is arbitrary but the ids differ
+    first, second = new_run_id(a), new_run_id(b)
+    if a.replace(microsecond=0) < b.replace(microsecond=0):
+        assert first < second
+    elif a.replace(microsecond=0) > b.replace(microsecond=0):
+        assert first > second
+    else:
+        assert first != second
+
+
+def test_unique_within_the_same_second() -> None:
+    moment = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    ids = [new_run_id(moment) for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    assert len({i[:16] for i in ids}) == 1
+
+
+def test_aware_times_are_converted_to_utc() -> None:
+    paris = timezone(timedelta(hours=1))
+    assert new_run_id(datetime(2026, 3, 1, 10, 0, 0, tzinfo=paris)).startswith("20260301T090000Z")
+
+
+def test_default_is_now() -> None:
+    before = datetime.now(timezone.utc).replace(microsecond=0)
+    moment = run_id_time(new_run_id())
+    assert moment is not None and before <= moment <= datetime.now(timezone.utc)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["", "a:b", "../x", "x/y", "x\\y", "CON", "nul.txt", "com1", "LPT9.log", "name.", ".hidden",
+     "a" * 65, "é", "a b", "a..b"],
+)  # fmt: skip
+def test_unsafe_names(name: str) -> None:
+    assert not is_safe_run_id(name)
+    assert coerce_run_id(name) != name and is_safe_run_id(coerce_run_id(name))
+
+
+@pytest.mark.parametrize("name", ["my-run", "run_1.2", "CONSOLE", "20261122T023015Z-3f9a1c"])
+def test_safe_names_are_kept(name: str) -> None:
+    assert is_safe_run_id(name)
+    assert coerce_run_id(name) == name
+
+
+def test_coerce_none_makes_a_new_id() -> None:
+    assert run_id_time(coerce_run_id(None)) is not None
+
+
+def test_time_of_a_foreign_name_is_none() -> None:
+    assert run_id_time("my-run") is None

@@ -1,0 +1,221 @@
+"""transcript.ndjson: a record per chunk, flushed at once, redacted (F-006, RG-016, RG-007)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jlgcli.artifacts.redact import Redactor
+from jlgcli.artifacts.transcript import TranscriptSink, json_escape_utf8
+from jlgcli.errors import ExitCode, JlgError
+from jlgcli.process.model import OutputEvent
+
+GHP = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    # split on b"\n" only: str.splitlines() would also split on U+0085/U+2028 inside a record
+    return [json.loads(line) for line in path.read_bytes().split(b"\n") if line]
+
+
+def test_one_record_per_chunk_with_relative_time(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.ndjson"
+    with TranscriptSink(path, start=100.0) as sink:
+        sink(OutputEvent("stdout", "hello\n", 100.25))
+        sink(OutputEvent("stderr", "warn: x\n", 101.5004))
+    assert _records(path) == [
+        {"t": 0.25, "type": "stdout", "text": "hello\n"},
+        {"t": 1.5, "type": "stderr", "text": "warn: x\n"},
+    ]
+    assert sink.records == 2
+
+
+def test_each_event_is_on_disk_before_the_call_returns(tmp_path: Path) -> None:
+    # F-006: a run killed midway keeps everything up to the kill — read while still open
+    path = tmp_path / "transcript.ndjson"
+    sink = TranscriptSink(path, start=0.0)
+    try:
+        for i in range(5):
+            sink(OutputEvent("stdout", f"line {i}\n", float(i)))
+            with path.open("rb") as reader:
+                lines = reader.read().splitlines()
+            assert len(lines) == i + 1
+            assert json.loads(lines[-1])["text"] == f"line {i}\n"
+        sink.write_record("exit", code=0)
+        assert _records(path)[-1]["type"] == "exit"
+    finally:
+        sink.close()
+
+
+def test_redacted_output_is_flushed_per_complete_line(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.ndjson"
+    sink = TranscriptSink(path, redactor=Redactor(environ={}), start=0.0)
+    try:
+        sink(OutputEvent("stdout", "done line\nexport GITHUB_TOKEN=ghp_a1B2", 1.0))
+        assert [r["text"] for r in _records(path)] == ["done line\n"]  # partial line held back
+        sink(OutputEvent("stdout", GHP[10:] + "\nnext", 2.0))
+        assert [r["text"] for r in _records(path)][-1] == "export GITHUB_TOKEN=[REDACTED]\n"
+    finally:
+        sink.close()
+    texts = [r["text"] for r in _records(path)]
+    assert texts[-1] == "next"  # the held tail is written on close
+    assert GHP not in path.read_text(encoding="utf-8")
+
+
+def test_runner_records_come_after_held_output_and_are_redacted(tmp_path: Path) -> None:
+    path = tmp_path / "transcript.ndjson"
+    redactor = Redactor(environ={})
+    with TranscriptSink(path, redactor=redactor, start=0.0) as sink:
+        sink(OutputEvent("stdout", "no newline yet", 1.0))
+        sink(OutputEvent("stderr", "err tail", 1.5))
+        sink.write_record("iteration-end", iteration=1, apiToken="abc123", note=f"saw {GHP}",
+                          path=tmp_path)  # fmt: skip
+    records = _records(path)
+    assert [(r["type"], r.get("text")) for r in records[:2]] == [
+        ("stdout", "no newline yet"),
+        ("stderr", "err tail"),
+    ]
+    assert records[0]["t"] == 1.0
+    end = records[2]
+    assert end["type"] == "iteration-end" and end["iteration"] == 1
+    assert end["apiToken"] == "[REDACTED]" and end["note"] == "saw [REDACTED]"
+    assert end["path"] == str(tmp_path) and isinstance(end["t"], float)
+    assert redactor.count == 2
+
+
+_TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=300)
+
+
+@given(st.lists(_TEXT, min_size=1, max_size=8))
+@settings(max_examples=100, deadline=None)
+def test_any_text_round_trips_through_json(tmp_path_factory: pytest.TempPathFactory,
+                                           chunks: list[str]) -> None:  # fmt: skip
+    path = tmp_path_factory.mktemp("t") / "transcript.ndjson"
+    with TranscriptSink(path, start=0.0) as sink:
+        for i, chunk in enumerate(chunks):
+            sink(OutputEvent("stdout", chunk, float(i)))
+    records = _records(path)
+    assert "".join(r["text"] for r in records) == "".join(chunks)
+    assert path.read_bytes().count(b"\n") == len(records)  # one line per record, always
+
+
+@given(_TEXT)
+def test_escape_matches_json(text: str) -> None:
+    escaped = json_escape_utf8(text.encode())
+    assert json.loads(b'"' + escaped + b'"') == text
+    assert b"\n" not in escaped and b"\r" not in escaped
+
+
+def test_lone_surrogates_are_kept_visible(tmp_path: Path) -> None:
+    path = tmp_path / "t.ndjson"
+    with TranscriptSink(path, start=0.0) as sink:
+        sink(OutputEvent("stdout", "bad \udc80 byte", 0.0))
+    assert _records(path)[0]["text"] == "bad \\udc80 byte"
+
+
+def test_cannot_create_is_exit_73_with_a_hint(tmp_path: Path) -> None:
+    # RG-016: a path under a regular file fails for root too (unlike chmod)
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    with pytest.raises(JlgError) as caught:
+        TranscriptSink(blocker / "transcript.ndjson")
+    assert caught.value.code == ExitCode.CANT_CREATE == 73
+    assert str(blocker) in caught.value.message
+    assert caught.value.hint and "--artifacts-dir" in caught.value.hint
+
+
+def test_write_failure_is_exit_73_and_sticks(tmp_path: Path) -> None:
+    sink = TranscriptSink(tmp_path / "t.ndjson", start=0.0)
+
+    class FullDisk:
+        def write(self, data: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+        def flush(self) -> None: ...
+
+        def close(self) -> None: ...
+
+    sink._fh = FullDisk()  # type: ignore[assignment]
+    with pytest.raises(JlgError) as caught:
+        sink(OutputEvent("stdout", "x\n", 0.0))
+    assert caught.value.code == 73 and "No space left" in caught.value.message
+    assert sink.error is caught.value
+    with pytest.raises(JlgError):
+        sink.write_record("exit", code=0)  # the run must not go on as if it were written
+    sink.close()  # closing a failed sink does not raise again
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_real_full_device_is_exit_73() -> None:
+    sink = TranscriptSink(Path("/dev/full"), start=0.0)
+    with pytest.raises(JlgError) as caught:
+        sink(OutputEvent("stdout", "x" * 10, 0.0))
+    assert caught.value.code == 73
+    sink.close()
+
+
+def test_close_failure_is_exit_73(tmp_path: Path) -> None:
+    sink = TranscriptSink(tmp_path / "t.ndjson", start=0.0)
+    real = sink._fh
+
+    class FailsOnClose:
+        def write(self, data: bytes) -> int:
+            return real.write(data)
+
+        def flush(self) -> None:
+            real.flush()
+
+        def close(self) -> None:
+            real.close()
+            raise OSError(5, "Input/output error")
+
+    sink._fh = FailsOnClose()  # type: ignore[assignment]
+    with pytest.raises(JlgError) as caught:
+        sink.close()
+    assert caught.value.code == 73
+
+
+def test_after_close_events_are_dropped_and_close_is_idempotent(tmp_path: Path) -> None:
+    path = tmp_path / "t.ndjson"
+    sink = TranscriptSink(path, redactor=Redactor(environ={}), start=0.0)
+    sink(OutputEvent("stdout", "a\n", 0.0))
+    sink.close()
+    sink.close()
+    sink(OutputEvent("stdout", "late\n", 1.0))  # a reader thread finishing after the run
+    assert [r["text"] for r in _records(path)] == ["a\n"]
+
+
+def test_default_start_is_creation_time(tmp_path: Path) -> None:
+    import time
+
+    path = tmp_path / "t.ndjson"
+    with TranscriptSink(path) as sink:
+        sink(OutputEvent("stdout", "x", time.monotonic()))
+    assert 0 <= _records(path)[0]["t"] < 60
+
+
+def test_two_reader_threads_never_interleave_records(tmp_path: Path) -> None:
+    path = tmp_path / "t.ndjson"
+    chunk = "y" * 5000 + "\n"
+    with TranscriptSink(path, redactor=Redactor(environ={}), start=0.0) as sink:
+
+        def pump(stream: Any) -> None:
+            for i in range(200):
+                sink(OutputEvent(stream, chunk, float(i)))
+
+        threads = [threading.Thread(target=pump, args=(s,)) for s in ("stdout", "stderr")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    records = _records(path)
+    assert len(records) == 400
+    assert {r["type"] for r in records} == {"stdout", "stderr"}
+    assert all(r["text"] == chunk for r in records)
