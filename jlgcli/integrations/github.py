@@ -1,0 +1,177 @@
+"""GitHub Actions glue: step outputs and a Markdown job summary from a RunSummary.
+
+jlgcli writes these itself (not the Action's shell), so the logic is plain,
+unit-tested Python and works the same when a user calls ``jlgcli loop`` from
+their own workflow step. Outputs go to ``$GITHUB_OUTPUT`` (``name=value``, or
+the ``name<<DELIM`` heredoc form with a random delimiter for multi-line
+values); the summary is appended to ``$GITHUB_STEP_SUMMARY`` (GitHub caps it
+at 1 MiB per step). A failure to write either is a warning, never a failed
+run: the exit code decides pass/fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import sys
+from collections.abc import Callable, Mapping
+
+from jlgcli.runner.summary import RunSummary
+
+# Outputs a workflow reads (``steps.<id>.outputs.<name>``), in this order.
+OUTPUT_NAMES = ("status", "stop-cause", "exit-code", "iterations", "summary", "run-dir", "cost",
+                "backend", "run-id")  # fmt: skip
+OUTPUT_TEXT_CAP = 64_000  # characters of the summary output (the model's text can be huge)
+SUMMARY_TEXT_CAP = 60_000  # characters of the final message shown in the job summary
+SUMMARY_CAP_BYTES = 1_000_000  # GitHub rejects step summaries over 1 MiB
+
+_ICONS = {"done": "✅", "error": "❌", "incomplete": "⚠️", "interrupted": "⏹️"}
+
+
+def enabled(env: Mapping[str, str], *, force: bool = False) -> bool:
+    """True inside GitHub Actions (``GITHUB_ACTIONS=true``) or when forced (``--github``)."""
+    return force or env.get("GITHUB_ACTIONS", "").lower() == "true"
+
+
+def output_values(summary: RunSummary) -> dict[str, str]:
+    """The step outputs of a run, as strings (empty when unknown, never a made-up 0)."""
+    text = summary.summary or summary.text.strip()
+    if len(text) > OUTPUT_TEXT_CAP:
+        text = text[:OUTPUT_TEXT_CAP] + "\n… [truncated]"
+    return {
+        "status": summary.status,
+        "stop-cause": summary.stopCause,
+        "exit-code": str(summary.exitCode),
+        "iterations": str(summary.iterations),
+        "summary": text,
+        "run-dir": summary.runDir or "",
+        "cost": f"{summary.costUsd:.6f}" if summary.costUsd is not None else "",
+        "backend": summary.backend,
+        "run-id": summary.runId,
+    }
+
+
+def new_delimiter() -> str:
+    """A delimiter a value cannot guess (GitHub's own toolkit uses ``ghadelimiter_<uuid>``)."""
+    return f"ghadelimiter_{secrets.token_hex(16)}"
+
+
+def format_outputs(
+    values: Mapping[str, str], *, delimiter: Callable[[], str] = new_delimiter
+) -> str:
+    """``$GITHUB_OUTPUT`` lines for ``values``; multi-line values use a random heredoc delimiter."""
+    lines: list[str] = []
+    for name, raw in values.items():
+        value = raw.replace("\r\n", "\n").replace("\r", "\n")
+        if "\n" not in value:
+            lines.append(f"{name}={value}")
+            continue
+        mark = delimiter()
+        while mark in value:  # never let the value end the heredoc early
+            mark = delimiter()
+        lines.extend((f"{name}<<{mark}", value, mark))
+    return "".join(line + "\n" for line in lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _fence(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def markdown_summary(summary: RunSummary) -> str:
+    """The job summary: a status line, a small table, the model's summary and final message."""
+    from jlgcli.durations import format_duration_ms
+    from jlgcli.runner.report import format_cost
+
+    icon = _ICONS.get(summary.status, "")
+    iterations = (f"{summary.iterations}/{summary.maxIterations}" if summary.command == "loop"
+                  else str(summary.iterations))  # fmt: skip
+    backend = summary.backend + (f" {summary.backendVersion}" if summary.backendVersion else "")
+    rows = [
+        ("status", f"{summary.status} ({summary.stopCause})"),
+        ("backend", backend),
+        ("iterations", iterations),
+        ("duration", format_duration_ms(summary.durationMs)),
+        ("cost", format_cost(summary)),
+        ("exit code", str(summary.exitCode)),
+    ]
+    if summary.runDir:
+        rows.append(("artifacts", f"`{summary.runDir}`"))
+    title = " ".join(part for part in ("###", icon, f"jlgcli {summary.command}:", summary.status)
+                     if part)  # fmt: skip
+    parts = [title, "", "| | |", "| --- | --- |"]
+    parts += [f"| {name} | {_cell(value)} |" for name, value in rows]
+    if summary.error is not None:
+        parts += ["", f"> **Error:** {_cell(summary.error.message)}"]
+        if summary.error.hint:
+            parts.append(f"> **Hint:** {_cell(summary.error.hint)}")
+    if summary.summary:
+        parts += ["", f"**Summary:** {summary.summary.strip()}"]
+    for note in summary.diagnosis:
+        parts.append(f"- {_cell(note)}")
+    text = summary.text.strip()
+    if text:
+        if len(text) > SUMMARY_TEXT_CAP:
+            text = "… [truncated]\n" + text[-SUMMARY_TEXT_CAP:]
+        fence = _fence(text)
+        parts += ["", "<details><summary>Final message</summary>", "", f"{fence}text", text,
+                  fence, "", "</details>"]  # fmt: skip
+    body = "\n".join(parts) + "\n\n"
+    encoded = body.encode("utf-8")
+    if len(encoded) > SUMMARY_CAP_BYTES:  # cannot happen with the caps above; kept as a guard
+        body = encoded[:SUMMARY_CAP_BYTES].decode("utf-8", errors="ignore") + "\n"
+    return body
+
+
+def _append(path: str, text: str) -> None:
+    with open(path, "a", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+
+
+def publish(
+    summary: RunSummary,
+    *,
+    env: Mapping[str, str] = os.environ,
+    force: bool = False,
+    warn: Callable[[str], None] | None = None,
+) -> None:
+    """Write step outputs and the job summary when in GitHub Actions (or ``force``); else no-op.
+
+    Never raises for an unwritable file: the run's exit code stays the verdict.
+    """
+    if not enabled(env, force=force):
+        return
+    say = warn or _stderr_warning
+    for variable in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+        path = env.get(variable)
+        if not path:
+            say(f"{variable} is not set: nothing written there")
+            continue
+        if variable == "GITHUB_OUTPUT":
+            text = format_outputs(output_values(summary))
+        else:
+            text = markdown_summary(summary)
+        try:
+            _append(path, text)
+        except OSError as exc:
+            say(f"cannot write {variable} ({path}): {exc.strerror or exc}")
+
+
+def write_outputs(values: Mapping[str, str], *, env: Mapping[str, str] = os.environ) -> None:
+    """Append raw outputs (e.g. ``exit-code`` for a command without a RunSummary)."""
+    path = env.get("GITHUB_OUTPUT")
+    if path:
+        try:
+            _append(path, format_outputs(values))
+        except OSError as exc:
+            _stderr_warning(f"cannot write GITHUB_OUTPUT ({path}): {exc.strerror or exc}")
+
+
+def _stderr_warning(message: str) -> None:
+    sys.stderr.write(f"warning: {message}\n")
+    sys.stderr.flush()

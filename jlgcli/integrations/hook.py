@@ -1,0 +1,197 @@
+"""pre-commit glue: the change under review (files + size-capped diff) → a prompt, and the verdict.
+
+``jlgcli hook`` runs inside a git hook: no TTY, nobody to answer a question,
+and its output is shown only when it fails. So this module reads the change
+itself (``git diff --cached``, or the pushed range pre-commit names in
+``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF``), caps the diff it puts in the
+prompt (streamed: a huge diff never sits whole in memory, and git is stopped
+once the cap is reached), and renders a verdict that fits on one screen.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import textwrap
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from jlgcli.errors import ExitCode, JlgError
+from jlgcli.runner.summary import RunSummary
+
+DEFAULT_PROMPT = Path(__file__).with_name("hook_prompt.md")
+DEFAULT_MAX_DIFF_BYTES = 100_000
+MAX_LISTED_FILES = 200
+GIT_TIMEOUT_S = 60.0
+REPORT_MAX_LINES = 20
+REPORT_WIDTH = 100
+
+
+@dataclass(frozen=True)
+class Change:
+    """What the agent is asked to review."""
+
+    files: tuple[str, ...]
+    diff: str
+    truncated: bool  # the diff was cut at the byte cap
+    source: str  # "staged" or "<from>...<to>" (pre-push)
+
+    @property
+    def empty(self) -> bool:
+        return not self.files and not self.diff.strip()
+
+
+@dataclass(frozen=True)
+class _GitOutput:
+    text: str
+    truncated: bool
+    exit_code: int | None
+    stderr: str
+
+
+def diff_range(env: Mapping[str, str]) -> tuple[str, str] | None:
+    """The ref range pre-commit gives a pre-push (or ``--from-ref/--to-ref``) hook, if any."""
+    start, end = env.get("PRE_COMMIT_FROM_REF", ""), env.get("PRE_COMMIT_TO_REF", "")
+    return (start, end) if start and end else None
+
+
+def _base_argv(refs: tuple[str, str] | None) -> list[str]:
+    argv = ["git", "-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff"]
+    return argv + ([f"{refs[0]}...{refs[1]}"] if refs else ["--cached"])
+
+
+def _git(argv: Sequence[str], cwd: Path, limit: int) -> _GitOutput:
+    """Run git, keeping at most ``limit`` bytes of stdout; stop it once past the cap."""
+    from jlgcli.process import ExecutableNotFound, run_invocation
+    from jlgcli.process.model import Invocation, Limits, OutputEvent, StopReason
+
+    kept: list[str] = []
+    errors: list[str] = []
+    size = 0
+    cut = threading.Event()
+
+    def sink(event: OutputEvent) -> None:
+        nonlocal size
+        if event.stream == "stderr":
+            errors.append(event.text)
+            return
+        if cut.is_set():
+            return
+        data = event.text.encode("utf-8")
+        if size + len(data) > limit:
+            kept.append(data[: limit - size].decode("utf-8", errors="ignore"))
+            size = limit
+            cut.set()  # enough: the rest would be dropped anyway
+            return
+        kept.append(event.text)
+        size += len(data)
+
+    try:
+        outcome = run_invocation(
+            Invocation(tuple(argv), cwd=str(cwd), env={"GIT_PAGER": "cat", "LC_ALL": "C"}),
+            limits=Limits(total_timeout=GIT_TIMEOUT_S, kill_grace=0.5),
+            sinks=(sink,),
+            cancel=cut,
+        )
+    except ExecutableNotFound:
+        hint = "jlgcli hook reads the change with git: install git"
+        raise JlgError(ExitCode.USAGE, "git is not on PATH", hint) from None
+    if outcome.stop_reason is StopReason.CANCELLED and not cut.is_set():
+        raise KeyboardInterrupt
+    if outcome.stop_reason is StopReason.TIMEOUT:
+        raise JlgError(ExitCode.TIMEOUT, f"git did not answer within {GIT_TIMEOUT_S:.0f}s",
+                       hint="is the repository locked by another git process?")  # fmt: skip
+    return _GitOutput("".join(kept), cut.is_set(), outcome.exit_code, "".join(errors))
+
+
+def collect_change(
+    cwd: Path,
+    files: Sequence[str] = (),
+    *,
+    max_diff_bytes: int = DEFAULT_MAX_DIFF_BYTES,
+    env: Mapping[str, str] = os.environ,
+) -> Change:
+    """The files and diff to review: ``files`` (from pre-commit) or every staged file.
+
+    ``max_diff_bytes`` caps the diff in the prompt (0: no diff, files only).
+    Raises ``JlgError`` (64) outside a git work tree.
+    """
+    refs = diff_range(env)
+    base = _base_argv(refs)
+    if files:
+        names = tuple(files)
+    else:
+        listed = _git([*base, "--name-only", "-z"], cwd, 4_000_000)
+        _check(listed)
+        names = tuple(name for name in listed.text.split("\0") if name)
+    diff, truncated = "", False
+    if max_diff_bytes > 0 and names:
+        found = _git([*base, "--", *names], cwd, max_diff_bytes)
+        _check(found)
+        diff, truncated = found.text, found.truncated
+        if truncated and "\n" in diff:  # end on a whole line
+            diff = diff[: diff.rindex("\n") + 1]
+    return Change(names, diff, truncated, f"{refs[0]}...{refs[1]}" if refs else "staged")
+
+
+def _check(result: _GitOutput) -> None:
+    if result.exit_code in (0, None) or result.truncated:
+        return
+    detail = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else ""
+    raise JlgError(ExitCode.USAGE, f"cannot read the change with git: {detail or 'git failed'}",
+                   hint="run jlgcli hook inside a git work tree (pre-commit does)")  # fmt: skip
+
+
+def _fence(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def compose_prompt(task: str, change: Change) -> str:
+    """The task followed by the change: the file list and the (capped) diff."""
+    what = "staged for commit" if change.source == "staged" else f"in {change.source}"
+    lines = [task.rstrip(), "", "## The change", "",
+             f"{len(change.files)} file(s) {what}:"]  # fmt: skip
+    lines += [f"- {name}" for name in change.files[:MAX_LISTED_FILES]]
+    if len(change.files) > MAX_LISTED_FILES:
+        lines.append(f"- … and {len(change.files) - MAX_LISTED_FILES} more")
+    lines.append("")
+    if change.diff.strip():
+        fence = _fence(change.diff)
+        lines += [f"{fence}diff", change.diff.rstrip("\n"), fence]
+        if change.truncated:
+            lines.append("[the diff was cut at the size limit: read the files for the rest]")
+    else:
+        lines.append("(no diff shown: read the files themselves)")
+    return "\n".join(lines) + "\n"
+
+
+def _wrapped(text: str, budget: int) -> list[str]:
+    out: list[str] = []
+    for paragraph in text.strip().splitlines():
+        out += textwrap.wrap(paragraph, REPORT_WIDTH - 2) or [""]
+    if len(out) > budget:
+        out = [*out[: budget - 1], "…"]
+    return ["  " + line for line in out]
+
+
+def hook_report(summary: RunSummary, change: Change) -> str:
+    """One screen at most: the verdict, why, and how to see more or skip once."""
+    diff = "cut at the size limit" if change.truncated else "complete"
+    reviewed = f"{len(change.files)} file(s), diff {diff}"
+    if summary.exitCode == 0:
+        about = f" — {summary.summary.strip().splitlines()[0]}" if summary.summary else ""
+        return f"jlgcli hook: passed ({summary.backend}, {reviewed}){about}\n"
+    lines = [f"jlgcli hook: FAILED ({summary.stopCause}, exit {summary.exitCode}, "
+             f"backend {summary.backend})"]  # fmt: skip
+    reason = summary.summary or (summary.error.message if summary.error else "") or summary.text
+    lines += _wrapped(reason or "(no message)", REPORT_MAX_LINES - 6)
+    if summary.error is not None and summary.error.hint:
+        lines.append(f"hint: {summary.error.hint}")
+    lines.append(f"reviewed: {reviewed}")
+    if summary.runDir:
+        lines.append(f"artifacts: {summary.runDir}")
+    lines.append("more output: add -v to the hook's args · skip once: SKIP=jlgcli-run git commit …")
+    return "\n".join(line[:REPORT_WIDTH] for line in lines[:REPORT_MAX_LINES]) + "\n"

@@ -1,0 +1,38 @@
+"""A RunSummary factory for the door tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from jlgcli.runner.summary import EXIT_CODES, RunSummary, status_of
+
+MakeSummary = Callable[..., RunSummary]
+
+
+@pytest.fixture
+def make_summary() -> MakeSummary:
+    """``make_summary(stopCause="error", text="…")`` → a valid RunSummary."""
+
+    def make(**fields: Any) -> RunSummary:
+        cause = fields.pop("stopCause", "done")
+        base: dict[str, Any] = {
+            "command": "loop",
+            "status": status_of(cause),
+            "stopCause": cause,
+            "exitCode": EXIT_CODES[cause],
+            "backend": "claude",
+            "completionMode": "json",
+            "iterations": 2,
+            "maxIterations": 5,
+            "durationMs": 4200,
+            "startedAt": "2026-01-01T00:00:00.000Z",
+            "endedAt": "2026-01-01T00:00:04.200Z",
+            "runId": "20260101T000000-abcd",
+        }
+        base.update(fields)
+        return RunSummary(**base)
+
+    return make

@@ -1,0 +1,104 @@
+"""The Python half of action.yml: inputs (JLG_* env) → jlgcli, exit-code output, fail-on-error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jlgcli.integrations import action
+from tests.unit.integrations.gha_format import parse_github_output
+
+
+class FakeCli:
+    def __init__(self, code: int) -> None:
+        self.code = code
+        self.calls: list[list[str]] = []
+
+    def __call__(self, argv):
+        self.calls.append(list(argv))
+        return self.code
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(tmp_path / "out"),
+            "JLG_PROMPT_FILE": "task.md"}  # fmt: skip
+
+
+def outputs(env: dict[str, str]) -> dict[str, str]:
+    path = Path(env["GITHUB_OUTPUT"])
+    return parse_github_output(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def test_inputs_become_the_loop_command_line():
+    argv = action.action_argv({
+        "JLG_COMMAND": "loop", "JLG_PROMPT_FILE": "tasks/a.md", "JLG_BACKEND": "codex",
+        "JLG_MAX_ITERATIONS": "3", "JLG_TIMEOUT": "20m", "JLG_COMPLETION": "json",
+        "JLG_ARTIFACTS": "true", "JLG_ARGS": "--model 'o4 mini' -v",
+    }, is_windows=False)  # fmt: skip
+    assert argv == ["loop", "tasks/a.md", "--backend", "codex", "--timeout", "20m",
+                    "--max-iterations", "3", "--completion", "json", "--artifacts",
+                    "--model", "o4 mini", "-v"]  # fmt: skip
+
+
+def test_command_defaults_to_loop_and_blank_inputs_are_ignored():
+    argv = action.action_argv({"JLG_PROMPT_FILE": "t.md", "JLG_BACKEND": "", "JLG_ARTIFACTS": ""})
+    assert argv == ["loop", "t.md"]
+
+
+def test_success_writes_exit_code_and_passes(env, capsys):
+    cli = FakeCli(0)
+    assert action.main(env, run=cli) == 0
+    assert cli.calls == [["loop", "task.md"]]
+    assert outputs(env) == {"exit-code": "0"}
+    assert "jlgcli loop task.md" in capsys.readouterr().out
+
+
+def test_failure_fails_the_step_with_jlgcli_exit_code(env):
+    assert action.main(env, run=FakeCli(4)) == 4
+    assert outputs(env)["exit-code"] == "4"
+
+
+def test_fail_on_error_false_passes_the_step_but_keeps_the_code(env, capsys):
+    env["JLG_FAIL_ON_ERROR"] = "false"
+    assert action.main(env, run=FakeCli(75)) == 0
+    assert outputs(env)["exit-code"] == "75"
+    assert "::warning title=jlgcli::jlgcli exited 75" in capsys.readouterr().out
+
+
+def test_dev_gets_a_status_from_its_exit_code(env):
+    env.update({"JLG_COMMAND": "dev", "JLG_ARGS": "run --yes", "JLG_BACKEND": "claude"})
+    cli = FakeCli(3)
+    assert action.main(env, run=cli) == 3
+    assert cli.calls == [["dev", "run", "--yes", "--llm", "claude"]]
+    assert outputs(env) == {"exit-code": "3", "status": "error"}
+    env["GITHUB_OUTPUT"] += "2"
+    assert action.main(env, run=FakeCli(0)) == 0
+    assert outputs(env) == {"exit-code": "0", "status": "done"}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"JLG_COMMAND": "deploy"}, {"JLG_PROMPT_FILE": ""}, {"JLG_FAIL_ON_ERROR": "maybe"},
+     {"JLG_ARTIFACTS": "sometimes"}, {"JLG_COMMAND": "run", "JLG_MAX_ITERATIONS": "3"}],
+)  # fmt: skip
+def test_bad_inputs_are_a_usage_error_with_outputs(env, bad, capsys):
+    env.update(bad)
+    cli = FakeCli(0)
+    assert action.main(env, run=cli) == 64
+    assert cli.calls == []
+    assert outputs(env) == {"status": "error", "exit-code": "64"}
+    assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_default_runner_is_the_cli(env, monkeypatch):
+    seen: list[list[str]] = []
+
+    def fake_main(argv):
+        seen.append(list(argv))
+        return 2
+
+    monkeypatch.setattr("jlgcli.cli.main", fake_main)
+    assert action.main(env) == 2
+    assert seen == [["loop", "task.md"]]
