@@ -193,7 +193,7 @@ def test_hanging_script_and_its_grandchild_are_killed_at_the_timeout(tmp_path: P
         time.sleep(600)
         """,
     )
-    result = run_script(script, root=tmp_path, timeout=3, max_output_bytes=1000)
+    result = run_script(script, root=tmp_path, timeout=5, max_output_bytes=1000)
     assert result.stop_reason == "timeout"
     assert result.exit_code != 0
     assert "started" in result.stdout
