@@ -1,0 +1,126 @@
+"""Shared text builders for the dev-loop unit tests."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jlgcli.dev.agent import AgentReply
+from jlgcli.dev.questions import Asker
+
+FIELDS = """- **ID:** {id}
+- **Milestone:** M1
+- **Status:** {status}
+- **Complexity:** S
+- **Dependencies:** {deps}
+- **What to build:** something
+- **Files in scope:** `a.py`
+- **Constraints:** none
+- **Validation criteria:**
+  - tests pass
+- **Context references:** `docs/architecture.md`
+"""
+
+
+def task(task_id: str, status: str = "pending", deps: str = "none", level: int = 3) -> str:
+    return f"{'#' * level} {task_id}: Title of {task_id}\n\n" + FIELDS.format(
+        id=task_id, status=status, deps=deps
+    )
+
+
+# -- whole projects and a scripted agent, for in-process runs of the loop ----------------------
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "devloop"
+GREET = "def greet(name: str) -> str:\n    return f\"Hello, {name or 'world'}!\"\n"
+GREET_TEST = (
+    "import unittest\n\nfrom greetings.core import greet\n\n\n"
+    "class GreetTest(unittest.TestCase):\n"
+    "    def test_greet(self) -> None:\n"
+    "        self.assertEqual(greet('Ada'), 'Hello, Ada!')\n"
+)
+NOTES = "## Summary\nAdded greet.\n"
+CLEAN_REVIEW = "## BLOCKING\n- None\n\n## NON-BLOCKING\n- add a docstring\n\n## NITPICK\n- None\n"
+BLOCKING_REVIEW = "## BLOCKING\n- greet ignores empty names\n\n## NON-BLOCKING\n- None\n"
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def make_project(root: Path, config: dict[str, object] | None = None) -> Path:
+    """A copy of examples/devloop in ``root``, committed in a fresh git repository."""
+    shutil.copytree(EXAMPLE, root)
+    if config is not None:
+        (root / ".aidevloop.json").write_text(json.dumps(config), encoding="utf-8")
+    git(root, "init", "-q")
+    git(root, "config", "user.name", "Dev Loop Test")
+    git(root, "config", "user.email", "devloop@example.invalid")
+    git(root, "config", "commit.gpgsign", "false")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def implement_turn(notes: str = NOTES) -> dict[str, str]:
+    return {
+        "greetings/core.py": GREET,
+        "tests/test_core.py": GREET_TEST,
+        "context/implementation-notes.md": notes,
+    }
+
+
+def review_turn(text: str = CLEAN_REVIEW) -> dict[str, str]:
+    return {"context/review.md": text}
+
+
+@dataclass
+class Turn:
+    files: dict[str, str] = field(default_factory=dict)
+    ok: bool = True
+    text: str = "done"
+    error: str | None = None
+    action: Callable[[], None] | None = None  # e.g. raise KeyboardInterrupt
+
+
+@dataclass
+class ScriptedAgent:
+    """An AgentCaller writing each turn's files into the project, recording the prompts."""
+
+    turns: list[Turn]
+    name: str = "scripted"
+    prompts: list[str] = field(default_factory=list)
+
+    def call(self, prompt: str, cwd: Path) -> AgentReply:
+        self.prompts.append(prompt)
+        turn = self.turns[len(self.prompts) - 1]
+        if turn.action is not None:
+            turn.action()
+        for name, content in turn.files.items():
+            target = cwd / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        return AgentReply(
+            turn.text, turn.ok, turn.error, 0 if turn.ok else 1, "tail of output", "fake --edit"
+        )
+
+
+def typed(*lines: str, err: io.StringIO | None = None) -> Asker:
+    """An Asker as if a person typed ``lines`` at a terminal."""
+    feed = iter(lines)
+    return Asker(
+        assume_yes=False,
+        interactive=True,
+        read_line=lambda: next(feed, ""),
+        err=err or io.StringIO(),
+    )
+
+
+def unattended(err: io.StringIO | None = None) -> Asker:
+    return Asker(assume_yes=True, interactive=False, err=err or io.StringIO())
