@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import argparse
 
 # Commands listed by --help, in this order; each is jlgcli/commands/<name>.py.
-COMMAND_MODULES: tuple[str, ...] = ("run", "loop", "config")
+COMMAND_MODULES: tuple[str, ...] = ("run", "loop", "config", "ledger")
 
 EPILOG = """examples:
   jlgcli config set backend codex      choose the default backend
@@ -90,6 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if arguments in (["--version"], ["-V"]):
         sys.stdout.write(f"jlgcli {__version__}\n")
         return 0
+    if arguments[:1] == ["__jlgcli_run_script__"]:
+        from jlgcli.rebound.execute import run_script_entry  # hidden: rebound scripts, frozen exe
+
+        return run_script_entry(arguments[1:])
     if len(arguments) == 2 and arguments[0] == "__jlgcli_print_file__":
         from jlgcli.selfcmd import print_file_entry  # hidden: the replay backend's child
 

@@ -42,6 +42,7 @@ def execute(spec: RunSpec, console: Console, *, cancel: threading.Event | None =
         state.backend_id = selected.backend.id
         state.backend_version = selected.availability.version
         state.open_artifacts()
+        state.prepare()
         _iterate(state, selected.backend, cancel)
     except KeyboardInterrupt:
         state.stop("interrupted", "interrupted by Ctrl-C: the backend's process tree was stopped")

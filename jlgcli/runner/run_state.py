@@ -53,7 +53,7 @@ class RunState:
         self.violations = 0
         self._no_progress = NoProgressDetector(spec.no_progress_limit)
         self._rebound: Any = None
-        self._instructions = self._protocol_instructions()
+        self._instructions = ""
         self._next_prompt: str | None = None
         self._last_prompt = ""
 
@@ -67,6 +67,10 @@ class RunState:
         return format_duration_ms((time.monotonic() - self.started) * 1000)
 
     # prompts --------------------------------------------------------------
+    def prepare(self) -> None:
+        """Set up the completion protocol (rebound opens its ledger here: exit 73 if it cannot)."""
+        self._instructions = self._protocol_instructions()
+
     def _protocol_instructions(self) -> str:
         if self.spec.command == "run":
             return ""
@@ -179,23 +183,28 @@ class RunState:
     def _decide_rebound(self, iteration: int, call: CallResult, metrics: IterationMetrics) -> bool:
         outcome = self._rebound.process_reply(self._last_prompt, call.result.text)
         metrics.completion = outcome.status
+        metrics.summary = outcome.summary
         self.last_summary = outcome.summary
+        # REQ_AUTO_020: the next call gets the continuation + the script's result; a plain
+        # "continue" without next_action falls back to the loop's own continuation prompt.
         self._next_prompt = outcome.next_prompt
-        if outcome.status == "continue" and outcome.next_prompt is not None:
+        if outcome.status == "continue":
             if self._no_progress.observe(call.result.text):
                 self.stop("no-progress", "the model repeats the same rebound step (RG-013)")
                 return True
             return False
-        if outcome.status in ("done", "error", "invalid-json", "sandbox-violation"):
-            self.last_text = outcome.final_text or call.result.text
-            self.stop(outcome.status, outcome.summary if outcome.status != "done" else None)
-            return True
-        return False
+        self.last_text = outcome.final_text or call.result.text
+        message = None if outcome.status == "done" else (outcome.error or outcome.summary
+                                                         or f"rebound stopped: {outcome.status}")  # fmt: skip
+        self.stop(outcome.status, message)
+        return True
 
     # the end --------------------------------------------------------------
     def stop(self, cause: str, message: str | None, *, error: JlgError | None = None,
              tail: str = "") -> None:  # fmt: skip
         self.cause = cause
+        if self._rebound is not None:  # the ledger index records why the chain ended
+            self._rebound.close(cause, exit_code=EXIT_CODES[cause])
         if message and cause != "done":
             hint = error.hint if error is not None else _HINTS.get(cause)
             self.error = ErrorInfo(code=EXIT_CODES[cause], message=message, hint=hint)
