@@ -36,3 +36,18 @@ def make_summary() -> MakeSummary:
         return RunSummary(**base)
 
     return make
+
+
+@pytest.fixture
+def fake_script(tmp_path, monkeypatch) -> Callable[..., Any]:
+    """``fake_script({"text": …}, …)`` writes a fake-agent script and selects it."""
+    import json
+
+    def write(*turns: dict[str, Any], repeat_last: bool = True) -> Any:
+        path = tmp_path / "fake-script.json"
+        path.write_text(json.dumps({"turns": list(turns), "repeat_last": repeat_last}),
+                        encoding="utf-8")  # fmt: skip
+        monkeypatch.setenv("JLGCLI_FAKE_SCRIPT", str(path))
+        return path
+
+    return write
