@@ -8,9 +8,10 @@ Same parser as ``jlgcli dev`` (``cli_args``), its own small error boundary:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from jlgcli._version import __version__
 from jlgcli.dev.cli_args import DESCRIPTION, add_dev_commands, examples
@@ -19,9 +20,10 @@ from jlgcli.errors import DevExitCode, JlgError
 PROGRAM_NAMES = ("aidevloop", "adl")
 
 
-def program_name(argv0: str | None = None) -> str:
-    """``adl`` when started as ``adl`` (or ``adl.exe``), else ``aidevloop``."""
-    stem = Path(argv0 if argv0 is not None else sys.argv[0]).stem.lower()
+def program_name(argv0: str | None = None, *, is_windows: bool = os.name == "nt") -> str:
+    """``adl`` when started as ``adl`` (or ``ADL.exe`` on Windows), else ``aidevloop``."""
+    flavour = PureWindowsPath if is_windows else PurePosixPath
+    stem = flavour(argv0 if argv0 is not None else sys.argv[0]).stem.lower()
     return stem if stem in PROGRAM_NAMES else PROGRAM_NAMES[0]
 
 

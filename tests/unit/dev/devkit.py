@@ -124,3 +124,19 @@ def typed(*lines: str, err: io.StringIO | None = None) -> Asker:
 
 def unattended(err: io.StringIO | None = None) -> Asker:
     return Asker(assume_yes=True, interactive=False, err=err or io.StringIO())
+
+
+def fake_script(path: Path, *turns: dict[str, object], repeat_last: bool = False) -> Path:
+    """A JLGCLI_FAKE_SCRIPT for the fake agent CLIs (contract: /work/notes/fake_script.md)."""
+    path.write_text(
+        json.dumps({"turns": list(turns), "repeat_last": repeat_last}), encoding="utf-8"
+    )
+    return path
+
+
+def happy_turns() -> list[dict[str, object]]:
+    """Fake-CLI turns: implement (code, tests, notes), then a review without BLOCKING."""
+    return [
+        {"text": "implemented TASK-001", "files": implement_turn()},
+        {"text": "reviewed", "files": review_turn()},
+    ]

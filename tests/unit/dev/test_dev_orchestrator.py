@@ -370,3 +370,63 @@ def test_unknown_llm_is_a_configuration_error(project: Path) -> None:
         execute_dev(DevOptions("run", directory=project, llm="gpt-9"), out=out, err=err)
     assert info.value.code == DevExitCode.CONFIGURATION
     assert "unknown llm 'gpt-9' (from --llm)" in info.value.message
+
+
+COUNTER = (
+    "import pathlib; p = pathlib.Path('runs.txt'); n = int(p.read_text()) if p.exists() else 0; "
+    "p.write_text(str(n + 1)); raise SystemExit(1 if n == 1 else 0)"
+)
+
+
+def test_integration_failure_goes_back_to_the_review_loop(tmp_path: Path) -> None:
+    root = make_project(
+        tmp_path / "p", {"validation": {"commands": {"test": ["python", "-c", COUNTER]}}}
+    )
+    agent = ScriptedAgent(
+        [
+            Turn(implement_turn()),
+            Turn(review_turn()),
+            Turn(review_turn()),
+            Turn(),
+            Turn(review_turn()),
+        ]
+    )
+    result, out, err = run(root, agent, ["y", "y"])
+    assert isinstance(result, DevResult)
+    assert "integration check failed:" in err
+    assert out.count("[6/8] Integration Check") == 2
+    assert "# Fix the review findings" in agent.prompts[3]
+
+
+def test_integration_failure_accepted_with_n(tmp_path: Path) -> None:
+    root = make_project(
+        tmp_path / "p", {"validation": {"commands": {"test": ["python", "-c", COUNTER]}}}
+    )
+    result, _, _ = run(root, ScriptedAgent(list(GOOD)), ["n", "y"])
+    assert isinstance(result, DevResult)
+    assert "integration check failed:" in git(root, "log", "-1", "--format=%B")
+
+
+def restore_live_files(root: Path) -> None:
+    archive = root / "context" / "completed" / "TASK-001"
+    for item in archive.iterdir():
+        (root / "context" / item.name).write_bytes(item.read_bytes())
+
+
+def test_resume_after_the_commit_only_cleans_up(project: Path) -> None:
+    run(project, ScriptedAgent(list(GOOD)))
+    head = git(project, "rev-parse", "HEAD").strip()
+    restore_live_files(project)  # as if killed between the commit and the clean-up
+    result, out, _ = run(project, ScriptedAgent([]), command="resume")
+    assert isinstance(result, DevResult) and result.commit == head
+    assert "TASK-001 is already committed; cleaning up the context files" in out
+    assert not (project / "context" / "current-task.md").exists()
+
+
+def test_nothing_to_commit_is_an_execution_error(project: Path) -> None:
+    run(project, ScriptedAgent(list(GOOD)))
+    git(project, "commit", "-q", "--amend", "-m", "someone else's commit")
+    restore_live_files(project)
+    result, _, _ = run(project, ScriptedAgent([]), command="resume")
+    assert isinstance(result, JlgError) and result.code == DevExitCode.TASK_FAILED
+    assert "nothing to commit for TASK-001" in result.message

@@ -1,0 +1,102 @@
+"""The agent protocol over the real backend registry and process layer (seed 003 FR-6).
+
+Runs the scripted fake ``claude`` from ``tests/fakes`` (first on PATH) through
+the real spawn path, and a custom command backend from a ``.jlgcli.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from jlgcli.dev.agent import BackendAgent, custom_backends_for
+from jlgcli.errors import DevExitCode, JlgError
+
+
+def script(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *turns: dict[str, object]) -> Path:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps({"turns": list(turns), "repeat_last": False}), encoding="utf-8")
+    monkeypatch.setenv("JLGCLI_FAKE_SCRIPT", str(path))
+    return path
+
+
+def test_call_edits_files_and_streams_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = script(
+        tmp_path,
+        monkeypatch,
+        {"text": "notes written", "files": {"context/implementation-notes.md": "## Summary\n"}},
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    shown: list[str] = []
+    agent = BackendAgent("claude", on_text=shown.append)
+    agent.check()
+    reply = agent.call("implement TASK-001", work)
+    assert reply.ok, reply.error
+    assert reply.text == "notes written"
+    assert "claude" in reply.command
+    assert (work / "context" / "implementation-notes.md").read_text() == "## Summary\n"
+    assert "".join(shown).strip().endswith("notes written")
+    prompts = Path(f"{path}.prompts")
+    assert (prompts / "000.txt").read_text() == "implement TASK-001"
+    argv = json.loads((prompts / "000.argv.json").read_text())
+    assert "acceptEdits" in argv  # permissions="edit"
+
+
+def test_failed_call_is_a_reply_not_an_exception(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script(tmp_path, monkeypatch, {"text": "", "error": "backend"})
+    reply = BackendAgent("claude").call("x", tmp_path)
+    assert not reply.ok
+    assert reply.error
+
+
+def test_logged_out_backend_is_a_configuration_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JLGCLI_FAKE_LOGGED_OUT", "1")
+    with pytest.raises(JlgError) as info:
+        BackendAgent("claude").check()
+    assert info.value.code == DevExitCode.CONFIGURATION
+    assert "llm claude is not logged in" in info.value.message
+
+
+def test_missing_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(JlgError) as info:
+        BackendAgent("copilot").check()
+    assert "llm copilot is not installed" in info.value.message
+    reply = BackendAgent("copilot").call("x", tmp_path)
+    assert (reply.ok, reply.error) == (False, "copilot: command not found")
+
+
+def test_unknown_backend_id() -> None:
+    with pytest.raises(JlgError) as info:
+        BackendAgent("nope").backend()
+    assert info.value.code == DevExitCode.CONFIGURATION
+
+
+WRITER = (
+    "import pathlib, sys; prompt = sys.stdin.read(); "
+    "pathlib.Path('context').mkdir(exist_ok=True); "
+    "pathlib.Path('context/implementation-notes.md').write_text('notes for ' + prompt[:8]); "
+    "print('wrote the notes')"
+)
+
+
+def test_custom_command_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".jlgcli.json").write_text(
+        json.dumps({"backends": {"mine": {"argv": [sys.executable, "-c", WRITER]}}}),
+        encoding="utf-8",
+    )
+    assert custom_backends_for("claude", tmp_path) == {}
+    custom = custom_backends_for("mine", tmp_path)
+    assert "mine" in custom
+    agent = BackendAgent("mine", custom=custom)
+    agent.check()
+    reply = agent.call("TASK-001 please", tmp_path)
+    assert reply.ok, reply.error
+    assert "wrote the notes" in reply.text
+    assert (tmp_path / "context" / "implementation-notes.md").read_text() == "notes for TASK-001"
