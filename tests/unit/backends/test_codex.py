@@ -1,0 +1,211 @@
+"""codex adapter: `exec --json` parser on recorded lines, argv per option, probes (F-002)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jlgcli.backends.base import BackendRequest
+from jlgcli.backends.codex import CodexBackend, CodexParser, check_login
+from jlgcli.backends.probing import ProbeContext
+from jlgcli.process.model import CaptureResult, StopReason
+
+from .conftest import lines, parse
+
+THREAD = '{"type":"thread.started","thread_id":"01a200ec-243f-79f2-ad2b-2f56dd16a7a4"}'
+# backends.md §5.2, observed offline
+OFFLINE = lines(
+    THREAD,
+    '{"type":"turn.started"}',
+    '{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: '
+    'failed to lookup address information: Name does not resolve)"}',
+    '{"type":"item.completed","item":{"id":"item_0","type":"error","message":"Falling back from '
+    'WebSockets to HTTPS transport. stream disconnected before completion"}}',
+    '{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error '
+    'sending request)"}',
+)
+STDERR_WARNING = (
+    "WARNING: proceeding, even though we could not create PATH aliases: Refusing to create "
+    'helper binaries under temporary dir "/tmp/x"\n'
+)
+
+
+def item(kind: str, done: bool = True, **fields: object) -> str:
+    event = "item.completed" if done else "item.started"
+    return json.dumps({"type": event, "item": {"id": "item_1", "type": kind, **fields}})
+
+
+SUCCESS = lines(
+    THREAD,
+    '{"type":"turn.started"}',
+    item("reasoning", text="thinking"),
+    item("command_execution", done=False, command="pytest -q", status="in_progress"),
+    item("command_execution", command="pytest -q", exit_code=0, status="completed"),
+    item("file_change", changes=[{"path": "a.py", "kind": "update"}], status="completed"),
+    item("agent_message", text="first message"),
+    item("agent_message", text="Done.\nDONE"),
+    '{"type":"turn.completed","usage":{"input_tokens":1200,"cached_input_tokens":200,'
+    '"output_tokens":34,"reasoning_output_tokens":0}}',
+)
+
+
+def test_success_stream_with_stderr_logs() -> None:
+    parsed = parse(CodexParser(), SUCCESS, STDERR_WARNING)
+    r = parsed.result
+    assert r.ok and r.text == "Done.\nDONE"  # the last agent_message only
+    assert r.session_id == "01a200ec-243f-79f2-ad2b-2f56dd16a7a4"
+    assert (r.input_tokens, r.output_tokens, r.cost_usd) == (1200, 34, None)
+    assert parsed.shown == "[run] pytest -q\n[edit] a.py\nfirst message\nDone.\nDONE\n"
+
+
+def test_recorded_offline_stream_killed_by_idle_timeout() -> None:
+    parsed = parse(CodexParser(), OFFLINE, reason=StopReason.IDLE, code=None)
+    assert parsed.result.error_kind == "timeout" and not parsed.result.ok
+    assert parsed.shown.count("[codex] Reconnecting...") == 2
+    assert "[codex] Falling back from WebSockets" in parsed.shown
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("exceeded retry limit, last status: 401 Unauthorized", "auth"),
+        (
+            "You’ve hit your usage limit. Upgrade to Plus to continue using Codex "
+            "(https://chatgpt.com/explore/plus), or try again in 5 days 22 hours 11 minutes.",
+            "rate-limit",
+        ),
+        ("Quota exceeded. Check your plan and billing details.", "rate-limit"),
+        ("stream error: unexpected status 500", "backend"),
+    ],
+)
+def test_turn_failed(message: str, kind: str) -> None:
+    stream = lines(
+        THREAD,
+        '{"type":"turn.started"}',
+        json.dumps({"type": "error", "message": message}),
+        json.dumps({"type": "turn.failed", "error": {"message": message}}),
+    )
+    r = parse(CodexParser(), stream, code=1).result
+    assert not r.ok and r.error == message and r.error_kind == kind
+    if kind == "rate-limit":
+        assert r.rate_limited
+    if "5 days" in message:
+        assert r.rate_limit_reset is not None
+
+
+def test_completed_but_nonzero_exit_is_a_failure() -> None:
+    r = parse(CodexParser(), SUCCESS, code=3).result
+    assert not r.ok and "code 3" in (r.error or "")
+
+
+@pytest.mark.parametrize(
+    ("stderr", "code", "kind", "words"),
+    [
+        (
+            "Reading additional input from stdin...\nNot inside a trusted directory and "
+            "--skip-git-repo-check was not specified.\n",
+            1,
+            "backend",
+            "Not inside a trusted",
+        ),
+        ("error: unexpected argument '--full-auto' found\n", 2, "backend", "--full-auto"),
+        (
+            "Error: thread/resume: thread/resume failed: no rollout found for thread id x\n",
+            1,
+            "backend",
+            "no rollout found",
+        ),
+    ],
+)
+def test_errors_before_any_event(stderr: str, code: int, kind: str, words: str) -> None:
+    r = parse(CodexParser(), "", stderr, code=code).result
+    assert not r.ok and r.error_kind == kind and words in (r.error or "")
+
+
+def test_truncated_stream() -> None:
+    r = parse(CodexParser(), lines(THREAD) + '{"type":"item.completed","item":{"id"').result
+    assert not r.ok and r.error_kind == "protocol" and "truncated" in (r.error or "")
+
+
+def test_other_items_are_shown_briefly() -> None:
+    stream = lines(
+        item("mcp_tool_call", done=False, server="fs", tool="read"),
+        item("web_search", done=False, query="pydantic v2"),
+        item("file_change", changes="bad"),
+        item("todo_list", items=[]),
+        '{"type":"item.completed","item":"bad"}',
+    )
+    shown = parse(CodexParser(), stream).shown
+    assert shown == "[tool] fs.read\n[search] pydantic v2\n"
+
+
+# -- invocation -----------------------------------------------------------------------------
+BASE = ("codex", "exec", "--json", "--skip-git-repo-check")
+
+
+@pytest.mark.parametrize(
+    ("fields", "argv"),
+    [
+        ({}, (*BASE, "-")),
+        ({"model": "gpt-5"}, (*BASE, "-m", "gpt-5", "-")),
+        ({"permissions": "read-only"}, (*BASE, "-s", "read-only", "-")),
+        ({"permissions": "edit"}, (*BASE, "-s", "workspace-write", "-")),
+        ({"permissions": "full"}, (*BASE, "-s", "danger-full-access", "-")),
+        ({"resume_session": "th-1"}, (*BASE, "resume", "th-1", "-")),
+        (
+            {"extra_args": ("-c", "x=1"), "resume_session": "t"},
+            (*BASE, "-c", "x=1", "resume", "t", "-"),
+        ),
+    ],
+)
+def test_invocation_argv(fields: dict[str, object], argv: tuple[str, ...]) -> None:
+    inv = CodexBackend().invocation(BackendRequest(prompt="p\nq", cwd="/w", **fields))  # type: ignore[arg-type]
+    assert inv.argv == argv and inv.stdin == "p\nq" and inv.cwd == "/w"
+
+
+# -- probes ---------------------------------------------------------------------------------
+def test_probe_available() -> None:
+    a = CodexBackend().probe()
+    assert (a.status, a.version) == ("available", "0.169.0") and "ChatGPT" in a.detail
+
+
+def test_probe_unauthenticated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JLGCLI_FAKE_LOGGED_OUT", "1")
+    a = CodexBackend().probe()
+    assert a.status == "unauthenticated" and a.hint and "codex login" in a.hint
+
+
+def test_probe_api_key_counts_as_login(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JLGCLI_FAKE_LOGGED_OUT", "1")
+    monkeypatch.setenv("CODEX_API_KEY", "sk-test")
+    assert CodexBackend().probe().status == "available"
+
+
+def test_probe_unsupported(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JLGCLI_FAKE_VERSION", "0.30.0")
+    assert CodexBackend().probe().status == "unsupported"
+
+
+def test_hanging_probe_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JLGCLI_FAKE_PROBE_HANG", "1")
+    assert CodexBackend().probe(timeout=0.4).status == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("answer", "state"),
+    [
+        (None, "unknown"),
+        (CaptureResult(0, "Logged in using ChatGPT\n", "", False, 0.1), "ok"),
+        (CaptureResult(1, "", "Not logged in\n", False, 0.1), "missing"),
+        (CaptureResult(1, "", "boom\n", False, 0.1), "unknown"),
+        (CaptureResult(None, "", "", True, 0.1), "unknown"),
+    ],
+)
+def test_login_status_answers(
+    monkeypatch: pytest.MonkeyPatch, answer: CaptureResult | None, state: str
+) -> None:
+    from jlgcli.backends import codex
+
+    monkeypatch.setattr(codex, "run_quietly", lambda argv, deadline: answer)
+    assert check_login(ProbeContext("codex", (0, 169, 0), 0.0, {})).state == state

@@ -1,0 +1,117 @@
+"""The shared probe: npm package versions, failing --version, small helpers (F-002, RG-004)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from jlgcli.backends.probing import (
+    AuthVerdict,
+    CliInfo,
+    env_flag,
+    first_set,
+    home_dir,
+    npm_package_version,
+    probe_cli,
+    read_json_file,
+    run_quietly,
+)
+
+INFO = CliInfo(
+    id="tool",
+    executable="tool",
+    install_hint="npm install -g tool",
+    login_hint="tool login",
+    minimum=(1, 0, 0),
+    npm_package="@acme/tool",
+)
+
+
+def package(folder: Path, name: str = "@acme/tool", version: str = "1.2.3") -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "package.json").write_text(json.dumps({"name": name, "version": version}), "utf-8")
+
+
+def executable(path: Path, script: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(script, encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks")
+def test_local_node_modules_bin_symlink(tmp_path: Path) -> None:
+    pkg = tmp_path / "node_modules" / "@acme" / "tool"
+    package(pkg)
+    real = executable(pkg / "bin" / "tool.js", "#!/bin/sh\n")
+    link = tmp_path / "node_modules" / ".bin" / "tool"
+    link.parent.mkdir()
+    link.symlink_to(os.path.relpath(real, link.parent))
+    assert npm_package_version(str(link), "@acme/tool") == (1, 2, 3)
+
+
+def test_global_prefix_and_windows_shim_layouts(tmp_path: Path) -> None:
+    package(tmp_path / "unix" / "lib" / "node_modules" / "@acme" / "tool", version="2.0.0")
+    assert npm_package_version(str(tmp_path / "unix" / "bin" / "tool"), "@acme/tool") == (2, 0, 0)
+    package(tmp_path / "win" / "node_modules" / "@acme" / "tool", version="3.1.0")
+    assert npm_package_version(str(tmp_path / "win" / "tool.cmd"), "@acme/tool") == (3, 1, 0)
+
+
+def test_package_json_of_another_package_is_ignored(tmp_path: Path) -> None:
+    package(tmp_path, name="something-else")
+    assert npm_package_version(str(tmp_path / "bin" / "tool"), "@acme/tool") is None
+    assert npm_package_version(str(tmp_path / "tool"), None) is None
+
+
+def test_package_json_version_wins_over_running_the_cli(tmp_path: Path) -> None:
+    package(tmp_path / "node_modules" / "@acme" / "tool", version="0.9.0")
+    executable(tmp_path / "tool", "#!/bin/sh\necho 5.0.0\n")
+    env = {"PATH": str(tmp_path)}
+    a = probe_cli(INFO, lambda ctx: AuthVerdict("ok", "fine"), timeout=2.0, env=env)
+    assert (a.status, a.version) == ("unsupported", "0.9.0")  # never ran `tool --version`
+
+
+@pytest.mark.skipif(os.name == "nt", reason="sh scripts")
+@pytest.mark.parametrize(
+    ("script", "status", "words"),
+    [
+        ("#!/bin/sh\necho 'tool 1.5.0'\n", "available", "fine"),
+        ("#!/bin/sh\necho 'tool (dev build)'\n", "available", "version not recognised"),
+        ("#!/bin/sh\necho 'segfault' >&2\nexit 3\n", "unknown", "failed (exit 3): segfault"),
+    ],
+)
+def test_version_outputs(tmp_path: Path, script: str, status: str, words: str) -> None:
+    executable(tmp_path / "tool", script)
+    a = probe_cli(
+        INFO, lambda ctx: AuthVerdict("ok", "fine"), timeout=2.0, env={"PATH": str(tmp_path)}
+    )
+    assert a.status == status and words in a.detail
+
+
+@pytest.mark.skipif(os.name == "nt", reason="sh scripts")
+def test_auth_verdicts_map_to_statuses(tmp_path: Path) -> None:
+    executable(tmp_path / "tool", "#!/bin/sh\necho 1.0.0\n")
+    env = {"PATH": str(tmp_path)}
+    missing = probe_cli(INFO, lambda ctx: AuthVerdict("missing", "no"), timeout=2.0, env=env)
+    assert missing.status == "unauthenticated" and missing.hint == "log in: tool login"
+    unknown = probe_cli(INFO, lambda ctx: AuthVerdict("unknown", "?"), timeout=2.0, env=env)
+    assert unknown.status == "unknown" and unknown.hint and "tool login" in unknown.hint
+
+
+def test_run_quietly_when_the_program_vanished(tmp_path: Path) -> None:
+    assert run_quietly([str(tmp_path / "gone")], deadline=0.0) is None
+
+
+def test_small_helpers(tmp_path: Path) -> None:
+    assert env_flag({"X": "True"}, "X") and not env_flag({"X": "0"}, "X")
+    assert first_set({"A": " ", "B": "b"}, ("A", "B")) == "B"
+    assert first_set({}, ("A",)) is None
+    assert home_dir({"USERPROFILE": r"C:\Users\me"}) == Path(r"C:\Users\me")
+    (tmp_path / "c.json").write_text('// comment\n{"a": 1}\n', encoding="utf-8")
+    assert read_json_file(tmp_path / "c.json") == {"a": 1}
+    (tmp_path / "bad.json").write_text("{", encoding="utf-8")
+    assert read_json_file(tmp_path / "bad.json") is None
+    assert read_json_file(tmp_path / "absent.json") is None
