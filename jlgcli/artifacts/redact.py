@@ -8,10 +8,10 @@ PASSWORD (``NAME=value``, ``"name": "value"``, ``name: value``) and, verbatim,
 the values (8+ characters) of such variables in the current environment.
 
 It works on UTF-8 bytes: ``bytes.lower()`` is ASCII-only, so indices in the
-lowered copy are indices in the original, and every pattern starts with a
-literal, which ``re`` finds at memchr-like speed (a pattern starting with a
-look-behind or a character class is 20x slower). Every pattern is bounded and
-scans from a literal, so the cost is linear in the input; it never raises.
+lowered copy are indices in the original. Every scan is a substring search or a
+pattern starting with a literal, which ``re`` runs at ~1.5 GB/s (a pattern
+starting with a look-behind or a character class is 20x slower); patterns are
+bounded, so the cost is linear in the input (~130 MB/s in all). It never raises.
 """
 
 from __future__ import annotations
@@ -27,30 +27,28 @@ _MASK = MASK.encode()
 
 _TOKEN_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _NAME_CHARS = _TOKEN_CHARS | frozenset(b".")
-# Token-shaped secrets are all runs of 16+ token characters: one translate and
-# one substring search decide whether the seven token patterns need to run.
+# Token-shaped secrets all start a run of 16+ token characters. In a copy where
+# token characters are "a" and the rest " ", one substring search finds those
+# runs; the token pattern is then tried at each run start only.
 _RUN_TABLE = bytes(0x61 if c in _TOKEN_CHARS else 0x20 for c in range(256))
-_RUN_NEEDLE = b"a" * 16
-
-# (pattern, whether the character after the match must not be a token character)
-_TOKEN_RULES: tuple[tuple[re.Pattern[bytes], bool], ...] = (
-    (re.compile(rb"sk-[A-Za-z0-9_\-]{16,1024}"), False),  # OpenAI, Anthropic
-    (re.compile(rb"gh[pousr]_[A-Za-z0-9]{30,255}"), False),  # GitHub classic tokens
-    (re.compile(rb"github_pat_[A-Za-z0-9_]{30,255}"), False),  # GitHub fine-grained
-    (
-        re.compile(rb"eyJ[A-Za-z0-9_\-]{8,1024}\.[A-Za-z0-9_\-]{8,8192}\.[A-Za-z0-9_\-]{8,1024}"),
-        False,
-    ),
-    (re.compile(rb"AKIA[0-9A-Z]{16}"), True),  # AWS access key id
-    (re.compile(rb"ASIA[0-9A-Z]{16}"), True),  # AWS temporary access key id
-    (re.compile(rb"AIza[0-9A-Za-z_\-]{35}"), True),  # Google API key (Gemini)
-    (re.compile(rb"xox[abposr]-[0-9A-Za-z\-]{10,255}"), False),  # Slack
-)
+_RUN_LENGTH = 16
+_RUN_START = b" " + b"a" * _RUN_LENGTH
+_TOKEN = re.compile(
+    b"|".join((
+        rb"sk-[A-Za-z0-9_\-]{16,1024}",  # OpenAI (sk-, sk-proj-), Anthropic (sk-ant-)
+        rb"gh[pousr]_[A-Za-z0-9]{30,255}",  # GitHub classic tokens
+        rb"github_pat_[A-Za-z0-9_]{30,255}",  # GitHub fine-grained tokens
+        rb"eyJ[A-Za-z0-9_\-]{13,1024}\.[A-Za-z0-9_\-]{8,8192}\.[A-Za-z0-9_\-]{8,1024}",  # JWT
+        rb"A(?:KIA|SIA)[0-9A-Z]{16}(?![A-Za-z0-9_\-])",  # AWS access key ids
+        rb"AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])",  # Google API keys (Gemini)
+        rb"xox[abposr]-[0-9A-Za-z\-]{11,255}",  # Slack
+    ))
+)  # fmt: skip
 
 # Searched in the lowered text. A hit is a name ending in the keyword, then a separator.
 _ASSIGN_RULES = tuple(
     re.compile(kw + rb"""["']?[ \t]*[:=]""")
-    for kw in (rb"token", rb"key", rb"secret", rb"passw(?:or)?d", rb"passphrase")
+    for kw in (rb"token", rb"key", rb"secret", rb"pass(?:w(?:or)?d|phrase)")
 )
 _AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""")
 _SCHEME_CREDENTIAL = re.compile(rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)([^\s\"'\x80-\xff]{8,4096})")
@@ -161,8 +159,7 @@ class Redactor:
             while start >= 0:
                 edits.append((start, start + len(literal), _MASK))
                 start = data.find(literal, start + len(literal))
-        if _RUN_NEEDLE in data.translate(_RUN_TABLE):
-            edits += _token_edits(data)
+        edits += _token_edits(data)
         lowered = data.lower()
         edits += _bearer_edits(data, lowered)
         if b"=" in data or b":" in data:
@@ -184,14 +181,20 @@ def _non_overlapping(edits: list[Edit]) -> list[Edit]:
 
 
 def _token_edits(data: bytes) -> Iterator[Edit]:
-    for pattern, bounded_after in _TOKEN_RULES:
-        for match in pattern.finditer(data):
-            start, end = match.span()
-            if start and data[start - 1] in _TOKEN_CHARS:
-                continue  # inside a longer word ("task-…", "xAKIA…")
-            if bounded_after and end < len(data) and data[end] in _TOKEN_CHARS:
-                continue
-            yield start, end, _MASK
+    for start in _run_starts(data.translate(_RUN_TABLE)):
+        match = _TOKEN.match(data, start)
+        if match:
+            yield start, match.end(), _MASK
+
+
+def _run_starts(runs: bytes) -> Iterator[int]:
+    """Where the runs of 16+ token characters begin (a token never starts mid-word)."""
+    if runs.startswith(_RUN_START[1:]):
+        yield 0
+    found = runs.find(_RUN_START)
+    while found >= 0:
+        yield found + 1
+        found = runs.find(_RUN_START, found + 1 + _RUN_LENGTH)
 
 
 def _bearer_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:

@@ -1,0 +1,125 @@
+"""Throughput of TranscriptSink (F-006): 100 MB of output in 64 KiB chunks.
+
+Compares writing the chunks through ``TranscriptSink`` (without and with the
+redactor) with a plain binary write of the same bytes and with ``cat`` copying
+the same file, and prints the ratios. The process layer needs the sink at
+>= 0.25x ``cat`` throughput.
+
+    .venv/bin/python benchmarks/transcript.py [--mb 100] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from jlgcli.artifacts.redact import Redactor
+from jlgcli.artifacts.transcript import TranscriptSink
+from jlgcli.process.model import OutputEvent
+
+CHUNK = 64 * 1024
+# Agent-like output: prose, code, compiler/test output, stream-json events,
+# ANSI colours, non-ASCII; one line in ~500 carries a secret to redact.
+_LINES = (
+    "I'll start by reading the failing test to understand what the parser expects.",
+    "    def parse(self, text: str) -> Result:",
+    "        return Result(status=status, summary=summary.strip())",
+    "src/jlgcli/completion/json_mode.py:42: error: Incompatible return value type",
+    '{"type":"assistant","message":{"content":[{"type":"text","text":"Running the tests now"}]}}',
+    '{"type":"tool_use","name":"Bash","input":{"command":"pytest -q tests/unit"}}',
+    "\x1b[32mPASSED\x1b[0m tests/unit/test_parser.py::test_last_object_wins",
+    "\x1b[31mFAILED\x1b[0m tests/unit/test_parser.py::test_nested - AssertionError",
+    "Résumé : les tests passent — 42 réussis, 0 échec ✓",
+    "diff --git a/README.md b/README.md\tindex 3b18e51..a1b2c3d 100644",
+    "        self.max_tokens = config.get('max_tokens', 4096)  # see api docs",
+    "",
+)
+_SECRET_LINES = (
+    "export GITHUB_TOKEN=ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "curl -H 'Authorization: Bearer sk-proj-abcdefghijklmnopqrstuvwx' https://api",
+)
+
+
+def make_text(size: int, seed: int = 1) -> str:
+    """``size`` bytes (about) of agent-like output."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    total = 0
+    while total < size:
+        pool = _SECRET_LINES if rng.random() < 0.002 else _LINES
+        line = rng.choice(pool) + "\n"
+        lines.append(line)
+        total += len(line.encode())
+    return "".join(lines)
+
+
+def best_of(repeat: int, run: Callable[[], None]) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        began = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - began)
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ascii", action="store_true", help="drop the non-ASCII lines")
+    args = parser.parse_args()
+
+    text = make_text(args.mb * 1024 * 1024)
+    if args.ascii:
+        text = text.encode("ascii", "ignore").decode("ascii")
+    raw = text.encode()
+    chunks = [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)]
+    raw_chunks = [c.encode() for c in chunks]
+    events = [OutputEvent("stdout", c, float(i) * 0.001) for i, c in enumerate(chunks)]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "src.txt", Path(tmp) / "out"
+        src.write_bytes(raw)
+
+        def plain() -> None:
+            with open(out, "wb") as fh:
+                for chunk in raw_chunks:
+                    fh.write(chunk)
+                    fh.flush()
+
+        def cat() -> None:
+            with open(src, "rb") as fin, open(out, "wb") as fout:
+                subprocess.run([shutil.which("cat") or "cat"], stdin=fin, stdout=fout, check=True)
+
+        def sink(redactor: Redactor | None) -> Callable[[], None]:
+            def run() -> None:
+                with TranscriptSink(out, redactor=redactor, start=0.0) as transcript:
+                    for event in events:
+                        transcript(event)
+
+            return run
+
+        timings = {
+            "plain write": best_of(args.repeat, plain),
+            "cat": best_of(args.repeat, cat),
+            "TranscriptSink": best_of(args.repeat, sink(None)),
+            "TranscriptSink+redactor": best_of(args.repeat, sink(Redactor(environ={}))),
+        }
+    size_mb = len(raw) / 1e6
+    cat_s, plain_s = timings["cat"], timings["plain write"]
+    for name, seconds in timings.items():
+        rate = size_mb / seconds
+        vs_cat, vs_plain = cat_s / seconds, plain_s / seconds
+        print(f"{name:26s} {rate:6.0f} MB/s  x{vs_cat:4.2f} cat  x{vs_plain:4.2f} plain")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
