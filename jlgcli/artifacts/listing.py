@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.artifacts.ids import run_id_time
-from jlgcli.artifacts.rundir import (
+from jlgcli.artifacts.layout import (
     FINAL_FILE,
     ITERATIONS_DIR,
     META_FILE,

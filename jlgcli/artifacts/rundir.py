@@ -26,31 +26,26 @@ from typing import Any
 from jlgcli._version import __version__
 from jlgcli.artifacts.atomic import atomic_write_json, atomic_write_text
 from jlgcli.artifacts.ids import coerce_run_id
+from jlgcli.artifacts.layout import (
+    DEFAULT_ROOT,
+    FINAL_FILE,
+    ITERATIONS_DIR,
+    META_FILE,
+    PROMPT_FILE,
+    RESULT_FILE,
+    TRANSCRIPT_FILE,
+    default_root,
+    iteration_name,
+)
 from jlgcli.artifacts.redact import Redactor
 from jlgcli.artifacts.transcript import TranscriptSink
 from jlgcli.errors import ExitCode, JlgError
 
-META_FILE = "meta.json"
-RESULT_FILE = "result.json"
-TRANSCRIPT_FILE = "transcript.ndjson"
-ITERATIONS_DIR = "iterations"
-PROMPT_FILE = "prompt.md"
-FINAL_FILE = "final.md"
-DEFAULT_ROOT = Path(".jlgcli") / "runs"
 HINT = "pass --artifacts-dir DIR or fix permissions"
+__all__ = ["DEFAULT_ROOT", "HINT", "RunDirectory", "default_root"]
 
 # Keys that would carry (part of) the environment: dropped from meta at any depth.
 _ENV_KEYS = frozenset({"env", "environ", "environment"})
-
-
-def default_root(cwd: Path | None = None) -> Path:
-    """``<cwd>/.jlgcli/runs`` (seed 001 §13: artifacts live in the working directory)."""
-    return (Path.cwd() if cwd is None else cwd) / DEFAULT_ROOT
-
-
-def iteration_name(n: int) -> str:
-    """``001``: zero-padded so a listing sorts; wider past 999."""
-    return f"{n:03d}"
 
 
 class RunDirectory:

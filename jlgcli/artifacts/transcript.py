@@ -19,11 +19,13 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from jlgcli.artifacts.redact import Redactor, StreamRedactor
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.process.model import OutputEvent
+
+if TYPE_CHECKING:  # importing jlgcli.process at run time would load the whole process layer
+    from jlgcli.process.model import OutputEvent
 
 WRITE_HINT = (
     "pass --artifacts-dir DIR (a writable directory), free some disk space, or fix permissions"

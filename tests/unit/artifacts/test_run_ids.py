@@ -85,3 +85,30 @@ def test_coerce_none_makes_a_new_id() -> None:
 
 def test_time_of_a_foreign_name_is_none() -> None:
     assert run_id_time("my-run") is None
+
+
+def test_package_surface_is_lazy_and_complete() -> None:
+    # `import jlgcli.artifacts.atomic` (config writes) must not load the rest of the package
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, jlgcli.artifacts.atomic, jlgcli.artifacts.ids, jlgcli.artifacts.redact\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith(('jlgcli.', 'pydantic')))\n"
+        "print(' '.join(loaded))\n"
+        "import jlgcli.artifacts as a\n"
+        "assert sorted(a.__all__) == sorted(a._MODULE_OF)\n"
+        "assert all(getattr(a, n) is not None for n in a.__all__) and 'RunInfo' in dir(a)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [
+        "jlgcli._version",
+        "jlgcli.artifacts",
+        "jlgcli.artifacts.atomic",
+        "jlgcli.artifacts.ids",
+        "jlgcli.artifacts.redact",
+    ]
+    import jlgcli.artifacts as artifacts
+
+    with pytest.raises(AttributeError):
+        artifacts.nope  # noqa: B018
