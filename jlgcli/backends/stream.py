@@ -221,7 +221,10 @@ class JsonStreamParser:
                 event = None
             if isinstance(event, dict):
                 self.events += 1
-                return self.on_event(event)
+                try:
+                    return self.on_event(event)
+                except Exception:  # an event shaped unlike any seen: keep going, never raise
+                    self.events -= 1
         self.plain_lines += 1
         self.plain_stdout.append(line + "\n")
         self.note_error(line)
