@@ -174,8 +174,11 @@ class JsonStreamParser:
         code = outcome.exit_code
         if self.events:
             message = f"{self.cli}'s event stream ended without its final event (truncated)"
+            if self.plain_lines:
+                message += f"; last output: {self._last_words(stdout_first=True)}"
         elif self.plain_lines:
-            message = f"{self.cli} did not print {self.output_format}: {self._last_words()}"
+            message = f"{self.cli} did not print {self.output_format}: "
+            message += self._last_words(stdout_first=True)
         elif code not in (0, None):
             return self.failure(
                 outcome,
@@ -189,8 +192,9 @@ class JsonStreamParser:
             message += f" (exit code {code})"
         return self.failure(outcome, message, "protocol", text)
 
-    def _last_words(self) -> str:
-        words = (self.stderr_lines.text() or self.plain_stdout.text()).strip()
+    def _last_words(self, *, stdout_first: bool = False) -> str:
+        first, second = self.stderr_lines.text(), self.plain_stdout.text()
+        words = ((second or first) if stdout_first else (first or second)).strip()
         lines = [line for line in words.splitlines() if line.strip()]
         return short(" / ".join(lines[-3:]), 400) if lines else "no output"
 
