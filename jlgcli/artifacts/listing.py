@@ -36,19 +36,28 @@ class RunInfo:
 
     run_id: str
     path: Path
-    status: str  # the RunSummary status, "incomplete" or "unreadable"
+    # The RunSummary status, or "incomplete" (no result.json: killed or still running)
+    # or "unreadable" (corrupt files).
+    status: str
     started_at: datetime | None
     backend: str | None
     iterations: int | None
     duration_ms: int | None
     exit_code: int | None
     problem: str | None = None  # why the run is unreadable
+    stop_cause: str | None = None  # the RunSummary stopCause ("max-iterations", "timeout" …)
+
+    @property
+    def outcome(self) -> str:
+        """The most specific word for how the run ended: the stop cause, else the status."""
+        return self.stop_cause or self.status
 
     def to_json(self) -> dict[str, Any]:
         return {
             "runId": self.run_id,
             "path": str(self.path),
             "status": self.status,
+            "stopCause": self.stop_cause,
             "startedAt": self.started_at.isoformat() if self.started_at else None,
             "backend": self.backend,
             "iterations": self.iterations,
@@ -159,6 +168,7 @@ def read_run(path: Path) -> RunInfo:
     started = _parse_time(facts.get("startedAt")) or _parse_time(facts.get("createdAt"))
     backend = facts.get("backend")
     duration = facts.get("durationMs")
+    cause = result.get("stopCause") if result is not None and not problem else None
     return RunInfo(
         run_id=path.name,
         path=path,
@@ -169,6 +179,7 @@ def read_run(path: Path) -> RunInfo:
         duration_ms=_as_int(duration),
         exit_code=facts.get("exitCode") if _is_int(facts.get("exitCode")) else None,
         problem=problem,
+        stop_cause=cause if isinstance(cause, str) else None,
     )
 
 

@@ -106,7 +106,7 @@ def _list(root: Path, limit: int, want_json: bool) -> int:
             info.run_id,
             _date(info.started_at),
             info.backend or "-",
-            info.status,
+            info.outcome,
             "-" if info.iterations is None else str(info.iterations),
             format_duration(info.duration_ms),
         ]
@@ -128,7 +128,7 @@ def _show(root: Path, run_id: str, want_json: bool) -> int:
         emit_json({"root": str(root), **detail.to_json()})
         return 0
     info = detail.info
-    status = info.status if info.exit_code is None else f"{info.status} (exit {info.exit_code})"
+    status = info.outcome if info.exit_code is None else f"{info.outcome} (exit {info.exit_code})"
     lines = [
         ("run", info.run_id),
         ("status", status),

@@ -58,13 +58,14 @@ def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_list_table(cwd: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = cwd / ".jlgcli" / "runs"
-    _record(root, OLD, status="done", exitCode=0, backend="claude", iterations=1, durationMs=850)
+    _record(root, OLD, status="incomplete", stopCause="timeout", exitCode=75, backend="claude",
+            iterations=1, durationMs=850)  # fmt: skip
     _record(root, NEW)  # killed: no result.json
     assert runs.execute(_parse("runs")) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].split() == ["ID", "DATE", "BACKEND", "STATUS", "ITER", "DURATION"]
     assert out[1].split()[0] == NEW and "incomplete" in out[1].split()
-    assert out[2].split()[0] == OLD and out[2].split()[-3:] == ["done", "1", "850ms"]
+    assert out[2].split()[0] == OLD and out[2].split()[-3:] == ["timeout", "1", "850ms"]
 
 
 def test_list_json_and_limit(cwd: Path, capsys: pytest.CaptureFixture[str]) -> None:

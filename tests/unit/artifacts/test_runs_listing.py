@@ -75,8 +75,20 @@ def test_a_finished_run(root: Path) -> None:
     assert info.to_json() == {
         "runId": NEW, "path": str(root / NEW), "status": "max-iterations",
         "startedAt": "2026-01-03T01:02:03+00:00", "backend": "claude", "iterations": 3,
-        "durationMs": 61_234, "exitCode": 4, "problem": None,
+        "durationMs": 61_234, "exitCode": 4, "problem": None, "stopCause": None,
     }  # fmt: skip
+    assert info.outcome == "max-iterations"
+
+
+def test_stop_cause_is_the_outcome(root: Path) -> None:
+    # the summary's coarse "incomplete" must not read like a killed run in the listing
+    _make(root, NEW, result=_result(status="incomplete", stopCause="max-iterations", exitCode=4))
+    _make(root, OLD, result=_result(stopCause=["odd"]))
+    new, old = list_runs(root)
+    assert (new.status, new.stop_cause, new.outcome) == ("incomplete", "max-iterations",
+                                                         "max-iterations")  # fmt: skip
+    assert new.to_json()["stopCause"] == "max-iterations"
+    assert (old.stop_cause, old.outcome) == (None, "done")
 
 
 def test_a_killed_run_is_incomplete(root: Path) -> None:
