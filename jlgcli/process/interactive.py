@@ -5,7 +5,8 @@ flows to the sinks and every wait has a deadline (``step_timeout``):
 wait for ``ready_pattern`` → send prompt + ``submit_sequence`` → wait for
 ``done_pattern`` or ``idle_seconds`` of silence → send ``exit_sequence`` →
 wait for the program to exit. Patterns are matched on the cleaned text
-(escapes removed, ``\\r`` redraws resolved) of a bounded window of recent output.
+(escapes removed, ``\\r`` redraws resolved) of a bounded window of recent output,
+in MULTILINE mode (``^`` / ``$`` match at line boundaries).
 """
 
 from __future__ import annotations
@@ -42,12 +43,13 @@ class InteractiveDriver:
     def __init__(self, recipe: InteractiveRecipe, prompt: bytes, *, now: float) -> None:
         self._recipe = recipe
         self._prompt = prompt
-        self._ready = re.compile(recipe.ready_pattern) if recipe.ready_pattern else None
-        self._done = re.compile(recipe.done_pattern) if recipe.done_pattern else None
+        self._ready = _compile(recipe.ready_pattern)
+        self._done = _compile(recipe.done_pattern)
         self._window = ""
         self.step = Step.READY
         self._deadline = now + recipe.step_timeout
         self._pending_send = b""
+        self._prompt_sent_at = now
         if self._ready is None:
             self._send_prompt(now)
 
@@ -107,3 +109,7 @@ class InteractiveDriver:
 
     def _matches(self, pattern: re.Pattern[str] | None) -> bool:
         return pattern is not None and pattern.search(clean_terminal_text(self._window)) is not None
+
+
+def _compile(pattern: str | None) -> re.Pattern[str] | None:
+    return re.compile(pattern, re.MULTILINE) if pattern else None

@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.ignore_signals:
         _ignore_signals()
     if args.spawn_grandchild:
-        _spawn_grandchild(args.spawn_grandchild, ignore=args.ignore_signals)
+        _spawn_grandchild(args.spawn_grandchild, ignore=args.ignore_signals, detach=args.detach)
     if args.tui:
         return _tui(args.exit)
     if args.echo_stdin:
@@ -57,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--require-tty", action="store_true", help="exit 1 unless stdin is a tty")
     p.add_argument("--ignore-signals", action="store_true", help="ignore SIGINT/SIGTERM/SIGHUP")
     p.add_argument("--spawn-grandchild", metavar="PIDFILE", help="leave a grandchild on stdout")
+    p.add_argument("--detach", action="store_true", help="the grandchild leaves our session")
     p.add_argument("--tui", action="store_true", help="a small TUI (needs a tty)")
     p.add_argument("--echo-stdin", action="store_true", help="copy stdin to stdout")
     p.add_argument("--invalid-utf8", action="store_true", help="write invalid UTF-8")
@@ -82,8 +83,12 @@ def _ignore_signals() -> None:
             signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
-def _spawn_grandchild(pidfile: str, *, ignore: bool) -> None:
-    """A grandchild in our process group that inherits stdout and sleeps for an hour."""
+def _spawn_grandchild(pidfile: str, *, ignore: bool, detach: bool) -> None:
+    """A grandchild that inherits stdout and sleeps for an hour.
+
+    It stays in our process group unless ``detach`` (then it starts its own
+    session, like codex's background ``app-server`` daemon, backends.md §3).
+    """
     code = (
         "import os, signal, sys, time\n"
         + (
@@ -100,7 +105,9 @@ def _spawn_grandchild(pidfile: str, *, ignore: bool) -> None:
         "except KeyboardInterrupt:\n"
         "    os._exit(130)\n"
     )
-    subprocess.Popen([sys.executable, "-c", code, pidfile], stdin=subprocess.DEVNULL)
+    subprocess.Popen(
+        [sys.executable, "-c", code, pidfile], stdin=subprocess.DEVNULL, start_new_session=detach
+    )
     while not os.path.exists(pidfile):  # the pid must be known before the child goes on
         time.sleep(0.005)
 

@@ -6,6 +6,8 @@ its READY line or on marker files, never on sleeps.
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import tracemalloc
 from pathlib import Path
@@ -141,6 +143,26 @@ def test_surviving_grandchild_that_ignores_signals_is_dead_afterwards(
     assert any("SIGKILL" in line for line in rec.logs)
 
 
+def test_a_detached_grandchild_keeping_the_pipe_cannot_hang_the_run(
+    run: Runner, transport: str, tmp_path: Path
+) -> None:
+    # It left our session, so the ladder cannot reach it; we stop reading instead.
+    pidfile = tmp_path / "daemon.pid"
+    try:
+        rec = run("fake-agent", "--spawn-grandchild", str(pidfile), "--detach", transport=transport)
+        assert rec.outcome.stop_reason is StopReason.EXITED
+        assert "READY" in rec.text
+        if transport == "pipe":
+            assert any("stopped reading" in line for line in rec.logs)
+    finally:
+        os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def test_a_character_cut_by_the_exit_is_replaced_not_lost(run: Runner) -> None:
+    rec = run("sh", "-c", r"printf 'abc\303'")
+    assert rec.text == "abc\ufffd"
+
+
 def test_invalid_utf8_is_replaced_and_split_characters_survive(run: Runner, transport: str) -> None:
     rec = run("fake-agent", "--invalid-utf8", "--split-multibyte", transport=transport)
     assert "\ufffd" in rec.text
@@ -208,13 +230,17 @@ def test_repeated_interrupts_climb_the_ladder_without_waiting(run: Runner) -> No
     assert sum("interrupted again" in line for line in rec.logs) == 2
 
 
-def test_stdin_text_is_written_then_closed(run: Runner) -> None:
-    rec = run("fake-agent", "--echo-stdin", stdin="héllo\n" * 50_000)
+def test_stdin_text_is_written_then_closed(run: Runner, transport: str) -> None:
+    if transport == "pty":
+        pytest.skip("a pty has no separate stdin: see test_run_pty")
+    rec = run("fake-agent", "--echo-stdin", stdin="héllo\n" * 50_000, transport=transport)
     assert rec.text == "héllo\n" * 50_000
 
 
-def test_stdin_is_the_null_device_by_default(run: Runner) -> None:
-    rec = run("fake-agent", "--echo-stdin", limits=Limits(total_timeout=30))
+def test_stdin_is_the_null_device_by_default(run: Runner, transport: str) -> None:
+    if transport == "pty":
+        pytest.skip("a pty has no null device: nothing is typed")
+    rec = run("fake-agent", "--echo-stdin", limits=Limits(total_timeout=30), transport=transport)
     assert rec.outcome.stop_reason is StopReason.EXITED
     assert rec.text == ""
 

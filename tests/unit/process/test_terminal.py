@@ -1,0 +1,42 @@
+"""Answers to terminal queries under the pty (backends.md §3: ESC[6n, ESC[c stall TUIs)."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from jlgcli.process.terminal import TerminalResponder
+
+
+def test_cursor_position_and_device_attributes_are_answered() -> None:
+    responder = TerminalResponder()
+    assert responder.feed("hello\x1b[6n") == b"\x1b[1;1R"
+    assert responder.feed("\x1b[c") == b"\x1b[?1;2c"
+    assert responder.feed("\x1b[0c\x1b[5n") == b"\x1b[?1;2c\x1b[0n"
+    assert responder.feed("plain \x1b[31mred\x1b[0m") == b""
+
+
+def test_a_query_split_across_chunks_is_answered_once() -> None:
+    responder = TerminalResponder()
+    assert responder.feed("abc\x1b[") == b""
+    assert responder.feed("6nxyz") == b"\x1b[1;1R"
+    assert responder.feed("more") == b""
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b\r\n", "\x1b[6n", "\x1b[c", "\x1b[1m", "é"]), max_size=30),
+    st.lists(st.integers(min_value=0, max_value=200), max_size=8),
+)
+def test_any_chunking_gives_one_reply_per_query(pieces: list[str], cuts: list[int]) -> None:
+    text = "".join(pieces)
+    bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
+    responder = TerminalResponder()
+    replies = b"".join(responder.feed(text[a:b]) for a, b in itertools.pairwise(bounds))
+    expected = b"".join(
+        b"\x1b[1;1R" if p == "\x1b[6n" else b"\x1b[?1;2c"
+        for p in pieces
+        if p in ("\x1b[6n", "\x1b[c")
+    )
+    assert replies == expected
