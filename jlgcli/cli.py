@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import argparse
 
 # Commands listed by --help, in this order; each is jlgcli/commands/<name>.py.
-COMMAND_MODULES: tuple[str, ...] = ("run", "loop", "config", "ledger")
+COMMAND_MODULES: tuple[str, ...] = ("run", "loop", "runs", "ledger", "config")
 
 EPILOG = """examples:
   jlgcli config set backend codex      choose the default backend

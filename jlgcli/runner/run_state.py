@@ -110,7 +110,7 @@ class RunState:
         root = self.spec.artifacts_dir
         if not root.is_absolute():
             root = self.spec.cwd / root
-        self.run_dir = RunDirectory.create(root, self.run_id)
+        self.run_dir = RunDirectory.create(root, self.run_id, start=self.started)
         self.run_dir.write_meta({
             "runId": self.run_id, "command": self.spec.command, "backend": self.backend_id,
             "backendVersion": self.backend_version, "startedAt": self._iso(self.started_at),
@@ -132,6 +132,8 @@ class RunState:
         result = call.result
         self.last_text = result.text
         self.session_id = result.session_id or self.session_id
+        if self.run_dir is not None and self.run_dir.transcript.error is not None:
+            raise self.run_dir.transcript.error  # RG-016: a failed transcript write fails the run
         self.metrics.append(IterationMetrics(
             index=iteration, durationMs=call.duration_ms, exitCode=call.outcome.exit_code,
             stopReason=call.outcome.stop_reason.value,
@@ -241,7 +243,9 @@ class RunState:
         if self.run_dir is not None:
             summary.redactions = int(getattr(self.run_dir, "redactions", 0))
             try:
+                self.run_dir.close()
                 self.run_dir.write_result(summary.model_dump(mode="json"))
+                summary.redactions = int(getattr(self.run_dir, "redactions", 0))
             except JlgError as exc:  # RG-016: a failed artifact write fails the run
                 summary.stopCause, summary.status = "artifacts-error", "error"
                 summary.exitCode = EXIT_CODES["artifacts-error"]
