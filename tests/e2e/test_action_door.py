@@ -20,6 +20,7 @@ from jlgcli.cli import build_parser
 from jlgcli.errors import JlgError
 from jlgcli.integrations.action import INPUTS
 from tests.unit.integrations.gha_format import parse_github_output
+from tests.unit.integrations.tools import add_git_on_windows, find_bash
 
 # Test tools (the "test" extra): PyYAML comes with pre-commit.
 yaml = pytest.importorskip("yaml", reason="PyYAML is needed (pip install pre-commit)")
@@ -136,13 +137,18 @@ def run_step(step_id: str, *, inputs: dict[str, str], context: dict[str, str], c
     ctx = {f"inputs.{name}": value for name, value in values.items()} | context
     env = {name: render(value, ctx) for name, value in step.get("env", {}).items()}
     workdir = cwd / render(step.get("working-directory", "."), ctx)
-    bash = shutil.which("bash")
+    bash = find_bash()
     assert bash, "bash is needed (Git Bash on Windows)"
     return subprocess.run(
         [bash, "-e", "-c", step["run"]], cwd=workdir, capture_output=True, text=True,
         encoding="utf-8", errors="replace", timeout=600, stdin=subprocess.DEVNULL,
         env={**os.environ, "GITHUB_ACTIONS": "true", **github, **env},
     )  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def git_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    add_git_on_windows(monkeypatch)
 
 
 @pytest.fixture

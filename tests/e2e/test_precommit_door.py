@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from jlgcli import cli
+from tests.unit.integrations.tools import add_git_on_windows
 
 pytest.importorskip("pre_commit", reason="pip install pre-commit (test extra)")
 
@@ -26,6 +27,12 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 HOOK_FILES = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml")
 GIT_IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
                 "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def git_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    add_git_on_windows(monkeypatch)
+
 
 needs_hook_command = pytest.mark.skipif(
     "hook" not in cli.COMMAND_MODULES,

@@ -8,8 +8,15 @@ from typing import Any
 import pytest
 
 from jlgcli.runner.summary import EXIT_CODES, RunSummary, status_of
+from tests.unit.integrations.tools import add_git_on_windows
 
 MakeSummary = Callable[..., RunSummary]
+
+
+@pytest.fixture(autouse=True)
+def git_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook tests use real git: make Git for Windows reachable there too."""
+    add_git_on_windows(monkeypatch)
 
 
 @pytest.fixture

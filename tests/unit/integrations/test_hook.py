@@ -196,3 +196,21 @@ def test_report_reason_falls_back_to_error_then_text(make_summary, fields, reaso
     lines = hook.hook_report(make_summary(**fields), CHANGE).splitlines()
     assert lines[0].startswith(f"jlgcli hook: FAILED ({fields['stopCause']}")
     assert lines[1] == reason
+
+
+@pytest.mark.parametrize(
+    ("reason", "raised"),
+    [("timeout", JlgError), ("cancelled", KeyboardInterrupt)],
+)
+def test_git_stopped_by_a_timeout_or_ctrl_c(repo, monkeypatch, reason, raised):
+    from jlgcli.process.model import ProcessOutcome, StopReason
+
+    def stopped(*args, **kwargs):
+        return ProcessOutcome(exit_code=None, signal=9, stop_reason=StopReason(reason),
+                              duration=1.0)  # fmt: skip
+
+    monkeypatch.setattr("jlgcli.process.run_invocation", stopped)
+    with pytest.raises(raised) as caught:
+        hook.collect_change(repo, env={})
+    if raised is JlgError:
+        assert caught.value.code == 75
