@@ -12,6 +12,7 @@ its real CLI's flags, reads the prompt the way the real CLI does, then asks
 - ``JLGCLI_FAKE_LOGGED_OUT=1``: auth probes say logged out, runs fail the real way.
 - ``JLGCLI_FAKE_VERSION=<v>``: what ``--version`` reports.
 - ``JLGCLI_FAKE_PROBE_HANG=1``: ``--version`` and auth-status probes never answer.
+- A hang lasts at most ``JLGCLI_FAKE_HANG_MAX`` seconds (default 300), then exit 124.
 
 Standard library only: a fake must start fast.
 """
@@ -83,9 +84,13 @@ def probe(answer: str, *, code: int = 0, stream: str = "stdout") -> NoReturn:
 
 
 def hang_forever() -> NoReturn:
-    """Never answer, never exit (until killed)."""
-    while True:
-        time.sleep(3600)
+    """Never answer, never exit until killed — but give up after ``JLGCLI_FAKE_HANG_MAX``
+    seconds (default 300), so a fake orphaned by a hard-killed test does not live forever."""
+    limit = float(os.environ.get("JLGCLI_FAKE_HANG_MAX") or 300)
+    deadline = time.monotonic() + limit
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(left, 5.0))
+    fail(f"fake: hung for {limit:g} s, giving up", 124)
 
 
 # -- output -------------------------------------------------------------------------------

@@ -178,3 +178,13 @@ def test_codex_resume_by_thread_id(work: Path) -> None:
     assert again.ok and again.session_id == first.session_id
     bad, _, _ = run_backend(codex, request(work, resume_session="no-such-thread"))
     assert not bad.ok and "no rollout found" in (bad.error or "")
+
+
+def test_a_hanging_fake_gives_up_after_its_cap(
+    work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An orphaned fake (its test killed hard) must not hang for ever."""
+    script(tmp_path, monkeypatch, {"hang": True})
+    monkeypatch.setenv("JLGCLI_FAKE_HANG_MAX", "0.2")
+    result, outcome, _ = run_backend(get_backend("codex"), request(work))
+    assert outcome.exit_code == 124 and not result.ok
