@@ -1,1 +1,11 @@
-"""Backend adapters: one module per agent CLI, plus the registry."""
+"""Backend adapters: one module per agent CLI, plus the registry.
+
+Public surface (imported from its module, so that importing ``jlgcli.backends.ids``
+for config validation stays cheap):
+
+- ``jlgcli.backends.registry``: ``get_backend(id, *, custom=None)``,
+  ``all_backends(custom=None)``, ``probe_all(backends, *, timeout=2.0)``,
+  ``auto_select(availabilities)``.
+- ``jlgcli.backends.base``: the ``Backend`` protocol and its data types.
+- ``jlgcli.backends.report``: the ``jlgcli backends --json`` model and schema.
+"""
