@@ -128,7 +128,10 @@ def collect_change(
         names = tuple(name for name in listed.text.split("\0") if name)
     diff, truncated = "", False
     if max_diff_bytes > 0 and names:
-        found = _git([*base, "--", *names], cwd, max_diff_bytes)
+        # Pathspecs only for files pre-commit chose: thousands of staged names would
+        # overflow a Windows command line (32k characters), and git knows them anyway.
+        pathspecs = ["--", *names] if files else []
+        found = _git([*base, *pathspecs], cwd, max_diff_bytes)
         _check(found)
         diff, truncated = found.text, found.truncated
         if truncated and "\n" in diff:  # end on a whole line

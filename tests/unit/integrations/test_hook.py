@@ -214,3 +214,24 @@ def test_git_stopped_by_a_timeout_or_ctrl_c(repo, monkeypatch, reason, raised):
         hook.collect_change(repo, env={})
     if raised is JlgError:
         assert caught.value.code == 75
+
+
+def test_staged_names_are_not_repeated_on_the_git_command_line(repo, monkeypatch):
+    """Thousands of staged files must not overflow a Windows command line (32k chars)."""
+    for n in range(50):
+        (repo / f"file_{n:03d}.txt").write_text(f"{n}\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    calls: list[list[str]] = []
+    real = hook._git
+
+    def spy(argv, cwd, limit):
+        calls.append(list(argv))
+        return real(argv, cwd, limit)
+
+    monkeypatch.setattr(hook, "_git", spy)
+    change = hook.collect_change(repo, env={})
+    assert len(change.files) == 50
+    assert "+49" in change.diff
+    assert all("--" not in argv for argv in calls)
+    hook.collect_change(repo, ["file_001.txt"], env={})
+    assert calls[-1][-2:] == ["--", "file_001.txt"]
