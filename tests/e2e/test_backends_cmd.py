@@ -146,3 +146,19 @@ def test_cli_none_available_exit_2(wired: Runner, system_bin: Path) -> None:
 def test_cli_help(wired: Runner) -> None:
     done = wired("backends", "--help")
     assert done.returncode == 0 and "jlgcli backends --json" in done.stdout
+
+
+def test_register_is_argparse_only() -> None:
+    parser = argparse.ArgumentParser()
+    command.register(parser.add_subparsers())
+    args = parser.parse_args(["backends"])
+    assert args.handler == "jlgcli.commands.backends:execute"
+
+
+def test_configured_backend_not_available_warns(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (here / ".jlgcli.json").write_text('{"backend": "gemini"}', "utf-8")
+    code, out, err = run(capsys, json_output=False)
+    assert code == 0 and "default:" not in out
+    assert "the configured backend 'gemini' is not available" in err

@@ -95,3 +95,9 @@ def test_cli_healthy(wired: Runner) -> None:
     done = wired("doctor")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "nothing broken" in done.stdout
+
+
+def test_register_is_argparse_only() -> None:
+    parser = argparse.ArgumentParser()
+    command.register(parser.add_subparsers())
+    assert parser.parse_args(["doctor"]).handler == "jlgcli.commands.doctor:execute"
