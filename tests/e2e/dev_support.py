@@ -1,0 +1,169 @@
+"""Helpers for the end-to-end tests of ``jlgcli dev`` / ``aidevloop`` (tests/e2e/test_dev_*.py).
+
+The loop runs as a real process (``python -m jlgcli.dev.cli_entry``, the
+module behind the ``aidevloop``/``adl`` console scripts) in a temporary git
+repository copied from ``examples/devloop``. The agent is the scripted fake
+``claude`` (or ``copilot``) from ``tests/fakes`` (first on PATH, see
+tests/conftest.py), driven by ``JLGCLI_FAKE_SCRIPT`` turns that really write
+code, notes and review files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "devloop"
+TIMEOUT = 120.0
+
+GREET = "def greet(name: str) -> str:\n    return f\"Hello, {name or 'world'}!\"\n"
+GREET_TEST = (
+    "import unittest\n\nfrom greetings.core import greet\n\n\n"
+    "class GreetTest(unittest.TestCase):\n"
+    "    def test_greet(self) -> None:\n"
+    "        self.assertEqual(greet('Ada'), 'Hello, Ada!')\n"
+    "        self.assertEqual(greet(''), 'Hello, world!')\n"
+)
+BROKEN = 'def greet(name: str) -> str:\n    return "Hi"\n'
+NOTES = "## Summary\nAdded `greet`.\n\n## Files changed\n- greetings/core.py\n"
+CLEAN_REVIEW = "## BLOCKING\n- None\n\n## NON-BLOCKING\n- add a docstring\n\n## NITPICK\n- None\n"
+BLOCKING_REVIEW = (
+    "## BLOCKING\n- `greetings/core.py`: empty names are not handled\n\n"
+    "## NON-BLOCKING\n- None\n\n## NITPICK\n- None\n"
+)
+
+
+def dev_argv(*args: str) -> list[str]:
+    """The ``aidevloop`` command line (the console script runs the same ``main``)."""
+    return [sys.executable, "-m", "jlgcli.dev.cli_entry", *args]
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def make_project(root: Path, config: dict[str, Any] | None = None) -> Path:
+    """``examples/devloop`` copied to ``root`` and committed in a new git repository."""
+    shutil.copytree(EXAMPLE, root)
+    if config is not None:
+        (root / ".aidevloop.json").write_text(json.dumps(config), encoding="utf-8")
+    git(root, "init", "-q")
+    git(root, "config", "user.name", "Dev Loop Test")
+    git(root, "config", "user.email", "devloop@example.invalid")
+    git(root, "config", "commit.gpgsign", "false")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def implement(code: str = GREET, notes: str | None = NOTES, **extra: Any) -> dict[str, Any]:
+    """A turn of the implement agent: code, tests and (unless None) the notes."""
+    files = {"greetings/core.py": code, "tests/test_core.py": GREET_TEST}
+    if notes is not None:
+        files["context/implementation-notes.md"] = notes
+    return {"text": "Implemented the task.", "files": files, **extra}
+
+
+def review(text: str = CLEAN_REVIEW, **extra: Any) -> dict[str, Any]:
+    return {"text": "Review written.", "files": {"context/review.md": text}, **extra}
+
+
+def fix(code: str = GREET, **extra: Any) -> dict[str, Any]:
+    notes = NOTES + "\n## Fixes\n- handled the review\n"
+    files = {"greetings/core.py": code, "context/implementation-notes.md": notes}
+    return {"text": "Fixed.", "files": files, **extra}
+
+
+def write_script(path: Path, *turns: dict[str, Any], repeat_last: bool = False) -> Path:
+    path.write_text(
+        json.dumps({"turns": list(turns), "repeat_last": repeat_last}), encoding="utf-8"
+    )
+    return path
+
+
+def env_with(script: Path | None = None, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    if script is not None:
+        env["JLGCLI_FAKE_SCRIPT"] = str(script)
+    env.update(extra)
+    return env
+
+
+def run_dev(
+    root: Path, *args: str, script: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the loop with no terminal on stdin (like CI) and capture its output."""
+    return subprocess.run(
+        dev_argv(*args, "-C", str(root)),
+        cwd=root,
+        env=env or env_with(script),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=TIMEOUT,
+    )
+
+
+def prompts_sent(script: Path) -> list[str]:
+    """Every prompt the fake agent received, in order."""
+    folder = Path(f"{script}.prompts")
+    return [p.read_text(encoding="utf-8") for p in sorted(folder.glob("[0-9][0-9][0-9].txt"))]
+
+
+def plan_status(root: Path, task_id: str) -> str:
+    from jlgcli.dev.plan_edit import load_plan
+
+    task = load_plan(root / "docs" / "implementation-plan.md", "plan").find(task_id)
+    assert task is not None
+    return task.status
+
+
+def commits(root: Path) -> list[str]:
+    return git(root, "log", "--format=%s").splitlines()
+
+
+_SECRET_PREFIXES = (
+    "ANTHROPIC_", "OPENAI_", "CODEX_", "CLAUDE_", "COPILOT_", "GEMINI_", "GOOGLE_",
+    "GH_", "GITHUB_", "JLGCLI_", "AZURE_OPENAI", "AWS_", "IS_SANDBOX",
+)  # fmt: skip
+
+
+def isolated_env(home: Path, fake_bin: Path, system_bin: Path) -> dict[str, str]:
+    """The isolation of tests/conftest.py ``isolated_env``, for module-scoped fixtures.
+
+    Module-scoped fixtures run before the autouse per-test isolation, so they
+    build the same environment explicitly: fakes first on PATH, no secrets,
+    a temporary HOME.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_SECRET_PREFIXES)}
+    for name in ("CI", "GITHUB_ACTIONS", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+        env.pop(name, None)
+    home.mkdir(parents=True, exist_ok=True)
+    env.update(
+        HOME=str(home),
+        USERPROFILE=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        JLGCLI_CONFIG_DIR=str(home / "jlgcli-config"),
+        PATH=os.pathsep.join([str(fake_bin), str(system_bin), *_windows_dirs()]),
+        PYTHONIOENCODING="utf-8",
+        NO_COLOR="1",
+    )
+    return env
+
+
+def _windows_dirs() -> list[str]:
+    if os.name != "nt":
+        return []
+    root = os.environ.get("SYSTEMROOT", r"C:\Windows")  # pragma: no cover - Windows CI
+    return [rf"{root}\System32", root]  # pragma: no cover
