@@ -20,7 +20,7 @@ from jlgcli.cli import build_parser
 from jlgcli.errors import JlgError
 from jlgcli.integrations.action import INPUTS
 from tests.unit.integrations.gha_format import parse_github_output
-from tests.unit.integrations.tools import add_git_on_windows, find_bash
+from tests.unit.integrations.tools import ORIGINAL_PATH, add_git_on_windows, find_bash
 
 # Test tools (the "test" extra): PyYAML comes with pre-commit.
 yaml = pytest.importorskip("yaml", reason="PyYAML is needed (pip install pre-commit)")
@@ -91,6 +91,21 @@ def test_inputs_reach_scripts_only_through_env():
         assert env[variable] == f"${{{{ inputs.{name} }}}}"
     assert set(ACTION["inputs"]) == {*INPUTS, "working-directory", "python-version"}
     assert STEPS["run"]["working-directory"] == "${{ inputs.working-directory }}"
+
+
+def test_the_composite_scripts_pass_shellcheck(tmp_path):
+    shellcheck = shutil.which("shellcheck", path=ORIGINAL_PATH)
+    if shellcheck is None:
+        pytest.skip("shellcheck is not installed (apt-get install shellcheck)")
+    scripts = []
+    for step in ACTION["runs"]["steps"]:
+        if "run" in step:
+            path = tmp_path / f"{step['id']}.sh"
+            path.write_text("#!/usr/bin/env bash\n" + step["run"], encoding="utf-8")
+            scripts.append(str(path))
+    result = subprocess.run([shellcheck, "-S", "style", *scripts], capture_output=True,
+                            text=True, timeout=60)  # fmt: skip
+    assert result.returncode == 0, result.stdout
 
 
 def test_outputs_come_from_the_run_step_and_match_what_jlgcli_writes():
