@@ -69,6 +69,9 @@ class SelectChannel:
         self._end_input = False
         self._selector = selectors.DefaultSelector()
         self._registered: dict[int, int] = {}
+        self._dirty = True  # registrations must be recomputed before the next select
+        for fd in outputs:
+            os.set_blocking(fd, False)  # reads never wait: the selector does
         if input_fd is not None:
             os.set_blocking(input_fd, False)  # a full pipe/pty must not block the loop
 
@@ -77,15 +80,17 @@ class SelectChannel:
         return bool(self._open_fds)
 
     def send(self, data: bytes) -> None:
-        if self._input_fd is not None:
+        if self._input_fd is not None and data:
             self._outbox += data
+            self._dirty = True
 
     def end_input(self) -> None:
         self._end_input = True
         self._maybe_close_input()
 
     def read(self, timeout: float) -> list[Chunk]:
-        self._sync_registrations()
+        if self._dirty:
+            self._sync_registrations()
         if not self._registered:
             return []
         chunks: list[Chunk] = []
@@ -120,8 +125,19 @@ class SelectChannel:
             if exc.errno != errno.EIO:  # EIO: the pty's other side is closed
                 raise
             data = b""
+        # A pty hands out at most 4 KiB per read: take what else is already
+        # there (non-blocking) so one event carries up to CHUNK bytes.
+        while data and len(data) < CHUNK:
+            try:
+                more = os.read(fd, CHUNK - len(data))
+            except OSError:  # EAGAIN: nothing more now; EIO: seen on the next call
+                break
+            if not more:
+                break
+            data += more
         if not data:
             self._open_fds.discard(fd)
+            self._dirty = True
         return data
 
     def _write_some(self) -> None:
@@ -137,6 +153,8 @@ class SelectChannel:
             self._end_input = True
             written = 0
         del self._outbox[:written]
+        if not self._outbox:
+            self._dirty = True
         self._maybe_close_input()
 
     def _maybe_close_input(self) -> None:
@@ -150,6 +168,7 @@ class SelectChannel:
         self._input_fd = None
 
     def _sync_registrations(self, drop: int | None = None) -> None:
+        self._dirty = False
         wanted: dict[int, int] = {fd: selectors.EVENT_READ for fd in self._open_fds}
         if self._input_fd is not None and self._outbox and self._input_fd != drop:
             wanted[self._input_fd] = wanted.get(self._input_fd, 0) | selectors.EVENT_WRITE

@@ -42,6 +42,9 @@ from jlgcli.process.tree import Ladder, tree_alive, wait_until
 
 DRAIN_AFTER_EXIT = 0.5  # seconds to keep reading once the whole tree is gone
 TICK = 0.1  # longest wait between checks of the cancel event and the child's exit
+# While output flows, the child's exit is normally seen as end-of-file; polling it
+# on every read would cost two waitpid calls per 4 KiB pty read.
+EXIT_POLL = 0.05
 Log = Callable[[str], None]
 
 
@@ -112,6 +115,7 @@ class _Run:
         self.child_exited = False
         self.tree_gone = False
         self.drain_until: float | None = None
+        self.next_exit_poll = 0.0
         self.responder = TerminalResponder() if child.transport == "pty" else None
         self.driver: InteractiveDriver | None = None
         if child.transport == "pty" and inv.interactive is not None:
@@ -223,6 +227,9 @@ class _Run:
             self._stop(StopReason.IDLE, f"no output for {idle:g} s (idle timeout)")
 
     def _check_tree(self, now: float) -> None:
+        if self.child.channel.open and now < self.next_exit_poll:
+            return
+        self.next_exit_poll = now + EXIT_POLL
         if not self.child_exited and self.child.tree.exited():
             self.child_exited = True
             if tree_alive(self.child.tree) and self.ladder is None:

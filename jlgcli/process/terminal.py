@@ -30,6 +30,9 @@ class TerminalResponder:
     def feed(self, text: str) -> bytes:
         """Replies for every complete query that ends in ``text``."""
         window = self._tail + text
+        if "\x1b" not in window:  # the common case: no query, no regex
+            self._tail = window[-_KEEP:]
+            return b""
         replies = b"".join(
             _REPLIES[m.group()] for m in _QUERIES.finditer(window) if m.end() > len(self._tail)
         )
