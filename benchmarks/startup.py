@@ -31,8 +31,13 @@ def _time(argv: list[str], env: dict[str, str]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--frozen", action="append", default=[], metavar="EXE",
-                        help="a frozen jlgcli executable to time too (onedir or onefile)")
+    parser.add_argument(
+        "--frozen",
+        action="append",
+        default=[],
+        metavar="EXE",
+        help="a frozen jlgcli executable to time too (onedir or onefile)",
+    )
     args = parser.parse_args()
 
     script = shutil.which("jlgcli", path=str(Path(sys.executable).parent)) or shutil.which("jlgcli")

@@ -17,7 +17,16 @@ if TYPE_CHECKING:
     import argparse
 
 # Commands listed by --help, in this order; each is jlgcli/commands/<name>.py.
-COMMAND_MODULES: tuple[str, ...] = ("run", "loop", "runs", "ledger", "config")
+COMMAND_MODULES: tuple[str, ...] = (
+    "run",
+    "loop",
+    "backends",
+    "doctor",
+    "runs",
+    "ledger",
+    "hook",
+    "config",
+)
 
 EPILOG = """examples:
   jlgcli config set backend codex      choose the default backend
@@ -68,12 +77,30 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
         return
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=0,
-                       help="only the summary and errors (verbosity 0)")  # fmt: skip
-    group.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=2,
-                       help="progress details (verbosity 2)")  # fmt: skip
-    group.add_argument("--verbosity", dest="verbosity", type=int, choices=range(4),
-                       metavar="{0,1,2,3}", help="0 quiet, 1 normal, 2 verbose, 3 debug")  # fmt: skip
+    group.add_argument(
+        "-q",
+        "--quiet",
+        dest="verbosity",
+        action="store_const",
+        const=0,
+        help="only the summary and errors (verbosity 0)",
+    )
+    group.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbosity",
+        action="store_const",
+        const=2,
+        help="progress details (verbosity 2)",
+    )
+    group.add_argument(
+        "--verbosity",
+        dest="verbosity",
+        type=int,
+        choices=range(4),
+        metavar="{0,1,2,3}",
+        help="0 quiet, 1 normal, 2 verbose, 3 debug",
+    )
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -124,10 +151,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         path = write_crash_report(exc)
         return _report(
-            JlgError(ExitCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}",
-                     hint=f"this is a bug; please report it with the crash log {path}"),
+            JlgError(
+                ExitCode.INTERNAL,
+                f"internal error: {type(exc).__name__}: {exc}",
+                hint=f"this is a bug; please report it with the crash log {path}",
+            ),
             want_json,
-        )  # fmt: skip
+        )
 
 
 def _report(exc: JlgError, want_json: bool) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jlgcli.config_keys import KEYS, KeySpec, ValueProblem, lookup_key, unknown_key_message
+from jlgcli.config_keys import KEYS, KeySpec, ValueProblemError, lookup_key, unknown_key_message
 from jlgcli.errors import ExitCode, JlgError
 
 PROJECT_FILE_NAME = ".jlgcli.json"
@@ -115,7 +115,7 @@ def _validate_file(path: Path, scope: str, data: dict[str, Any]) -> dict[str, An
             raise _config_error(path, scope, f"has an {unknown_key_message(name)}")
         try:
             values[name] = spec.parse(raw, custom_backends=custom)
-        except ValueProblem as exc:
+        except ValueProblemError as exc:
             raise _config_error(path, scope, f"has an invalid value for '{name}': {exc}") from None
     return values
 
@@ -137,7 +137,7 @@ def _env_values(env: Mapping[str, str], custom: tuple[str, ...]) -> dict[str, tu
             continue
         try:
             values[spec.name] = (spec.parse(raw, custom_backends=custom), spec.env_var)
-        except ValueProblem as exc:
+        except ValueProblemError as exc:
             raise JlgError(
                 ExitCode.CONFIG,
                 f"environment variable {spec.env_var}={raw!r} is invalid: {exc}",
@@ -187,16 +187,18 @@ def parse_flag_value(key: str, raw: Any, custom: tuple[str, ...] = ()) -> Any:
     spec = _spec_or_usage_error(key)
     try:
         return spec.parse(raw, custom_backends=custom)
-    except ValueProblem as exc:
-        raise JlgError(ExitCode.USAGE, f"invalid value for {key}: {exc}",
-                       hint=f"example: {spec.example}") from None  # fmt: skip
+    except ValueProblemError as exc:
+        raise JlgError(
+            ExitCode.USAGE, f"invalid value for {key}: {exc}", hint=f"example: {spec.example}"
+        ) from None
 
 
 def _spec_or_usage_error(key: str) -> KeySpec:
     spec = lookup_key(key)
     if spec is None:
-        raise JlgError(ExitCode.USAGE, unknown_key_message(key),
-                       hint="list them with: jlgcli config show")  # fmt: skip
+        raise JlgError(
+            ExitCode.USAGE, unknown_key_message(key), hint="list them with: jlgcli config show"
+        )
     return spec
 
 
@@ -207,9 +209,13 @@ def _target_file(project: bool, cwd: Path, env: Mapping[str, str]) -> tuple[Path
 
 
 def set_value(
-    key: str, raw: str, *, project: bool = False, cwd: Path | None = None,
+    key: str,
+    raw: str,
+    *,
+    project: bool = False,
+    cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
-) -> tuple[KeySpec, Any, Path]:  # fmt: skip
+) -> tuple[KeySpec, Any, Path]:
     """Validate and persist ``key = raw`` (atomically); returns the key, value and file."""
     env = os.environ if env is None else env
     cwd = Path.cwd() if cwd is None else cwd
@@ -218,11 +224,12 @@ def set_value(
     data = read_config_file(path, scope)
     custom = tuple(_custom_backends_of(path, scope, data))
     if project is False and (project_path := find_project_config(cwd)):
-        custom += tuple(_custom_backends_of(project_path, "project",
-                                            read_config_file(project_path, "project")))  # fmt: skip
+        custom += tuple(
+            _custom_backends_of(project_path, "project", read_config_file(project_path, "project"))
+        )
     try:
         value = spec.parse(raw, custom_backends=custom)
-    except ValueProblem as exc:
+    except ValueProblemError as exc:
         raise JlgError(
             ExitCode.USAGE,
             f"invalid value for {spec.name}: {exc}",
@@ -234,9 +241,12 @@ def set_value(
 
 
 def unset_value(
-    key: str, *, project: bool = False, cwd: Path | None = None,
+    key: str,
+    *,
+    project: bool = False,
+    cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
-) -> tuple[KeySpec, Path, bool]:  # fmt: skip
+) -> tuple[KeySpec, Path, bool]:
     """Remove ``key`` from the user (or project) file; returns whether it was there."""
     env = os.environ if env is None else env
     cwd = Path.cwd() if cwd is None else cwd
@@ -264,7 +274,9 @@ def _write_config(path: Path, data: dict[str, Any]) -> None:
         ) from None
 
 
-def describe_config_files(cwd: Path, env: Mapping[str, str] | None = None) -> list[ConfigFileStatus]:
+def describe_config_files(
+    cwd: Path, env: Mapping[str, str] | None = None
+) -> list[ConfigFileStatus]:
     """The user and project config files, whether they exist, and what is wrong with them."""
     env = os.environ if env is None else env
     found = find_project_config(cwd)

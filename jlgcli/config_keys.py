@@ -18,7 +18,7 @@ from jlgcli.durations import DurationError, parse_duration_ms
 COMPLETION_MODES = ("marker", "json", "rebound")
 
 
-class ValueProblem(ValueError):
+class ValueProblemError(ValueError):
     """A value that does not fit its key; the message names the accepted values."""
 
 
@@ -60,11 +60,12 @@ class KeySpec:
 
 def _parse_int(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> int:
     if isinstance(raw, bool):
-        raise ValueProblem(f"expected a whole number ({spec.accepted()})")
+        raise ValueProblemError(f"expected a whole number ({spec.accepted()})")
     try:
         value = int(str(raw).strip()) if not isinstance(raw, int) else raw
     except ValueError:
-        raise ValueProblem(f"'{raw}' is not a whole number; accepted: {spec.accepted()}") from None
+        message = f"'{raw}' is not a whole number; accepted: {spec.accepted()}"
+        raise ValueProblemError(message) from None
     return _bounded(spec, value)
 
 
@@ -72,7 +73,7 @@ def _parse_duration(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> int:
     try:
         value = parse_duration_ms(raw)
     except DurationError as exc:
-        raise ValueProblem(str(exc)) from None
+        raise ValueProblemError(str(exc)) from None
     return _bounded(spec, value)
 
 
@@ -80,14 +81,14 @@ def _bounded(spec: KeySpec, value: int) -> int:
     if (spec.minimum is not None and value < spec.minimum) or (
         spec.maximum is not None and value > spec.maximum
     ):
-        raise ValueProblem(f"{value} is out of range; accepted: {spec.accepted()}")
+        raise ValueProblemError(f"{value} is out of range; accepted: {spec.accepted()}")
     return value
 
 
 def _parse_choice(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> str:
     value = str(raw).strip()
     if value not in spec.choices:
-        raise ValueProblem(f"'{value}' is not one of {spec.accepted()}")
+        raise ValueProblemError(f"'{value}' is not one of {spec.accepted()}")
     return value
 
 
@@ -97,7 +98,7 @@ def _parse_backend(spec: KeySpec, raw: Any, custom: tuple[str, ...]) -> str:
     known = known_backend_ids(custom)
     value = str(raw).strip()
     if value not in known:
-        raise ValueProblem(
+        raise ValueProblemError(
             f"'{value}' is not a known backend{_closest(value, known)}; known: {', '.join(known)}"
         )
     return value
@@ -111,13 +112,13 @@ def _parse_bool(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> bool:
         return True
     if value in ("false", "0", "no", "off"):
         return False
-    raise ValueProblem(f"'{raw}' is not a boolean; accepted: {spec.accepted()}")
+    raise ValueProblemError(f"'{raw}' is not a boolean; accepted: {spec.accepted()}")
 
 
 def _parse_path(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> str:
     value = str(raw).strip()
     if not value or "\x00" in value:
-        raise ValueProblem("expected a non-empty path")
+        raise ValueProblemError("expected a non-empty path")
     return value
 
 
@@ -134,28 +135,94 @@ MINUTE_MS = 60_000
 DAY_MS = 24 * 60 * MINUTE_MS
 
 KEYS: tuple[KeySpec, ...] = (
-    KeySpec("backend", "backend", "auto", "Backend to run: claude, codex, copilot, gemini, "
-            "replay, a custom command backend, or auto (first available).", "codex"),
-    KeySpec("maxIterations", "int", 20, "Most iterations a loop runs before stopping "
-            "(exit 4, RG-011).", "10", minimum=1, maximum=1000),
-    KeySpec("timeoutMs", "duration", 30 * MINUTE_MS, "Total time a run or loop may take "
-            "(exit 75, RG-012).", "30m", minimum=1000, maximum=7 * DAY_MS),
-    KeySpec("iterationTimeoutMs", "duration", 0, "Most time one backend call may take; "
-            "0 means only the total timeout applies.", "10m", minimum=0, maximum=7 * DAY_MS),
-    KeySpec("idleTimeoutMs", "duration", 10 * MINUTE_MS, "Stop a backend call that prints "
-            "nothing for this long; 0 disables it.", "5m", minimum=0, maximum=7 * DAY_MS),
-    KeySpec("completionMode", "choice", "marker", "How the model signals completion: a final "
-            "DONE line, a JSON status object, or rebound replies.", "json",
-            choices=COMPLETION_MODES),
-    KeySpec("noProgressLimit", "int", 3, "Stop after this many consecutive iterations with "
-            "identical or near-identical output (exit 5, RG-013).", "3", minimum=1, maximum=100),
-    KeySpec("verbosity", "int", 1, "0 quiet (summary only), 1 normal (stream the assistant), "
-            "2 verbose (progress details), 3 debug.", "2", minimum=0, maximum=3),
-    KeySpec("artifacts", "bool", False, "Write .jlgcli/runs/RUN_ID/ with the transcript, meta "
-            "and result (F-006).", "true"),
-    KeySpec("artifactsDir", "path", ".jlgcli/runs", "Where run artifacts go, relative to the "
-            "working directory.", "build/jlgcli-runs"),
-)  # fmt: skip
+    KeySpec(
+        "backend",
+        "backend",
+        "auto",
+        "Backend to run: claude, codex, copilot, gemini, "
+        "replay, a custom command backend, or auto (first available).",
+        "codex",
+    ),
+    KeySpec(
+        "maxIterations",
+        "int",
+        20,
+        "Most iterations a loop runs before stopping (exit 4, RG-011).",
+        "10",
+        minimum=1,
+        maximum=1000,
+    ),
+    KeySpec(
+        "timeoutMs",
+        "duration",
+        30 * MINUTE_MS,
+        "Total time a run or loop may take (exit 75, RG-012).",
+        "30m",
+        minimum=1000,
+        maximum=7 * DAY_MS,
+    ),
+    KeySpec(
+        "iterationTimeoutMs",
+        "duration",
+        0,
+        "Most time one backend call may take; 0 means only the total timeout applies.",
+        "10m",
+        minimum=0,
+        maximum=7 * DAY_MS,
+    ),
+    KeySpec(
+        "idleTimeoutMs",
+        "duration",
+        10 * MINUTE_MS,
+        "Stop a backend call that prints nothing for this long; 0 disables it.",
+        "5m",
+        minimum=0,
+        maximum=7 * DAY_MS,
+    ),
+    KeySpec(
+        "completionMode",
+        "choice",
+        "marker",
+        "How the model signals completion: a final "
+        "DONE line, a JSON status object, or rebound replies.",
+        "json",
+        choices=COMPLETION_MODES,
+    ),
+    KeySpec(
+        "noProgressLimit",
+        "int",
+        3,
+        "Stop after this many consecutive iterations with "
+        "identical or near-identical output (exit 5, RG-013).",
+        "3",
+        minimum=1,
+        maximum=100,
+    ),
+    KeySpec(
+        "verbosity",
+        "int",
+        1,
+        "0 quiet (summary only), 1 normal (stream the assistant), "
+        "2 verbose (progress details), 3 debug.",
+        "2",
+        minimum=0,
+        maximum=3,
+    ),
+    KeySpec(
+        "artifacts",
+        "bool",
+        False,
+        "Write .jlgcli/runs/RUN_ID/ with the transcript, meta and result (F-006).",
+        "true",
+    ),
+    KeySpec(
+        "artifactsDir",
+        "path",
+        ".jlgcli/runs",
+        "Where run artifacts go, relative to the working directory.",
+        "build/jlgcli-runs",
+    ),
+)
 
 KEY_NAMES: tuple[str, ...] = tuple(spec.name for spec in KEYS)
 _BY_NAME = {spec.name: spec for spec in KEYS}

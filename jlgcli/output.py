@@ -1,4 +1,4 @@
-"""Writing to the terminal: stdout carries results (one JSON object with ``--json``), stderr the rest."""
+"""Terminal output: stdout carries results (one JSON object with ``--json``), stderr the rest."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import sys
 from typing import Any, TextIO
 
 
-def configure_streams(*, is_windows: bool | None = None, streams: tuple[Any, ...] | None = None) -> None:
+def configure_streams(
+    *, is_windows: bool | None = None, streams: tuple[Any, ...] | None = None
+) -> None:
     """Never crash on a character the console cannot encode.
 
     On Windows a redirected stdout uses the ANSI code page (cp1252): an emoji
@@ -41,7 +43,8 @@ def err(message: str) -> None:
 def print_table(rows: list[list[str]], headers: list[str], stream: TextIO | None = None) -> None:
     """A plain aligned table (no colours: it must read well in CI logs and pipes)."""
     out = sys.stdout if stream is None else stream
-    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
+    columns = zip(headers, *rows, strict=False)
+    widths = [max(len(str(cell)) for cell in column) for column in columns]
     for row in [headers, *rows]:
-        line = "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths))
+        line = "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=False))
         out.write(line.rstrip() + "\n")

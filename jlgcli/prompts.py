@@ -48,13 +48,22 @@ def read_prompt(source: str, *, stdin: BinaryIO | None = None, cwd: Path | None 
             )
             raise JlgError(ExitCode.NO_INPUT, f"prompt file not found: {source}", hint) from None
         except IsADirectoryError:
-            raise JlgError(ExitCode.NO_INPUT, f"prompt path is a directory: {source}",
-                           "pass a file (for example task.md)") from None  # fmt: skip
+            raise JlgError(
+                ExitCode.NO_INPUT,
+                f"prompt path is a directory: {source}",
+                "pass a file (for example task.md)",
+            ) from None
         except OSError as exc:
-            raise JlgError(ExitCode.NO_INPUT, f"cannot read prompt file {source}: "
-                           f"{exc.strerror or exc}", "check its permissions") from None  # fmt: skip
+            raise JlgError(
+                ExitCode.NO_INPUT,
+                f"cannot read prompt file {source}: {exc.strerror or exc}",
+                "check its permissions",
+            ) from None
         origin = str(path)
     if not text.strip():
-        raise JlgError(ExitCode.USAGE, f"the prompt from {origin} is empty",
-                       hint="write the task in the file (or on stdin)")  # fmt: skip
+        raise JlgError(
+            ExitCode.USAGE,
+            f"the prompt from {origin} is empty",
+            hint="write the task in the file (or on stdin)",
+        )
     return Prompt(text=text, source=origin)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from jlgcli.config_keys import reference_table
 from jlgcli.errors import ExitCode
@@ -32,11 +33,15 @@ def exit_code_table() -> str:
     return "\n".join(lines)
 
 
+def _block(table: str) -> Callable[[re.Match[str]], str]:
+    return lambda match: match.group(1) + table + "\n" + match.group(2)
+
+
 def render(readme: str) -> str:
     """``readme`` with the generated blocks replaced by their current content."""
     for name, table in (("config-reference", reference_table()), ("exit-codes", exit_code_table())):
         pattern = re.compile(rf"(<!-- {name}:start[^>]*-->\n).*?(<!-- {name}:end -->)", re.DOTALL)
-        readme = pattern.sub(lambda m, t=table: m.group(1) + t + "\n" + m.group(2), readme)
+        readme = pattern.sub(_block(table), readme)
     return readme
 
 

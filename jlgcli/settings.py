@@ -23,15 +23,21 @@ class Settings(BaseModel):
 
     backend: str = Field("auto", description=_DESCRIPTIONS["backend"])
     maxIterations: int = Field(20, ge=1, le=1000, description=_DESCRIPTIONS["maxIterations"])
-    timeoutMs: int = Field(1_800_000, ge=1000, le=604_800_000, description=_DESCRIPTIONS["timeoutMs"])
+    timeoutMs: int = Field(
+        1_800_000, ge=1000, le=604_800_000, description=_DESCRIPTIONS["timeoutMs"]
+    )
     iterationTimeoutMs: int = Field(
         0, ge=0, le=604_800_000, description=_DESCRIPTIONS["iterationTimeoutMs"]
     )
-    idleTimeoutMs: int = Field(600_000, ge=0, le=604_800_000, description=_DESCRIPTIONS["idleTimeoutMs"])
+    idleTimeoutMs: int = Field(
+        600_000, ge=0, le=604_800_000, description=_DESCRIPTIONS["idleTimeoutMs"]
+    )
     completionMode: Literal["marker", "json", "rebound"] = Field(
         "marker", description=_DESCRIPTIONS["completionMode"]
     )
     noProgressLimit: int = Field(3, ge=1, le=100, description=_DESCRIPTIONS["noProgressLimit"])
     verbosity: int = Field(1, ge=0, le=3, description=_DESCRIPTIONS["verbosity"])
     artifacts: bool = Field(False, description=_DESCRIPTIONS["artifacts"])
-    artifactsDir: str = Field(".jlgcli/runs", min_length=1, description=_DESCRIPTIONS["artifactsDir"])
+    artifactsDir: str = Field(
+        ".jlgcli/runs", min_length=1, description=_DESCRIPTIONS["artifactsDir"]
+    )

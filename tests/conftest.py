@@ -23,17 +23,58 @@ REPO_ROOT = Path(__file__).parent.parent
 
 # System tools tests may need; anything else (including real agent CLIs) is unreachable.
 _SYSTEM_TOOLS = (
-    "sh", "bash", "env", "cat", "echo", "sleep", "true", "false", "git", "script",
-    "ls", "rm", "mkdir", "printf", "kill", "ps", "head", "tail", "wc", "stty", "tr",
-    "grep", "sed", "dirname", "basename", "uname", "timeout",
-)  # fmt: skip
+    "sh",
+    "bash",
+    "env",
+    "cat",
+    "echo",
+    "sleep",
+    "true",
+    "false",
+    "git",
+    "script",
+    "ls",
+    "rm",
+    "mkdir",
+    "printf",
+    "kill",
+    "ps",
+    "head",
+    "tail",
+    "wc",
+    "stty",
+    "tr",
+    "grep",
+    "sed",
+    "dirname",
+    "basename",
+    "uname",
+    "timeout",
+)
 
 _SECRET_PREFIXES = (
-    "ANTHROPIC_", "OPENAI_", "CODEX_", "CLAUDE_", "COPILOT_", "GEMINI_", "GOOGLE_",
-    "GH_", "GITHUB_", "JLGCLI_", "AZURE_OPENAI", "AWS_", "IS_SANDBOX",
-)  # fmt: skip
-_SECRET_NAMES = ("GITHUB_TOKEN", "GH_TOKEN", "CI", "GITHUB_ACTIONS", "GITHUB_OUTPUT",
-                 "GITHUB_STEP_SUMMARY")  # fmt: skip
+    "ANTHROPIC_",
+    "OPENAI_",
+    "CODEX_",
+    "CLAUDE_",
+    "COPILOT_",
+    "GEMINI_",
+    "GOOGLE_",
+    "GH_",
+    "GITHUB_",
+    "JLGCLI_",
+    "AZURE_OPENAI",
+    "AWS_",
+    "IS_SANDBOX",
+)
+_SECRET_NAMES = (
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITHUB_OUTPUT",
+    "GITHUB_STEP_SUMMARY",
+)
 
 
 def _write_launcher(bin_dir: Path, name: str, script: Path) -> None:
@@ -44,9 +85,7 @@ def _write_launcher(bin_dir: Path, name: str, script: Path) -> None:
         )
         return
     launcher = bin_dir / name
-    launcher.write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n', encoding="utf-8"
-    )
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n', encoding="utf-8")
     launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
@@ -89,7 +128,7 @@ def jlgcli_exe() -> str:
 def _path_with(*dirs: Path) -> str:
     parts = [str(d) for d in dirs]
     if os.name == "nt":  # pragma: no cover - Windows needs its system dirs for cmd.exe
-        system_root = os.environ.get("SystemRoot", r"C:\Windows")
+        system_root = os.environ.get("SYSTEMROOT", r"C:\Windows")
         parts += [rf"{system_root}\System32", system_root]
     return os.pathsep.join(parts)
 

@@ -10,5 +10,5 @@ AUTO = "auto"
 
 
 def known_backend_ids(custom: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Every id ``--backend`` accepts: built-ins, special ones, ``auto`` and custom command backends."""
+    """Every id ``--backend`` accepts: built-ins, special ones, ``auto``, custom backends."""
     return (*BUILTIN_BACKENDS, *SPECIAL_BACKENDS, *custom, AUTO)

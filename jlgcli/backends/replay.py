@@ -65,12 +65,20 @@ class ReplayBackend:
     def probe(self, timeout: float = 2.0) -> Availability:
         if not self.messages:
             return Availability(
-                self.id, "missing", path=str(self.run_dir),
+                self.id,
+                "missing",
+                path=str(self.run_dir),
                 detail=f"no recorded iterations under {self.run_dir}",
-                hint="pass --replay <run dir> recorded with --artifacts (it has iterations/NNN/final.md)",
-            )  # fmt: skip
-        return Availability(self.id, "available", version="recording", path=str(self.run_dir),
-                            detail=f"{len(self.messages)} recorded iterations")  # fmt: skip
+                hint="pass --replay <run dir> recorded with --artifacts "
+                "(it has iterations/NNN/final.md)",
+            )
+        return Availability(
+            self.id,
+            "available",
+            version="recording",
+            path=str(self.run_dir),
+            detail=f"{len(self.messages)} recorded iterations",
+        )
 
     def invocation(self, request: BackendRequest) -> Invocation:
         if self._next >= len(self.messages):

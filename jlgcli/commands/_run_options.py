@@ -10,44 +10,90 @@ PERMISSIONS = ("read-only", "edit", "full")
 
 def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     """Flags of ``run`` (and, with ``loop=True``, the loop's guardrails)."""
-    parser.add_argument("prompt", metavar="PROMPT_FILE",
-                        help="file holding the prompt/task (UTF-8); - reads it from stdin")  # fmt: skip
-    parser.add_argument("--backend", "-b", metavar="ID",
-                        help="claude, codex, copilot, gemini, replay, a custom command backend "
-                        "or auto (overrides the config, RG-002)")  # fmt: skip
+    parser.add_argument(
+        "prompt",
+        metavar="PROMPT_FILE",
+        help="file holding the prompt/task (UTF-8); - reads it from stdin",
+    )
+    parser.add_argument(
+        "--backend",
+        "-b",
+        metavar="ID",
+        help="claude, codex, copilot, gemini, replay, a custom command backend "
+        "or auto (overrides the config, RG-002)",
+    )
     parser.add_argument("--model", "-m", help="model name passed to the backend")
-    parser.add_argument("--permissions", choices=PERMISSIONS,
-                        help="what the agent may do: read-only, edit files, or full (shell, network)")  # fmt: skip
+    parser.add_argument(
+        "--permissions",
+        choices=PERMISSIONS,
+        help="what the agent may do: read-only, edit files, or full (shell, network)",
+    )
     parser.add_argument("--cwd", metavar="DIR", help="working directory of the agent (default: .)")
-    parser.add_argument("--backend-arg", action="append", default=[], metavar="ARG",
-                        help="extra raw argument for the backend CLI (repeatable)")  # fmt: skip
-    parser.add_argument("--timeout", metavar="DURATION",
-                        help="total time limit, e.g. 30s, 2m, 1h (exit 75)")  # fmt: skip
-    parser.add_argument("--idle-timeout", metavar="DURATION",
-                        help="stop a backend call silent for this long (exit 75)")  # fmt: skip
-    parser.add_argument("--artifacts", action=argparse.BooleanOptionalAction, default=None,
-                        help="write .jlgcli/runs/<id>/ (transcript, meta, result)")  # fmt: skip
+    parser.add_argument(
+        "--backend-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="extra raw argument for the backend CLI (repeatable)",
+    )
+    parser.add_argument(
+        "--timeout", metavar="DURATION", help="total time limit, e.g. 30s, 2m, 1h (exit 75)"
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        metavar="DURATION",
+        help="stop a backend call silent for this long (exit 75)",
+    )
+    parser.add_argument(
+        "--artifacts",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="write .jlgcli/runs/<id>/ (transcript, meta, result)",
+    )
     parser.add_argument("--artifacts-dir", metavar="DIR", help="where run artifacts go")
-    parser.add_argument("--replay", metavar="RUN_DIR",
-                        help="with --backend replay: the recorded run to replay")  # fmt: skip
+    parser.add_argument(
+        "--replay", metavar="RUN_DIR", help="with --backend replay: the recorded run to replay"
+    )
+    parser.add_argument(
+        "--github",
+        action="store_true",
+        help="write GitHub Actions outputs and a job summary (automatic when GITHUB_ACTIONS=true)",
+    )
     if not loop:
         return
-    parser.add_argument("--max-iterations", "-n", metavar="N",
-                        help="stop after N iterations without completion (exit 4)")  # fmt: skip
-    parser.add_argument("--iteration-timeout", metavar="DURATION",
-                        help="time limit of one backend call (exit 75)")  # fmt: skip
-    parser.add_argument("--completion", choices=("marker", "json", "rebound"),
-                        help="how the model signals completion: a final DONE line, a JSON "
-                        'status object ({"status": "done"}), or rebound replies')  # fmt: skip
-    parser.add_argument("--no-progress-limit", metavar="N",
-                        help="stop after N near-identical iterations (exit 5)")  # fmt: skip
-    parser.add_argument("--session", choices=("fresh", "continue"), default="fresh",
-                        help="fresh: a new backend session each iteration; continue: resume "
-                        "the backend's own session")  # fmt: skip
-    parser.add_argument("--script-timeout", metavar="DURATION",
-                        help="rebound: time limit of one sandboxed script (default 60s)")  # fmt: skip
-    parser.add_argument("--ledger-dir", metavar="DIR",
-                        help="rebound: where the ledger goes (default: <cwd>/ledger)")  # fmt: skip
+    parser.add_argument(
+        "--max-iterations",
+        "-n",
+        metavar="N",
+        help="stop after N iterations without completion (exit 4)",
+    )
+    parser.add_argument(
+        "--iteration-timeout", metavar="DURATION", help="time limit of one backend call (exit 75)"
+    )
+    parser.add_argument(
+        "--completion",
+        choices=("marker", "json", "rebound"),
+        help="how the model signals completion: a final DONE line, a JSON "
+        'status object ({"status": "done"}), or rebound replies',
+    )
+    parser.add_argument(
+        "--no-progress-limit", metavar="N", help="stop after N near-identical iterations (exit 5)"
+    )
+    parser.add_argument(
+        "--session",
+        choices=("fresh", "continue"),
+        default="fresh",
+        help="fresh: a new backend session each iteration; continue: resume "
+        "the backend's own session",
+    )
+    parser.add_argument(
+        "--script-timeout",
+        metavar="DURATION",
+        help="rebound: time limit of one sandboxed script (default 60s)",
+    )
+    parser.add_argument(
+        "--ledger-dir", metavar="DIR", help="rebound: where the ledger goes (default: <cwd>/ledger)"
+    )
 
 
 def flag_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -27,24 +27,39 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     config.set_defaults(help_parser=config)
     actions = config.add_subparsers(title="actions", metavar="<action>")
-    get = actions.add_parser("get", help="print one setting's effective value",
-                             description="Print one setting's effective value.")  # fmt: skip
+    get = actions.add_parser(
+        "get",
+        help="print one setting's effective value",
+        description="Print one setting's effective value.",
+    )
     get.add_argument("key")
     get.set_defaults(handler="jlgcli.commands.config_actions:get")
-    set_ = actions.add_parser("set", help="persist a setting (user file, or --project)",
-                              description="Validate and persist a setting.")  # fmt: skip
+    set_ = actions.add_parser(
+        "set",
+        help="persist a setting (user file, or --project)",
+        description="Validate and persist a setting.",
+    )
     set_.add_argument("key")
     set_.add_argument("value")
     set_.add_argument("--project", action="store_true", help="write ./.jlgcli.json instead")
     set_.set_defaults(handler="jlgcli.commands.config_actions:set_")
-    unset = actions.add_parser("unset", help="remove a setting from a file",
-                               description="Remove a setting from the user (or project) file.")  # fmt: skip
+    unset = actions.add_parser(
+        "unset",
+        help="remove a setting from a file",
+        description="Remove a setting from the user (or project) file.",
+    )
     unset.add_argument("key")
     unset.add_argument("--project", action="store_true", help="edit ./.jlgcli.json instead")
     unset.set_defaults(handler="jlgcli.commands.config_actions:unset")
-    show = actions.add_parser("show", help="every setting with its value and source",
-                              description="Every setting with its value and where it comes from.")  # fmt: skip
+    show = actions.add_parser(
+        "show",
+        help="every setting with its value and source",
+        description="Every setting with its value and where it comes from.",
+    )
     show.set_defaults(handler="jlgcli.commands.config_actions:show")
-    path = actions.add_parser("path", help="where the config files are",
-                              description="The user and project config file paths.")  # fmt: skip
+    path = actions.add_parser(
+        "path",
+        help="where the config files are",
+        description="The user and project config file paths.",
+    )
     path.set_defaults(handler="jlgcli.commands.config_actions:path")

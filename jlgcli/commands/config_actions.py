@@ -23,13 +23,20 @@ def get(args: argparse.Namespace) -> int:
     """``config get <key>``: the effective value (source on stderr with -v)."""
     spec = lookup_key(args.key)
     if spec is None:
-        raise JlgError(ExitCode.USAGE, unknown_key_message(args.key),
-                       hint="list them with: jlgcli config show")  # fmt: skip
+        raise JlgError(
+            ExitCode.USAGE, unknown_key_message(args.key), hint="list them with: jlgcli config show"
+        )
     settings = resolve_settings()
     value = settings.values[spec.name]
     if args.json:
-        emit_json({"key": spec.name, "value": value, "source": settings.sources[spec.name],
-                   "origin": settings.origins[spec.name] or None})  # fmt: skip
+        emit_json(
+            {
+                "key": spec.name,
+                "value": value,
+                "source": settings.sources[spec.name],
+                "origin": settings.origins[spec.name] or None,
+            }
+        )
     else:
         print(_display(value))
         if (args.verbosity or 0) >= 2:
@@ -75,20 +82,29 @@ def show(args: argparse.Namespace) -> int:
     """``config show``: every key, its value and its source."""
     settings = resolve_settings()
     if args.json:
-        emit_json({
-            "settings": {
-                spec.name: {"value": settings.values[spec.name],
-                            "source": settings.sources[spec.name],
-                            "origin": settings.origins[spec.name] or None}
-                for spec in KEYS
-            },
-            "customBackends": sorted(settings.custom_backends),
-            "files": _files_json(),
-        })  # fmt: skip
+        emit_json(
+            {
+                "settings": {
+                    spec.name: {
+                        "value": settings.values[spec.name],
+                        "source": settings.sources[spec.name],
+                        "origin": settings.origins[spec.name] or None,
+                    }
+                    for spec in KEYS
+                },
+                "customBackends": sorted(settings.custom_backends),
+                "files": _files_json(),
+            }
+        )
         return 0
-    rows = [[spec.name, _display(settings.values[spec.name]),
-             f"{settings.sources[spec.name]} {settings.origins[spec.name]}".rstrip()]
-            for spec in KEYS]  # fmt: skip
+    rows = [
+        [
+            spec.name,
+            _display(settings.values[spec.name]),
+            f"{settings.sources[spec.name]} {settings.origins[spec.name]}".rstrip(),
+        ]
+        for spec in KEYS
+    ]
     print_table(rows, ["KEY", "VALUE", "SOURCE"])
     if settings.custom_backends:
         print(f"\ncustom backends: {', '.join(sorted(settings.custom_backends))}")
@@ -96,8 +112,10 @@ def show(args: argparse.Namespace) -> int:
 
 
 def _files_json() -> list[dict[str, Any]]:
-    return [{"scope": f.scope, "path": str(f.path), "exists": f.exists, "error": f.error}
-            for f in describe_config_files(Path.cwd())]  # fmt: skip
+    return [
+        {"scope": f.scope, "path": str(f.path), "exists": f.exists, "error": f.error}
+        for f in describe_config_files(Path.cwd())
+    ]
 
 
 def path(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""``jlgcli loop PROMPT_FILE``: iterate until done, within guardrails (seed 000 F-004, seed 001 §12.4)."""
+"""``jlgcli loop PROMPT_FILE``: iterate until done, within guardrails (F-004, seed 001 §12.4)."""
 
 from __future__ import annotations
 

@@ -23,8 +23,11 @@ def _cwd(args: argparse.Namespace) -> Path:
         return Path.cwd()
     cwd = Path(args.cwd).expanduser().resolve()
     if not cwd.is_dir():
-        raise JlgError(ExitCode.USAGE, f"--cwd {args.cwd} is not a directory",
-                       hint="pass an existing directory")  # fmt: skip
+        raise JlgError(
+            ExitCode.USAGE,
+            f"--cwd {args.cwd} is not a directory",
+            hint="pass an existing directory",
+        )
     return cwd
 
 
@@ -41,8 +44,9 @@ def build_spec(args: argparse.Namespace, command: str):  # type: ignore[no-untyp
     settings = resolve_settings(cwd=cwd, flags=flags)
     values = settings.values
     if "backend" in flags:  # validated here, now that custom backends are known
-        values["backend"] = parse_flag_value("backend", flags["backend"],
-                                             tuple(settings.custom_backends))  # fmt: skip
+        values["backend"] = parse_flag_value(
+            "backend", flags["backend"], tuple(settings.custom_backends)
+        )
     prompt = read_prompt(args.prompt)
     script_timeout = getattr(args, "script_timeout", None)
     ledger_dir = getattr(args, "ledger_dir", None)
@@ -65,10 +69,13 @@ def build_spec(args: argparse.Namespace, command: str):  # type: ignore[no-untyp
         artifacts_dir=Path(values["artifactsDir"]),
         replay_dir=Path(args.replay).resolve() if args.replay else None,
         custom_backends=settings.custom_backends,
-        options={key: values[key] for key in sorted(values)} | {
-            "model": args.model, "permissions": args.permissions,
-            "session": getattr(args, "session", "fresh"), "backendArgs": len(args.backend_arg),
-        },  # fmt: skip
+        options={key: values[key] for key in sorted(values)}
+        | {
+            "model": args.model,
+            "permissions": args.permissions,
+            "session": getattr(args, "session", "fresh"),
+            "backendArgs": len(args.backend_arg),
+        },
         script_timeout_s=parse_duration_ms(script_timeout) / 1000 if script_timeout else 60.0,
         ledger_dir=Path(ledger_dir).resolve() if ledger_dir else None,
     ), int(values["verbosity"])
@@ -85,6 +92,9 @@ def _execute(args: argparse.Namespace, command: str) -> int:
     console = Console(verbosity, json_mode=bool(args.json))
     with install_termination_handlers():
         summary = execute(spec, console)
+    from jlgcli.integrations.github import publish
+
+    publish(summary, force=bool(getattr(args, "github", False)))
     if args.json:
         emit_json(summary.model_dump(mode="json"))
     else:

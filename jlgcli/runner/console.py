@@ -84,8 +84,10 @@ class Console:
         last_shown = None
         while (left := deadline - time.monotonic()) > 0:
             shown = int(left + 0.999)
-            if shown != last_shown and self.verbosity >= 1 and (
-                last_shown is None or shown % 10 == 0 or shown <= 5
+            if (
+                shown != last_shown
+                and self.verbosity >= 1
+                and (last_shown is None or shown % 10 == 0 or shown <= 5)
             ):
                 self._line(f"[jlgcli] {reason}: waiting {shown}s")
                 last_shown = shown

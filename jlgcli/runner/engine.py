@@ -34,7 +34,9 @@ _SETUP_CAUSES = {
 }
 
 
-def execute(spec: RunSpec, console: Console, *, cancel: threading.Event | None = None) -> RunSummary:
+def execute(
+    spec: RunSpec, console: Console, *, cancel: threading.Event | None = None
+) -> RunSummary:
     """Run ``spec`` to its end and return the summary (never raises for run outcomes)."""
     state = RunState(spec, console, started_at=datetime.now(timezone.utc))
     try:
@@ -71,15 +73,22 @@ def _iterate(state: RunState, backend: Any, cancel: threading.Event | None) -> N
         state.record_prompt(iteration, prompt)
         call = call_backend(
             backend,
-            BackendRequest(prompt=prompt, cwd=str(spec.cwd), model=spec.model,
-                           permissions=spec.permissions, extra_args=spec.extra_args,
-                           resume_session=state.resume_session()),
-            limits=Limits(total_timeout=_call_timeout(state, remaining),
-                          idle_timeout=spec.idle_timeout_ms / 1000 or None),
+            BackendRequest(
+                prompt=prompt,
+                cwd=str(spec.cwd),
+                model=spec.model,
+                permissions=spec.permissions,
+                extra_args=spec.extra_args,
+                resume_session=state.resume_session(),
+            ),
+            limits=Limits(
+                total_timeout=_call_timeout(state, remaining),
+                idle_timeout=spec.idle_timeout_ms / 1000 or None,
+            ),
             console=state.console,
             extra_sinks=state.sinks(),
             cancel=cancel,
-        )  # fmt: skip
+        )
         state.record_call(iteration, call)
         if _stopped_by_process(state, call):
             return
@@ -87,12 +96,16 @@ def _iterate(state: RunState, backend: Any, cancel: threading.Event | None) -> N
             wait = _rate_limit_wait(call, backoff_index)
             backoff_index += 1
             if backoff_index > len(RATE_LIMIT_BACKOFF_S) and call.result.rate_limit_reset is None:
-                state.stop("rate-limited", "still rate-limited after backing off "
-                           f"{len(RATE_LIMIT_BACKOFF_S)} times")  # fmt: skip
+                state.stop(
+                    "rate-limited",
+                    f"still rate-limited after backing off {len(RATE_LIMIT_BACKOFF_S)} times",
+                )
                 return
             if wait >= state.remaining_s():
-                state.stop("timeout", f"rate-limited; the reset ({round(wait)}s away) is after "
-                           "the total timeout")  # fmt: skip
+                state.stop(
+                    "timeout",
+                    f"rate-limited; the reset ({round(wait)}s away) is after the total timeout",
+                )
                 return
             state.forget_last_metrics()
             state.console.countdown(wait, "backend rate-limited")
@@ -100,9 +113,12 @@ def _iterate(state: RunState, backend: Any, cancel: threading.Event | None) -> N
         if not call.result.ok:
             kind = call.result.error_kind
             cause = "backend-unauthenticated" if kind == "auth" else "backend-error"
-            state.stop(cause, f"backend {state.backend_id} failed: "
-                       f"{call.result.error or 'exit code ' + str(call.result.exit_code)}",
-                       tail=call.result.output_tail)  # fmt: skip
+            state.stop(
+                cause,
+                f"backend {state.backend_id} failed: "
+                f"{call.result.error or 'exit code ' + str(call.result.exit_code)}",
+                tail=call.result.output_tail,
+            )
             return
         if spec.command == "run":
             state.stop("done", None)
@@ -126,11 +142,16 @@ def _stopped_by_process(state: RunState, call: CallResult) -> bool:
         if state.remaining_s() <= 0.05:
             state.stop("timeout", f"total timeout of {state.spec.timeout_ms} ms reached (RG-012)")
         else:
-            state.stop("iteration-timeout",
-                       f"one backend call exceeded {state.spec.iteration_timeout_ms} ms")  # fmt: skip
+            state.stop(
+                "iteration-timeout",
+                f"one backend call exceeded {state.spec.iteration_timeout_ms} ms",
+            )
     elif reason is StopReason.IDLE:
-        state.stop("idle-timeout", f"the backend printed nothing for "
-                   f"{state.spec.idle_timeout_ms} ms", tail=call.result.output_tail)  # fmt: skip
+        state.stop(
+            "idle-timeout",
+            f"the backend printed nothing for {state.spec.idle_timeout_ms} ms",
+            tail=call.result.output_tail,
+        )
     else:
         return False
     return True

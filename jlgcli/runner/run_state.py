@@ -78,9 +78,11 @@ class RunState:
             from jlgcli.rebound.session import ReboundSession
 
             self._rebound = ReboundSession(
-                self.spec.cwd, ledger_root=self.spec.ledger_dir, session_id=self.run_id,
+                self.spec.cwd,
+                ledger_root=self.spec.ledger_dir,
+                session_id=self.run_id,
                 script_timeout=self.spec.script_timeout_s,
-            )  # fmt: skip
+            )
             return str(self._rebound.instructions())
         from jlgcli.completion import protocol_instructions
 
@@ -94,9 +96,13 @@ class RunState:
             return self._next_prompt
         report = prompting.previous_report(self.last_text, self.last_summary, self.last_next)
         return prompting.next_prompt(
-            task, self._instructions, iteration=iteration, max_iterations=self.spec.max_iterations,
-            report=report, continue_session=self.resume_session() is not None,
-        )  # fmt: skip
+            task,
+            self._instructions,
+            iteration=iteration,
+            max_iterations=self.spec.max_iterations,
+            report=report,
+            continue_session=self.resume_session() is not None,
+        )
 
     def resume_session(self) -> str | None:
         return self.session_id if self.spec.session_mode == "continue" else None
@@ -111,12 +117,19 @@ class RunState:
         if not root.is_absolute():
             root = self.spec.cwd / root
         self.run_dir = RunDirectory.create(root, self.run_id, start=self.started)
-        self.run_dir.write_meta({
-            "runId": self.run_id, "command": self.spec.command, "backend": self.backend_id,
-            "backendVersion": self.backend_version, "startedAt": self._iso(self.started_at),
-            "prompt": self.spec.prompt.source, "cwd": str(self.spec.cwd),
-            "options": self.spec.options, "jlgcli": _version(),
-        })  # fmt: skip
+        self.run_dir.write_meta(
+            {
+                "runId": self.run_id,
+                "command": self.spec.command,
+                "backend": self.backend_id,
+                "backendVersion": self.backend_version,
+                "startedAt": self._iso(self.started_at),
+                "prompt": self.spec.prompt.source,
+                "cwd": str(self.spec.cwd),
+                "options": self.spec.options,
+                "jlgcli": _version(),
+            }
+        )
         self.console.detail(f"artifacts: {self.run_dir.path}")
 
     def sinks(self) -> tuple[Sink, ...]:
@@ -134,20 +147,29 @@ class RunState:
         self.session_id = result.session_id or self.session_id
         if self.run_dir is not None and self.run_dir.transcript.error is not None:
             raise self.run_dir.transcript.error  # RG-016: a failed transcript write fails the run
-        self.metrics.append(IterationMetrics(
-            index=iteration, durationMs=call.duration_ms, exitCode=call.outcome.exit_code,
-            stopReason=call.outcome.stop_reason.value,
-            completion="pending" if result.ok else "backend-error",
-            outputChars=len(result.text), rateLimited=result.rate_limited,
-            costUsd=result.cost_usd, inputTokens=result.input_tokens,
-            outputTokens=result.output_tokens,
-        ))  # fmt: skip
+        self.metrics.append(
+            IterationMetrics(
+                index=iteration,
+                durationMs=call.duration_ms,
+                exitCode=call.outcome.exit_code,
+                stopReason=call.outcome.stop_reason.value,
+                completion="pending" if result.ok else "backend-error",
+                outputChars=len(result.text),
+                rateLimited=result.rate_limited,
+                costUsd=result.cost_usd,
+                inputTokens=result.input_tokens,
+                outputTokens=result.output_tokens,
+            )
+        )
         if self.run_dir is not None:
             self.run_dir.write_final_message(iteration, result.text)
             self.run_dir.transcript.write_record(
-                "iteration-end", iteration=iteration, exitCode=call.outcome.exit_code,
-                stopReason=call.outcome.stop_reason.value, ok=result.ok,
-            )  # fmt: skip
+                "iteration-end",
+                iteration=iteration,
+                exitCode=call.outcome.exit_code,
+                stopReason=call.outcome.stop_reason.value,
+                ok=result.ok,
+            )
 
     def forget_last_metrics(self) -> None:
         """A rate-limited call is retried as the same iteration; keep it out of the count."""
@@ -165,7 +187,11 @@ class RunState:
 
         decision = decide(self.spec.completion_mode, call.result.text)  # type: ignore[arg-type]
         self.last_summary, self.last_next = decision.summary, decision.next
-        metrics.completion, metrics.summary, metrics.next = decision.status, decision.summary, decision.next
+        metrics.completion, metrics.summary, metrics.next = (
+            decision.status,
+            decision.summary,
+            decision.next,
+        )
         metrics.protocolViolation = decision.protocol_violation
         if decision.protocol_violation:
             self.violations += 1
@@ -176,8 +202,11 @@ class RunState:
         elif decision.status == "invalid-json":
             self.stop("invalid-json", decision.reason, tail=call.result.text[-1000:])
         elif self._no_progress.observe(call.result.text):
-            self.stop("no-progress", f"{self.spec.no_progress_limit} consecutive iterations "
-                      "with identical or near-identical output (RG-013)")  # fmt: skip
+            self.stop(
+                "no-progress",
+                f"{self.spec.no_progress_limit} consecutive iterations "
+                "with identical or near-identical output (RG-013)",
+            )
         else:
             return False
         return True
@@ -196,14 +225,18 @@ class RunState:
                 return True
             return False
         self.last_text = outcome.final_text or call.result.text
-        message = None if outcome.status == "done" else (outcome.error or outcome.summary
-                                                         or f"rebound stopped: {outcome.status}")  # fmt: skip
+        message = (
+            None
+            if outcome.status == "done"
+            else (outcome.error or outcome.summary or f"rebound stopped: {outcome.status}")
+        )
         self.stop(outcome.status, message)
         return True
 
     # the end --------------------------------------------------------------
-    def stop(self, cause: str, message: str | None, *, error: JlgError | None = None,
-             tail: str = "") -> None:  # fmt: skip
+    def stop(
+        self, cause: str, message: str | None, *, error: JlgError | None = None, tail: str = ""
+    ) -> None:
         self.cause = cause
         if self._rebound is not None:  # the ledger index records why the chain ended
             self._rebound.close(cause, exit_code=EXIT_CODES[cause])
@@ -215,31 +248,47 @@ class RunState:
 
     @staticmethod
     def _iso(moment: datetime) -> str:
-        return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return (
+            moment.astimezone(timezone.utc)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z")
+        )
 
     def finish(self) -> RunSummary:
         if self.violations and self.cause != "done":
-            self.diagnosis.append(f"{self.violations} replies did not follow the "
-                                  f"{self.spec.completion_mode} protocol")  # fmt: skip
+            self.diagnosis.append(
+                f"{self.violations} replies did not follow the {self.spec.completion_mode} protocol"
+            )
         costs = [m.costUsd for m in self.metrics if m.costUsd is not None]
         tokens_in = [m.inputTokens for m in self.metrics if m.inputTokens is not None]
         tokens_out = [m.outputTokens for m in self.metrics if m.outputTokens is not None]
         summary = RunSummary(
-            command=self.spec.command, status=status_of(self.cause), stopCause=self.cause,  # type: ignore[arg-type]
-            exitCode=EXIT_CODES[self.cause], backend=self.backend_id,
-            backendVersion=self.backend_version, model=self.spec.model,
+            command=self.spec.command,
+            status=status_of(self.cause),
+            stopCause=self.cause,  # type: ignore[arg-type]
+            exitCode=EXIT_CODES[self.cause],
+            backend=self.backend_id,
+            backendVersion=self.backend_version,
+            model=self.spec.model,
             completionMode=self.spec.completion_mode if self.spec.command == "loop" else "none",
             iterations=len(self.metrics),
             maxIterations=self.spec.max_iterations if self.spec.command == "loop" else 1,
             durationMs=round((time.monotonic() - self.started) * 1000),
-            startedAt=self._iso(self.started_at), endedAt=self._iso(datetime.now(timezone.utc)),
-            runId=self.run_id, runDir=str(self.run_dir.path) if self.run_dir is not None else None,
-            sessionId=self.session_id, costUsd=sum(costs) if costs else None,
+            startedAt=self._iso(self.started_at),
+            endedAt=self._iso(datetime.now(timezone.utc)),
+            runId=self.run_id,
+            runDir=str(self.run_dir.path) if self.run_dir is not None else None,
+            sessionId=self.session_id,
+            costUsd=sum(costs) if costs else None,
             inputTokens=sum(tokens_in) if tokens_in else None,
             outputTokens=sum(tokens_out) if tokens_out else None,
-            text=self.last_text, summary=self.last_summary, next=self.last_next,
-            diagnosis=self.diagnosis, iterationMetrics=self.metrics, error=self.error,
-        )  # fmt: skip
+            text=self.last_text,
+            summary=self.last_summary,
+            next=self.last_next,
+            diagnosis=self.diagnosis,
+            iterationMetrics=self.metrics,
+            error=self.error,
+        )
         if self.run_dir is not None:
             summary.redactions = int(getattr(self.run_dir, "redactions", 0))
             try:

@@ -24,15 +24,20 @@ def _unusable(availability: Availability) -> JlgError | None:
     if status == "available":
         return None
     if status == "unauthenticated":
-        return JlgError(ExitCode.UNAUTHENTICATED,
-                        f"backend {availability.id} is not logged in"
-                        + (f": {availability.detail}" if availability.detail else ""),
-                        availability.hint)  # fmt: skip
+        return JlgError(
+            ExitCode.UNAUTHENTICATED,
+            f"backend {availability.id} is not logged in"
+            + (f": {availability.detail}" if availability.detail else ""),
+            availability.hint,
+        )
     if status in ("missing", "unsupported"):
         word = "not installed" if status == "missing" else "not supported"
-        return JlgError(ExitCode.BACKEND_UNAVAILABLE, f"backend {availability.id} is {word}"
-                        + (f": {availability.detail}" if availability.detail else ""),
-                        availability.hint)  # fmt: skip
+        return JlgError(
+            ExitCode.BACKEND_UNAVAILABLE,
+            f"backend {availability.id} is {word}"
+            + (f": {availability.detail}" if availability.detail else ""),
+            availability.hint,
+        )
     return None  # "unknown": the probe could not tell; let the run say more
 
 
@@ -42,13 +47,18 @@ def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
         from jlgcli.backends.replay import ReplayBackend
 
         if spec.replay_dir is None:
-            raise JlgError(ExitCode.USAGE, "--backend replay needs --replay <run dir>",
-                           hint="example: --backend replay --replay examples/quickstart/recording")  # fmt: skip
+            raise JlgError(
+                ExitCode.USAGE,
+                "--backend replay needs --replay <run dir>",
+                hint="example: --backend replay --replay examples/quickstart/recording",
+            )
         replay = ReplayBackend(spec.replay_dir)
         availability = replay.probe()
         if (problem := _unusable(availability)) is not None:
             raise problem
-        console.progress(f"replaying the recorded run in {spec.replay_dir} (no agent CLI is called)")
+        console.progress(
+            f"replaying the recorded run in {spec.replay_dir} (no agent CLI is called)"
+        )
         return SelectedBackend(replay, availability)
 
     from jlgcli.backends.registry import auto_select, get_backend, probe_all

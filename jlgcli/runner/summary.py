@@ -49,8 +49,14 @@ EXIT_CODES: dict[str, int] = {
     "sandbox-violation": ExitCode.RUN_ERROR,
     "interrupted": ExitCode.INTERRUPTED,
 }
-_INCOMPLETE = {"max-iterations", "no-progress", "timeout", "iteration-timeout", "idle-timeout",
-               "rate-limited"}  # fmt: skip
+_INCOMPLETE = {
+    "max-iterations",
+    "no-progress",
+    "timeout",
+    "iteration-timeout",
+    "idle-timeout",
+    "rate-limited",
+}
 
 
 def status_of(cause: str) -> Status:

@@ -15,8 +15,13 @@ Runner = Callable[..., subprocess.CompletedProcess[str]]
 def jlg(jlgcli_exe: str, tmp_path: Path) -> Runner:
     """``jlg("config", "get", "backend", cwd=..., input=...)`` → CompletedProcess (text)."""
 
-    def run(*args: str, cwd: Path | None = None, input: str | None = None,
-            timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    def run(
+        *args: str,
+        cwd: Path | None = None,
+        input: str | None = None,
+        timeout: float = 120,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         import os
 
         full_env = dict(os.environ)

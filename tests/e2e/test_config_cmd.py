@@ -28,7 +28,8 @@ def test_version_and_help(jlg: Runner) -> None:
 
 
 def test_set_then_get(jlg: Runner) -> None:
-    # F-001: `config set backend copilot` → confirmation + 0; `config get backend` → value + 0 (US-2)
+    # F-001: `config set backend copilot` → confirmation + 0;
+    # `config get backend` → value + 0 (US-2)
     result = jlg("config", "set", "backend", "copilot")
     assert result.returncode == 0, result.stderr
     assert "backend = copilot" in result.stdout
@@ -70,7 +71,11 @@ def test_show_json_has_values_and_sources(jlg: Runner, tmp_path: Path) -> None:
     settings = data["settings"]
     assert settings["backend"] == {"value": "codex", "source": "user", "origin": str(_user_file())}
     assert settings["maxIterations"]["source"] == "project"
-    assert settings["timeoutMs"] == {"value": 120000, "source": "env", "origin": "JLGCLI_TIMEOUT_MS"}
+    assert settings["timeoutMs"] == {
+        "value": 120000,
+        "source": "env",
+        "origin": "JLGCLI_TIMEOUT_MS",
+    }
     assert settings["completionMode"]["source"] == "default"
     human = jlg("config", "show").stdout
     assert "maxIterations" in human and "project" in human

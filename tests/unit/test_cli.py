@@ -44,8 +44,10 @@ def test_expected_error_as_json(
     monkeypatch.setattr(cli, "_dispatch", fail)
     assert cli.main(["config", "show", "--json"]) == 78
     payload = json.loads(capsys.readouterr().out)
-    assert payload == {"error": {"code": 78, "message": "bad config", "hint": "delete it"},
-                       "exitCode": 78}  # fmt: skip
+    assert payload == {
+        "error": {"code": 78, "message": "bad config", "hint": "delete it"},
+        "exitCode": 78,
+    }
 
 
 def test_usage_error_with_json_flag_is_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -28,7 +30,9 @@ def test_parses_accepted_forms(text: str | int, ms: int) -> None:
     assert parse_duration_ms(text) == ms
 
 
-@pytest.mark.parametrize("text", ["", "abc", "5 minutes", "1x", "m", "-5s", "30", 30, True, "-1000"])
+@pytest.mark.parametrize(
+    "text", ["", "abc", "5 minutes", "1x", "m", "-5s", "30", 30, True, "-1000"]
+)
 def test_rejects_with_accepted_forms(text: str | int) -> None:
     with pytest.raises(DurationError) as info:
         parse_duration_ms(text)
@@ -48,10 +52,8 @@ def test_unit_arithmetic(number: int, unit: str) -> None:
 
 @given(st.text(max_size=30))
 def test_never_raises_anything_but_duration_error(text: str) -> None:
-    try:
+    with contextlib.suppress(DurationError):
         assert parse_duration_ms(text) >= 0
-    except DurationError:
-        pass
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,20 @@ from jlgcli.runner.summary import ErrorInfo, RunSummary
 
 def _summary(**fields: object) -> RunSummary:
     base: dict[str, object] = dict(
-        command="loop", status="incomplete", stopCause="max-iterations", exitCode=4,
-        backend="claude", backendVersion="2.1.197", completionMode="marker", iterations=3,
-        maxIterations=3, durationMs=4200, startedAt="2026-11-22T00:00:00.000Z",
-        endedAt="2026-11-22T00:00:04.200Z", runId="r1",
-    )  # fmt: skip
+        command="loop",
+        status="incomplete",
+        stopCause="max-iterations",
+        exitCode=4,
+        backend="claude",
+        backendVersion="2.1.197",
+        completionMode="marker",
+        iterations=3,
+        maxIterations=3,
+        durationMs=4200,
+        startedAt="2026-11-22T00:00:00.000Z",
+        endedAt="2026-11-22T00:00:04.200Z",
+        runId="r1",
+    )
     base.update(fields)
     return RunSummary.model_validate(base)
 
@@ -28,11 +37,18 @@ def test_summary_names_stop_cause_backend_iterations_duration() -> None:
 
 
 def test_summary_cost_error_and_artifacts() -> None:
-    text = human_summary(_summary(
-        costUsd=0.0123, inputTokens=10, outputTokens=5, runDir="/x/run", diagnosis=["note 1"],
-        error=ErrorInfo(code=4, message="3 iterations", hint="raise it"), summary="did it",
-        command="run",
-    ))  # fmt: skip
+    text = human_summary(
+        _summary(
+            costUsd=0.0123,
+            inputTokens=10,
+            outputTokens=5,
+            runDir="/x/run",
+            diagnosis=["note 1"],
+            error=ErrorInfo(code=4, message="3 iterations", hint="raise it"),
+            summary="did it",
+            command="run",
+        )
+    )
     assert "$0.0123" in text and "tokens in 10, out 5" in text
     assert "/x/run" in text and "note 1" in text and "hint        raise it" in text
     assert "did it" in text

@@ -26,12 +26,14 @@ def test_previous_report_prefers_summary_and_next() -> None:
 
 
 def test_next_prompt_fresh_and_continue() -> None:
-    fresh = prompting.next_prompt("TASK", "PROTOCOL", iteration=2, max_iterations=5,
-                                  report="did A", continue_session=False)  # fmt: skip
+    fresh = prompting.next_prompt(
+        "TASK", "PROTOCOL", iteration=2, max_iterations=5, report="did A", continue_session=False
+    )
     assert fresh.startswith("TASK") and "Iteration 2 of 5" in fresh and "did A" in fresh
     assert fresh.rstrip().endswith("PROTOCOL")
-    resumed = prompting.next_prompt("TASK", "PROTOCOL", iteration=3, max_iterations=5,
-                                    report="did B", continue_session=True)  # fmt: skip
+    resumed = prompting.next_prompt(
+        "TASK", "PROTOCOL", iteration=3, max_iterations=5, report="did B", continue_session=True
+    )
     assert "TASK" not in resumed and "Iteration 3 of 5" in resumed and "PROTOCOL" in resumed
 
 
