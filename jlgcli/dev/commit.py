@@ -67,7 +67,7 @@ def commit_step(session: Session, task: Task) -> str:
         subject = (git.last_message() or "").partition("\n")[0]
         if f"({task.id})" in subject:
             reporter.info(f"{task.id} is already committed; cleaning up the context files")
-            clean_live_context(session)
+            clean_live_context(session, task.id)
             return git.head_sha()
         raise JlgError(
             DevExitCode.TASK_FAILED,
@@ -91,6 +91,6 @@ def commit_step(session: Session, task: Task) -> str:
             RESUME_HINT + " (it asks again), or commit the changes yourself",
         )
     sha = git.commit(message, exclude=live)
-    clean_live_context(session)
+    clean_live_context(session, task.id)
     reporter.info(f"committed {sha[:10]} {message.splitlines()[0]}")
     return sha

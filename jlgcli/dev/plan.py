@@ -65,7 +65,9 @@ class _Heading:
 
 def parse_plan(text: str, label: str = "implementation-plan.md") -> Plan:
     """Parse the plan text; raise ``JlgError`` (exit 2) listing every problem with its line."""
-    lines = text.splitlines(keepends=True)
+    # Lines end at "\n" only, as in editors (str.splitlines also splits at \x85, \u2028, ...).
+    lines = text.split("\n")
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))

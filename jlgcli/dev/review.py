@@ -93,7 +93,7 @@ def parse_review(text: str) -> Review:
     section: str | None = None
     section_level = 0
     base_indent: int | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.rstrip()
         heading = _HEADING_RE.match(line)
         if heading:

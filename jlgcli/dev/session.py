@@ -97,7 +97,6 @@ def call_agent(
             return reply
         if not required and reply.ok:
             reporter.warn(problem)
-            session.warnings.append(problem)
             return reply
         reporter.error(problem)
         answer = session.asker.ask(retry_question(kind, session.config.agent.retries))

@@ -176,9 +176,22 @@ def document(session: Session, task: Task) -> None:
     )
 
 
-def clean_live_context(session: Session) -> None:
-    """After the commit: remove the live context files (their copies are archived)."""
-    for path in session.paths.live_context_files:
+def clean_live_context(session: Session, task_id: str) -> None:
+    """After the commit: remove the live context files that have an archived copy.
+
+    A file step 7 did not archive (e.g. ``resume --from-step 8`` skipped it) is
+    kept rather than lost.
+    """
+    paths = session.paths
+    archive = paths.archive_dir(task_id)
+    for path in paths.live_context_files:
+        if not path.is_file():
+            continue
+        if not (archive / path.name).is_file():
+            session.reporter.warn(
+                f"{paths.show(path)} kept: it is not archived in {paths.show(archive)}/"
+            )
+            continue
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
-            session.reporter.file_op("delete", session.paths.show(path))
+            session.reporter.file_op("delete", paths.show(path))

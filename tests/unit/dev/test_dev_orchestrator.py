@@ -430,3 +430,15 @@ def test_nothing_to_commit_is_an_execution_error(project: Path) -> None:
     result, _, _ = run(project, ScriptedAgent([]), command="resume")
     assert isinstance(result, JlgError) and result.code == DevExitCode.TASK_FAILED
     assert "nothing to commit for TASK-001" in result.message
+
+
+def test_files_not_archived_are_kept_after_the_commit(project: Path) -> None:
+    run(project, ScriptedAgent(list(GOOD)), ["n"])
+    (project / "context" / "completed" / "TASK-001" / "review.md").unlink()
+    result, out, _ = run(project, ScriptedAgent([]), command="resume", from_step=8)
+    assert isinstance(result, DevResult)
+    assert (
+        "warning: context/review.md kept: it is not archived in context/completed/TASK-001/" in out
+    )
+    assert (project / "context" / "review.md").is_file()
+    assert not (project / "context" / "implementation-notes.md").exists()

@@ -226,3 +226,10 @@ def test_parser_never_crashes(text: str) -> None:
         parse_plan(text)
     except JlgError as exc:
         assert exc.code == DevExitCode.CONFIGURATION
+
+
+def test_line_numbers_count_newlines_only() -> None:
+    text = "# Plan with a \u2028 separator and \x85 NEL\n\n" + task("T-1").replace(
+        "- **Complexity:** S\n", ""
+    )
+    assert "plan.md:3: task T-1 is missing: Complexity" in errors_of(text)
