@@ -51,6 +51,7 @@ class RunState:
         self.session_id: str | None = None
         self.run_dir: Any = None
         self.violations = 0
+        self._last_violation = ""
         self._no_progress = NoProgressDetector(spec.no_progress_limit)
         self._rebound: Any = None
         self._instructions = ""
@@ -195,6 +196,7 @@ class RunState:
         metrics.protocolViolation = decision.protocol_violation
         if decision.protocol_violation:
             self.violations += 1
+            self._last_violation = f"iteration {iteration}: {decision.reason}"
         if decision.status == "done":
             self.stop("done", None)
         elif decision.status == "error":
@@ -256,8 +258,10 @@ class RunState:
 
     def finish(self) -> RunSummary:
         if self.violations and self.cause != "done":
+            mode = self.spec.completion_mode
             self.diagnosis.append(
-                f"{self.violations} replies did not follow the {self.spec.completion_mode} protocol"
+                f"{self.violations} replies did not follow the {mode} protocol "
+                f"(last: {self._last_violation})"
             )
         costs = [m.costUsd for m in self.metrics if m.costUsd is not None]
         tokens_in = [m.inputTokens for m in self.metrics if m.inputTokens is not None]
