@@ -1,9 +1,12 @@
 """Throughput, memory, latency and spawn cost of the process layer (jlgcli.process).
 
 Everything runs in one invocation, interleaved round by round so machine
-noise hits every variant alike; medians are reported:
+noise hits every variant alike; throughput is the best round of each variant,
+latency and spawn cost are medians:
 
-- a child writing N MB, read by ``cat > /dev/null`` (the pipe limit), by the
+- a child writing N MB (pure ASCII, then agent-like text with some UTF-8:
+  decoding such text to ``str`` runs at ~0.7 GB/s in CPython and bounds the
+  transports), read by ``cat > /dev/null`` (the pipe limit), by the
   pipe transport with a counting sink, by the pipe transport with the NDJSON
   ``TranscriptSink``, by the pty transport, and under ``script -qfc`` (the
   kernel pty limit);
@@ -72,9 +75,13 @@ RSS_CHILD = (
 )
 
 
-def _block() -> bytes:
+def _block(content: str = "mixed") -> bytes:
+    """1 MiB of output: agent-like lines with some UTF-8 ("mixed") or pure ASCII."""
     text = "".join(_LINES)
-    return (text * (1024 * 1024 // len(text.encode()) + 1)).encode()[: 1024 * 1024]
+    if content == "ascii":
+        text = text.encode("ascii", "ignore").decode("ascii")
+    raw = text.encode()
+    return (raw * (1024 * 1024 // len(raw) + 1))[: 1024 * 1024]
 
 
 def _timed(action: Callable[[], object]) -> float:
@@ -92,10 +99,10 @@ def _transport(argv: list[str], transport: str, sink: Callable[[OutputEvent], No
     assert outcome.ok, outcome
 
 
-def throughput(tmp: Path, size: int, rounds: int) -> dict[str, float]:
-    """Seconds (median of ``rounds``) per variant for ``size`` bytes."""
-    block = tmp / "block"
-    block.write_bytes(_block())
+def throughput(tmp: Path, size: int, rounds: int, content: str) -> dict[str, float]:
+    """Seconds (best of ``rounds``) per variant for ``size`` bytes of ``content``."""
+    block = tmp / f"block-{content}"
+    block.write_bytes(_block(content))
     writer = [sys.executable, "-c", WRITER, str(block), str(size)]
     shell_writer = shlex.join(writer)
     transcript_path = tmp / "transcript.ndjson"
@@ -128,7 +135,8 @@ def throughput(tmp: Path, size: int, rounds: int) -> dict[str, float]:
     for _ in range(rounds):
         for name, action in variants.items():
             samples[name].append(_timed(action))
-    return {name: statistics.median(values) for name, values in samples.items()}
+    # Best of N: on a shared machine the fastest round is the least disturbed one.
+    return {name: min(values) for name, values in samples.items()}
 
 
 def _transcript_sink(path: Path) -> Callable[[OutputEvent], None] | _Fallback:
@@ -197,19 +205,39 @@ def _percentile(values: list[float], pct: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * pct / 100))]
 
 
+TARGETS = {
+    "pipe transport": ("cat", 0.75),
+    "pipe + transcript": ("cat", 0.25),
+    "pty transport": ("script", 0.85),
+}
+
+
+def _print_throughput(secs: dict[str, float], size: int, rounds: int, content: str) -> None:
+    cat, script = secs["cat > /dev/null"], secs["script -qfc"]
+    print(f"throughput, {size // MB} MB of {content} text, best of {rounds} interleaved rounds:")
+    for name, seconds in secs.items():
+        ratio = f"x{cat / seconds:5.2f} cat  x{script / seconds:5.2f} script"
+        verdict = ""
+        if name in TARGETS:
+            base, goal = TARGETS[name]
+            value = (cat if base == "cat" else script) / seconds
+            verdict = f"  target >= {goal} x {base}: {'ok' if value >= goal else 'MISSED'}"
+        print(f"  {name:18s} {size / MB / seconds:8.0f} MB/s  {ratio}{verdict}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer rounds")
     parser.add_argument("--rounds", type=int, default=None)
     args = parser.parse_args()
-    size = (20 if args.quick else 100) * MB
+    size = (50 if args.quick else 100) * MB
     big = (200 if args.quick else 1000) * MB
-    rounds = args.rounds or (3 if args.quick else 5)
+    rounds = args.rounds or 5
     warnings.filterwarnings("ignore", category=DeprecationWarning)  # forkpty + threads (3.12+)
 
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
-        secs = throughput(tmp, size, rounds)
+        tables = {content: throughput(tmp, size, rounds, content) for content in ("ascii", "mixed")}
         rss_small = peak_rss_kib(10 * MB, tmp)
         rss_big = peak_rss_kib(big, tmp)
     lat = {t: line_latency(t, 200 if args.quick else 500) for t in ("pipe", "pty")}
@@ -218,18 +246,8 @@ def main() -> int:
         _timed(lambda: subprocess.run(["true"], check=True)) for _ in range(30)
     )
 
-    cat, script = secs["cat > /dev/null"], secs["script -qfc"]
-    print(f"throughput, {size // MB} MB, median of {rounds} interleaved rounds:")
-    targets = {"pipe transport": ("cat", 0.75), "pipe + transcript": ("cat", 0.25),
-               "pty transport": ("script", 0.85)}  # fmt: skip
-    for name, seconds in secs.items():
-        ratio = f"x{cat / seconds:5.2f} cat  x{script / seconds:5.2f} script"
-        goal = targets.get(name)
-        verdict = ""
-        if goal:
-            value = (cat if goal[0] == "cat" else script) / seconds
-            verdict = f"  target >= {goal[1]} x {goal[0]}: {'ok' if value >= goal[1] else 'MISSED'}"
-        print(f"  {name:18s} {size / MB / seconds:8.0f} MB/s  {ratio}{verdict}")
+    for content, secs in tables.items():
+        _print_throughput(secs, size, rounds, content)
     growth = (rss_big - rss_small) / 1024
     print(
         f"peak RSS, pipe transport: {rss_small / 1024:.1f} MB at 10 MB, "

@@ -215,9 +215,9 @@ class Ladder:
 def wait_until(
     condition: Callable[[], bool], timeout: float, *, clock: Callable[[], float] = time.monotonic
 ) -> bool:
-    """Poll ``condition`` with a short exponential backoff (1 ms → 20 ms) until true or timeout."""
+    """Poll ``condition`` with an exponential backoff (0.2 ms → 20 ms) until true or timeout."""
     deadline = clock() + timeout
-    delay = 0.001
+    delay = 0.0002  # a child seen at end-of-file is usually reapable within microseconds
     while not condition():
         remaining = deadline - clock()
         if remaining <= 0:
