@@ -108,7 +108,10 @@ class BackendAgent:
 
         backend = self.backend()
         request = BackendRequest(prompt=prompt, cwd=str(cwd), permissions="edit")
-        invocation = backend.invocation(request)
+        try:
+            invocation = backend.invocation(request)
+        except JlgError as exc:  # e.g. a prompt the CLI cannot be given on this platform
+            return AgentReply("", False, exc.message + (f" ({exc.hint})" if exc.hint else ""))
         parser = backend.parser()
 
         def show(event: OutputEvent) -> None:
@@ -121,6 +124,8 @@ class BackendAgent:
             outcome = run_invocation(invocation, limits=self._limits, sinks=[show])
         except ExecutableNotFound as exc:
             return AgentReply("", False, f"{exc.name}: command not found", command=command)
+        except JlgError as exc:  # an argv Windows would mangle, a missing directory
+            return AgentReply("", False, exc.message, command=command)
         if outcome.stop_reason is StopReason.CANCELLED:
             raise Interrupted(self.name)
         result = parser.finish(outcome)

@@ -100,3 +100,23 @@ def test_custom_command_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert reply.ok, reply.error
     assert "wrote the notes" in reply.text
     assert (tmp_path / "context" / "implementation-notes.md").read_text() == "notes for TASK-001"
+
+
+def test_refused_invocation_is_a_failed_reply(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    agent = BackendAgent("claude")
+    backend = agent.backend()
+
+    def refuse(request: object) -> object:
+        raise JlgError(64, "prompt too long for the command line", "use a file")
+
+    monkeypatch.setattr(backend, "invocation", refuse)
+    reply = agent.call("x", tmp_path)
+    assert (reply.ok, reply.error) == (False, "prompt too long for the command line (use a file)")
+
+
+def test_process_layer_refusal_is_a_failed_reply(tmp_path: Path) -> None:
+    reply = BackendAgent("claude").call("x", tmp_path / "missing-dir")
+    assert not reply.ok
+    assert reply.error is not None and "working directory not found" in reply.error
