@@ -151,8 +151,11 @@ def test_run_through_pipe_and_pty(frozen, package, probe_project: Path, backend,
 
 
 SCRIPT = """\
-import csv, importlib.metadata, io, json, sqlite3, sys
+import csv, importlib.metadata, importlib.resources, io, json, sqlite3, sys
 print("frozen:", bool(getattr(sys, "frozen", False)))
+dev = importlib.resources.files("jlgcli.dev").joinpath("templates")
+hook = importlib.resources.files("jlgcli.integrations").joinpath("hook_prompt.md")
+print("data files:", sorted(p.name for p in dev.iterdir())[:1], len(hook.read_text("utf-8")) > 0)
 print("version:", importlib.metadata.version("jlgcli"))
 print("stdlib:", sqlite3.connect(":memory:").execute("select 6*7").fetchone()[0])
 print("utf-8: \\u00e9\\u2713")
@@ -191,6 +194,7 @@ def test_rebound_step_runs_a_script_in_the_exe(frozen, tmp_path: Path) -> None:
     assert "frozen: True" in second_prompt  # no Python on the machine: the exe ran it
     assert f"version: {__version__}" in second_prompt  # package metadata is in the build
     assert "stdlib: 42" in second_prompt  # the standard library is bundled for scripts
+    assert "data files: ['code-review.prompt.md'] True" in second_prompt  # package data too
     assert "utf-8: \u00e9\u2713" in second_prompt
 
 
