@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "runs",
     "ledger",
     "hook",
+    "dev",
     "config",
 )
 
