@@ -84,7 +84,7 @@ def check_balanced(code: str) -> None:
 
 
 def _text(name: str) -> str:
-    return (ROOT / "installer" / name).read_text(encoding="utf-8")
+    return (ROOT / "installer" / name).read_text(encoding="utf-8").replace("\r\n", "\n")
 
 
 def _statements(name: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import stat
 import subprocess
@@ -77,6 +78,9 @@ def test_checksum_files_use_sha256sum_format(release: ModuleType, tmp_path: Path
                        capture_output=True)  # fmt: skip
 
 
+LINKS = os.name != "nt"  # creating symlinks needs a privilege on Windows
+
+
 def _fake_onedir(root: Path, exe: str = "jlgcli") -> Path:
     onedir = root / "jlgcli"
     (onedir / "_internal" / "pkg").mkdir(parents=True)
@@ -84,11 +88,13 @@ def _fake_onedir(root: Path, exe: str = "jlgcli") -> Path:
     (onedir / exe).chmod(0o755)
     (onedir / "_internal" / "libpython.so.1.0").write_bytes(b"\x7fELF library")
     (onedir / "_internal" / "pkg" / "data.txt").write_text("data", encoding="utf-8")
-    (onedir / "_internal" / "libpython.so").symlink_to("libpython.so.1.0")
-    (onedir / "_internal" / "linked-dir").symlink_to("pkg")
+    if LINKS:
+        (onedir / "_internal" / "libpython.so").symlink_to("libpython.so.1.0")
+        (onedir / "_internal" / "linked-dir").symlink_to("pkg")
     return onedir
 
 
+@pytest.mark.skipif(not LINKS, reason="symlinks and exec bits are POSIX build matters")
 def test_zip_keeps_symlinks_and_exec_bits(release: ModuleType, tmp_path: Path) -> None:
     onedir = _fake_onedir(tmp_path / "dist")
     archive = release.write_zip(

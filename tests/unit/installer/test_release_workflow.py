@@ -8,6 +8,7 @@ expansion inside scripts, and only files that exist.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
-CHECK_JSONSCHEMA = Path(sys.executable).parent / "check-jsonschema"
+CHECK_JSONSCHEMA = Path(
+    shutil.which("check-jsonschema", path=str(Path(sys.executable).parent)) or "check-jsonschema"
+)
 
 
 @pytest.fixture(scope="module")
