@@ -215,3 +215,12 @@ def test_no_backend_exits_2(frozen, package, system_bin: Path, tmp_path: Path) -
                     for run in (frozen, package))  # fmt: skip
     assert ours.returncode == theirs.returncode == 2, ours.stderr
     assert stable(json_out(ours)) == stable(json_out(theirs))
+
+
+def test_doctor_knows_it_is_the_standalone_exe(frozen, package, frozen_exe: Path) -> None:
+    ours, theirs = frozen("doctor", "--json"), package("doctor", "--json")
+    assert ours.returncode == theirs.returncode, ours.stderr
+    checks = {c["name"]: c for c in json_out(ours)["checks"]}
+    assert f"standalone executable {frozen_exe}" in checks["jlgcli"]["summary"]
+    statuses = {c["name"]: c["status"] for c in json_out(theirs)["checks"]}
+    assert {name: c["status"] for name, c in checks.items()} == statuses
