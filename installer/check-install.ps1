@@ -65,6 +65,7 @@ if ($Zip) {
     & "$PSScriptRoot\install.ps1" -ArchivePath $Zip -InstallDir $dir
 } else {
     $dir = Join-Path $env:LOCALAPPDATA 'Programs\jlgcli'
+    $Setup = (Resolve-Path -LiteralPath $Setup).Path
     $process = Start-Process -FilePath $Setup -ArgumentList '/S' -Wait -PassThru
     Assert-True ($process.ExitCode -eq 0) "silent setup exits 0 (got $($process.ExitCode))"
 }
