@@ -8,6 +8,7 @@ skip what they cover; the top-level objects are the kept dicts, last first.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -252,3 +253,53 @@ def test_finds_an_object_embedded_last(before: str, obj: dict[str, Any], after: 
     """Noise that opens no JSON value around one object: that object is found first."""
     text = before + json.dumps(obj) + "\n" + after
     assert next(iter_objects_from_end(text)) == obj
+
+
+def test_children_of_a_failed_parse() -> None:
+    """A child containing the parent's error fails the same way; the others are decoded."""
+    text = '{"a": {"b": [1,]}, "c": {"d": 1}, "e": ' + '"' + "x" * 5000 + '"}'
+    assert found(text) == oracle(text) == [{"d": 1}]
+
+
+@pytest.mark.parametrize(
+    "text", ['{"x": NaN, "status": "done"}', '{"x": Infinity}\n[1, -Infinity]']
+)
+def test_constants_json_accepts_are_not_json(text: str) -> None:
+    assert found(text) == []
+
+
+def test_int_over_the_digit_limit_does_not_raise() -> None:
+    text = '{"status": "done", "n": ' + "7" * 5000 + "}"
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    assert len(found(text)) == (0 if 0 < limit < 5000 else 1)
+
+
+def test_every_budget_gives_a_prefix_of_the_answer() -> None:
+    text = (
+        'a {"k": [1, {"x": 2}], "s": "'
+        + "y" * 5000
+        + '"} b\n'
+        + '{"p": {"q": [1,]}, "r": {"t": 3}}\n'
+        + "[" * 10
+        + '{"u": 4}, oops\n{"v": 5}'
+    )
+    full = found(text)
+    assert full == oracle(text)
+    for budget in range(60):
+        got = found(text, budget=budget)
+        assert got == full[: len(got)], budget
+
+
+def test_unterminated_string_longer_than_the_window() -> None:
+    text = '{"a": 1}\n"' + "x" * (2 * _WINDOW) + '", 1}'
+    assert found(text) == [{"a": 1}]
+
+
+def test_long_array_hides_its_objects() -> None:
+    text = '[{"a": 1}, ' + "1, " * 3000 + '{"b": 2}]\n{"c": 3}'
+    assert found(text) == oracle(text) == [{"c": 3}]
+
+
+def test_unterminated_string_ends_at_its_line() -> None:
+    text = '{"a": 1}\nnote: x", 1}'
+    assert found(text) == oracle(text) == [{"a": 1}]
