@@ -38,7 +38,7 @@ from jlgcli.process.model import (
 )
 from jlgcli.process.spawn import IS_WINDOWS, child_env, resolve_argv, stdin_bytes
 from jlgcli.process.terminal import TerminalResponder
-from jlgcli.process.tree import Ladder, tree_alive, wait_until
+from jlgcli.process.tree import Ladder, stop_tree, tree_alive, wait_until
 
 DRAIN_AFTER_EXIT = 0.5  # seconds to keep reading once the whole tree is gone
 TICK = 0.1  # longest wait between checks of the cancel event and the child's exit
@@ -134,6 +134,9 @@ class _Run:
                 done = True
             except KeyboardInterrupt:
                 self._interrupted()
+            except BaseException:  # a sink or the log failed: leave no process behind
+                self._abort()
+                raise
         self.child.channel.close()
         code, sig = self.child.status() if self.child_exited else (None, None)
         self.child.release()
@@ -148,6 +151,12 @@ class _Run:
             stdout_bytes=self.counts["stdout"],
             stderr_bytes=self.counts["stderr"],
         )
+
+    def _abort(self) -> None:
+        self.child.channel.close()
+        if tree_alive(self.child.tree):
+            stop_tree(self.child.tree, grace=self.limits.kill_grace, log=_no_log)
+        self.child.release()
 
     def _loop(self) -> None:
         channel = self.child.channel

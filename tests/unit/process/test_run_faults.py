@@ -230,6 +230,26 @@ def test_repeated_interrupts_climb_the_ladder_without_waiting(run: Runner) -> No
     assert sum("interrupted again" in line for line in rec.logs) == 2
 
 
+def test_a_failing_sink_stops_the_tree_and_the_error_propagates(
+    run: Runner, transport: str
+) -> None:
+    logs: list[str] = []
+
+    def disk_full(event: OutputEvent) -> None:
+        if "READY" in event.text:
+            raise OSError("No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        run_invocation(
+            Invocation(("fake-agent", "--hang"), transport=transport),  # type: ignore[arg-type]
+            limits=FAST,
+            sinks=(disk_full,),
+            log=logs.append,
+        )
+    pid = int(logs[0].split("pid ")[1].split(",")[0])
+    assert not pid_alive(pid)
+
+
 def test_stdin_text_is_written_then_closed(run: Runner, transport: str) -> None:
     if transport == "pty":
         pytest.skip("a pty has no separate stdin: see test_run_pty")
