@@ -3,13 +3,31 @@
 Public surface: ``run_invocation`` (streamed runs with limits and the kill
 ladder), ``capture`` (short probes), ``install_termination_handlers``,
 ``resolve_executable``, ``ExecutableNotFound``; Windows command-line rules in
-``jlgcli.process.windows``.
+``jlgcli.process.windows``; plain data in ``jlgcli.process.model``.
+
+The names are loaded on first use (PEP 562), so importing
+``jlgcli.process.model`` for its types does not load subprocess, selectors
+and the transports (``--help`` stays fast).
 """
 
-from jlgcli.process.capture import capture
-from jlgcli.process.run import run_invocation
-from jlgcli.process.signals import install_termination_handlers
-from jlgcli.process.spawn import ExecutableNotFound, resolve_executable
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jlgcli.process.capture import capture
+    from jlgcli.process.run import run_invocation
+    from jlgcli.process.signals import install_termination_handlers
+    from jlgcli.process.spawn import ExecutableNotFound, resolve_executable
+
+_WHERE = {
+    "capture": "jlgcli.process.capture",
+    "run_invocation": "jlgcli.process.run",
+    "install_termination_handlers": "jlgcli.process.signals",
+    "ExecutableNotFound": "jlgcli.process.spawn",
+    "resolve_executable": "jlgcli.process.spawn",
+}
 
 __all__ = [
     "ExecutableNotFound",
@@ -18,3 +36,12 @@ __all__ = [
     "resolve_executable",
     "run_invocation",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
