@@ -10,6 +10,7 @@ into the output; the window size is explicit (the default 24×80 wraps TUIs).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 
 import ptyprocess
@@ -27,9 +28,13 @@ def start_pty(
     dimensions: tuple[int, int],
 ) -> Child:
     """Spawn ``argv`` (resolved) on a new pty of ``dimensions`` = (rows, cols)."""
-    proc = ptyprocess.PtyProcess.spawn(
-        list(argv), cwd=cwd, env=dict(env), echo=False, dimensions=dimensions
-    )
+    with warnings.catch_warnings():
+        # Python 3.12+ warns that forkpty() in a threaded process may deadlock the
+        # child; ptyprocess's child only sets up the tty and execs (pexpect#817).
+        warnings.filterwarnings("ignore", message=".*fork", category=DeprecationWarning)
+        proc = ptyprocess.PtyProcess.spawn(
+            list(argv), cwd=cwd, env=dict(env), echo=False, dimensions=dimensions
+        )
     proc.delayafterclose = 0
     proc.delayafterterminate = 0
     fd = int(proc.fd)
