@@ -119,9 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(f"jlgcli {__version__}\n")
         return 0
     if arguments[:1] == ["__jlgcli_run_script__"]:
-        from jlgcli.rebound.execute import run_script_entry  # hidden: rebound scripts, frozen exe
+        from jlgcli.frozen import run_script_command  # hidden: rebound scripts, frozen exe
 
-        return run_script_entry(arguments[1:])
+        return run_script_command(arguments[1:])
     if len(arguments) == 2 and arguments[0] == "__jlgcli_print_file__":
         from jlgcli.selfcmd import print_file_entry  # hidden: the replay backend's child
 
