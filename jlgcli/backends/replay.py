@@ -10,46 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jlgcli.backends.base import Availability, BackendRequest, BackendResult
+from jlgcli.backends.base import Availability, BackendRequest
+from jlgcli.backends.command import CommandParser
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.process.model import Invocation, ProcessOutcome, StreamName
+from jlgcli.process.model import Invocation
 from jlgcli.selfcmd import PRINT_FILE_ENTRY, self_argv
-
-TAIL_LIMIT = 1_000_000  # characters of plain output kept for completion
-
-
-class PlainTextParser:
-    """Plain-text output: shown live as it comes; the final message is its bounded tail."""
-
-    def __init__(self, limit: int = TAIL_LIMIT) -> None:
-        self._limit = limit
-        self._stdout: list[str] = []
-        self._size = 0
-        self._stderr_tail = ""
-
-    def feed(self, stream: StreamName, text: str) -> str:
-        if stream == "stderr":
-            self._stderr_tail = (self._stderr_tail + text)[-4000:]
-            return ""
-        self._stdout.append(text)
-        self._size += len(text)
-        if self._size > 2 * self._limit:
-            joined = "".join(self._stdout)[-self._limit :]
-            self._stdout, self._size = [joined], len(joined)
-        return text
-
-    def finish(self, outcome: ProcessOutcome) -> BackendResult:
-        text = "".join(self._stdout)[-self._limit :]
-        ok = outcome.ok
-        error = None if ok else (self._stderr_tail.strip() or f"exit code {outcome.exit_code}")
-        return BackendResult(
-            text=text,
-            ok=ok,
-            exit_code=outcome.exit_code,
-            error=error,
-            error_kind=None if ok else "backend",
-            output_tail=(text[-2000:] + self._stderr_tail)[-4000:],
-        )
 
 
 class ReplayBackend:
@@ -91,5 +56,6 @@ class ReplayBackend:
         self._next += 1
         return Invocation(argv=(*self_argv(), PRINT_FILE_ENTRY, str(message)), cwd=request.cwd)
 
-    def parser(self) -> PlainTextParser:
-        return PlainTextParser()
+    def parser(self) -> CommandParser:
+        # The recorded message is plain text, exactly like a command backend's output.
+        return CommandParser(self.id, clean=False)
