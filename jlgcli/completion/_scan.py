@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from json.scanner import make_scanner
 from typing import Any
 
 MAX_DEPTH = 128  # far below json's recursion limit; real agent JSON nests < 20 deep
@@ -61,7 +62,7 @@ def _no_constants(name: str) -> Any:
 
 
 DECODER = json.JSONDecoder(parse_constant=_no_constants)  # strict: no NaN/Infinity
-_raw_decode = DECODER.raw_decode
+_scan_once = make_scanner(DECODER)  # type: ignore[arg-type]  # raw_decode minus its wrapper
 
 # A span: (start, end) in the text, and its completed child spans, rightmost first.
 Span = tuple[int, int, list[Any]]
@@ -79,13 +80,12 @@ class Budget:
 class _Window:
     """``text[lo:]`` reversed, doubled on demand (total reversal work <= 2n)."""
 
-    __slots__ = ("generation", "lo", "rev", "text")
+    __slots__ = ("lo", "rev", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.lo = max(0, len(text) - _FIRST_WINDOW)
         self.rev = text[self.lo :][::-1]
-        self.generation = 0
 
     def grow(self) -> bool:
         if self.lo == 0:
@@ -93,7 +93,6 @@ class _Window:
         lo = max(0, 2 * self.lo - len(self.text))
         self.rev += self.text[lo : self.lo][::-1]  # reverse only the new part
         self.lo = lo
-        self.generation += 1
         return True
 
 
@@ -104,11 +103,10 @@ class _Closers:
     it) or, when none was found, where to search from once the window grows.
     """
 
-    __slots__ = ("brace", "brace_from", "bracket", "bracket_from", "generation", "win")
+    __slots__ = ("brace", "brace_from", "bracket", "bracket_from", "win")
 
     def __init__(self, win: _Window) -> None:
         self.win = win
-        self.generation = win.generation
         self.rewind()
 
     def rewind(self) -> None:
@@ -116,17 +114,22 @@ class _Closers:
         self.brace = self.bracket = -2  # a position; -1: none before *_from; -2: search
         self.brace_from = self.bracket_from = 0
 
+    def grow(self) -> bool:
+        """Grow the window; searches that found nothing must run again."""
+        if not self.win.grow():
+            return False
+        if self.brace == -1:
+            self.brace = -2
+        if self.bracket == -1:
+            self.bracket = -2
+        return True
+
     def next(self, i: int) -> int:
         """The first candidate closer at or after ``i``, or -1 at the start of the text."""
-        win = self.win
         while True:
-            if self.generation != win.generation:
-                self.generation = win.generation
-                self.brace = -2 if self.brace == -1 else self.brace
-                self.bracket = -2 if self.bracket == -1 else self.bracket
-            rev = win.rev
-            safe = len(rev) - _LOOK_MAX if win.lo else len(rev) + 1
             brace, bracket = self.brace, self.bracket
+            rev = self.win.rev
+            safe = len(rev) - _LOOK_MAX if self.win.lo else len(rev) + 1
             if brace == -2 or 0 <= brace < i:
                 start = i if i > self.brace_from else self.brace_from
                 m = _BRACE.search(rev, start)
@@ -145,7 +148,7 @@ class _Closers:
                 return brace
             if bracket >= 0:
                 return bracket
-            if not win.grow():
+            if not self.grow():
                 return -1
 
 
@@ -168,25 +171,35 @@ def _guess(text: str, end: int) -> tuple[int, Any] | None:
     last = text.rfind(opener, floor, end)
     if last < 0:
         return None
+    first = -1
+    if text[end - 2] not in "}]":  # flat: the last opener is the likely one
+        found = _decode_exactly(text, last, end)
+        if found is not None:
+            return found
+    else:  # after a nested end the last opener is an inner one: the line's first
+        line = text.rfind("\n", floor, end) + 1
+        first = text.find(opener, line if line > floor else floor, end)
+        if first != last:
+            found = _decode_exactly(text, first, end)
+            if found is not None:
+                return found
+        return _decode_exactly(text, last, end)
     line = text.rfind("\n", floor, end) + 1
     first = text.find(opener, line if line > floor else floor, end)
-    if first in (last, -1):
-        guesses: tuple[int, ...] = (last,)
-    elif text[end - 2] in "}]":  # after a nested end the last opener is an inner one
-        guesses = (first, last)
-    else:
-        guesses = (last, first)
-    for start in guesses:
-        piece = text[start:end]
-        if piece.count("{") + piece.count("[") > MAX_DEPTH:
-            continue  # possibly too deep: the tokenizer applies the limit exactly
-        try:
-            value, stop = _raw_decode(piece)
-        except (ValueError, RecursionError):
-            continue
-        if stop == len(piece):
-            return start, value
-    return None
+    return None if first in (last, -1) else _decode_exactly(text, first, end)
+
+
+def _decode_exactly(text: str, start: int, end: int) -> tuple[int, Any] | None:
+    piece = text[start:end]
+    try:
+        value, stop = _scan_once(piece, 0)
+    except (ValueError, RecursionError, StopIteration):
+        return None
+    if stop != len(piece):
+        return None
+    if stop > 2 * MAX_DEPTH and piece.count("{") + piece.count("[") > MAX_DEPTH:
+        return None  # possibly too deep: the tokenizer applies the limit exactly
+    return start, value
 
 
 def scan(text: str, budget: Budget) -> Iterator[Span | dict[str, Any]]:
@@ -200,7 +213,7 @@ def scan(text: str, budget: Budget) -> Iterator[Span | dict[str, Any]]:
         i = ahead.next(i)
         if i < 0 or budget.left <= 0:
             return
-        budget.left -= 2
+        budget.left -= 3
         guessed = _guess(text, n - i)
         if guessed is not None:
             start, value = guessed
@@ -224,7 +237,7 @@ def scan(text: str, budget: Budget) -> Iterator[Span | dict[str, Any]]:
             m = _TOKEN.match(rev, i)
             stop = i if m is None else m.end()
             if win.lo and (stop > edge or _cut_backslashes(rev, stop)):
-                win.grow()
+                ahead.grow()
                 rev = win.rev
                 edge = len(rev) - _EDGE if win.lo else n + _EDGE
                 continue
@@ -234,7 +247,7 @@ def scan(text: str, budget: Budget) -> Iterator[Span | dict[str, Any]]:
                 elif rev[i] == '"' and _EVEN_QUOTE.match(rev, i):
                     # An unterminated string: no string can start before what ends it.
                     ctrl = _CTRL.search(rev, i)
-                    if ctrl is None and win.grow():
+                    if ctrl is None and ahead.grow():
                         rev = win.rev
                         edge = len(rev) - _EDGE if win.lo else n + _EDGE
                         continue

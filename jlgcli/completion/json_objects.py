@@ -120,14 +120,16 @@ def _resolve(text: str, span: Span, steps: Budget) -> Iterator[dict[str, Any]]:
             return
         steps.left -= 1 + ((end - start) >> 10)
         try:
-            value, stop = DECODER.raw_decode(text, start)
+            # A slice: json's errors count the lines before their position, so
+            # decoding in place would cost O(start) per failure.
+            value, stop = DECODER.raw_decode(text[start:end])
         except json.JSONDecodeError as exc:
-            work.extend((kid, exc.pos) for kid in reversed(kids))
+            work.extend((kid, start + exc.pos) for kid in reversed(kids))
             continue
         except (ValueError, RecursionError):  # NaN, an int over the digit limit, ...
             work.extend((kid, None) for kid in reversed(kids))
             continue
-        if stop != end:  # pragma: no cover - the tokenizer and json agree on spans
+        if stop != end - start:  # pragma: no cover - the tokenizer and json agree on spans
             work.extend((kid, None) for kid in reversed(kids))
         elif isinstance(value, dict):
             yield value

@@ -65,6 +65,7 @@ def oracle(text: str) -> list[dict[str, Any]]:
         ('{"a": 1e5, "b": -0.5, "c": false}', [{"a": 1e5, "b": -0.5, "c": False}]),
         ("{}", [{}]),
         ("}{", []),
+        ('x {"a": [1} {"b": 2}', [{"b": 2}]),
         ("", []),
     ],
 )  # fmt: skip
