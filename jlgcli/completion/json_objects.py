@@ -39,8 +39,9 @@ O(n)). The scan mirrors a forward JSON tokenizer with resets:
   tokenizer would match, so a guess that decodes exactly up to the closer *is*
   that span. This finds flat objects and one-line JSON events at C speed.
 * A span completed at stack depth 0 is a top-level candidate. It is decoded
-  with ``json.JSONDecoder.raw_decode`` on the original text; if it parses to
-  an object it is yielded, if it parses to an array its contents are nested
+  by ``json`` (as a slice: json's errors count the lines before their
+  position, which in place would be quadratic); if it parses to an object it
+  is yielded, if it parses to an array its contents are nested
   and skipped, if it does not parse its child spans are candidates in turn. A
   failed parse reports where it failed; a child containing that position
   fails the same way (JSON parsing is context free) and is not decoded again,
@@ -56,10 +57,11 @@ prose; on random bracket soup the only differences seen are empty objects
 a key needs a string, and that region has no string delimiter).
 
 Limits: strict JSON only (no ``NaN``, no raw control characters in strings);
-nesting deeper than ``MAX_DEPTH`` is treated as prose; the work is capped by a step budget
-(Python-level tokens plus decodes, ``DEFAULT_BUDGET`` is about 150 ms of the
-most expensive input), after which iteration simply ends, so a fitting object
-buried under megabytes of *other* JSON may be missed. Never raises on any
+nesting deeper than ``MAX_DEPTH`` is treated as prose; the work is capped by a
+step budget (Python-level tokens and decodes: ``DEFAULT_BUDGET`` is about
+66,000 candidate objects or 3 MB of densely tokenized JSON, some 150 ms),
+after which iteration simply ends, so a fitting object buried under
+megabytes of *other* JSON may be missed. Never raises on any
 ``str`` input. The scanner itself is in ``_scan.py``.
 """
 

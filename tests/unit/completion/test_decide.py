@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jlgcli.completion import MODES, Decision, decide, protocol_instructions
 
@@ -90,3 +92,10 @@ def test_marker_example_in_the_instructions_follows_the_protocol() -> None:
 def test_decision_is_frozen() -> None:
     with pytest.raises(AttributeError):
         decide("marker", "DONE").status = "continue"  # type: ignore[misc]
+
+
+@settings(max_examples=300)
+@given(st.text())
+def test_never_raises_on_any_text(text: str) -> None:
+    for mode in MODES:
+        assert decide(mode, text).status in ("done", "continue", "error", "invalid-json")
