@@ -10,7 +10,7 @@ Design (linear time, usually touching only the tail of the text)
 -----------------------------------------------------------------
 A backwards ``raw_decode`` from every ``{`` is quadratic, and a forward scan
 of megabytes in Python is slow, so the text is scanned **right to left**, over
-a reversed tail window that doubles when the scan needs more (total work
+a reversed tail window that grows fourfold when the scan needs more (total work
 O(n)). The scan mirrors a forward JSON tokenizer with resets:
 
 * **prose mode** looks for the next ``}`` or ``]`` whose left neighbour can
