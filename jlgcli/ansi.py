@@ -12,22 +12,27 @@ import re
 
 _ESCAPES = re.compile(
     r"""
-    \x1b\[[0-?]*[ -/]*[@-~]          # CSI ... final byte
-  | \x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?  # OSC ... BEL or ST
-  | \x1b[PX^_][^\x1b]*(?:\x1b\\)?    # DCS / SOS / PM / APC ... ST
-  | \x1b[@-Z\\-_]                    # two-byte sequences (ESC 7, ESC 8, ESC M ...)
-  | \x1b[ -/][0-~]                   # ESC ( B and friends
-  | \x9b[0-?]*[ -/]*[@-~]            # 8-bit CSI
-  | [\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]  # other C0 controls (not \t \n \r ESC)
+    \x1b\[[0-?]*[ -/]*[@-~]                # CSI ... final byte
+  | \x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?   # OSC ... BEL or ST (never past a newline)
+  | \x1b[PX^_][^\x1b\n]*(?:\x1b\\)?       # DCS / SOS / PM / APC ... ST
+  | \x1b[0-~]                             # two-byte sequences (ESC 7, ESC 8, ESC M, ESC = ...)
+  | \x1b[ -/][0-~]                         # ESC ( B and friends
+  | \x9b[0-?]*[ -/]*[@-~]                  # 8-bit CSI
+  | \x1b                                   # a lone ESC
   """,
     re.VERBOSE,
 )
-_LONE_ESC = re.compile(r"\x1b")
+# C0 controls other than \t \n \r (ESC is handled above), and DEL: removed by translate().
+_CONTROLS = dict.fromkeys(
+    [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F]
+)
 
 
 def strip_escapes(text: str) -> str:
     """Remove terminal escape sequences and control characters (keeps ``\\r``)."""
-    return _LONE_ESC.sub("", _ESCAPES.sub("", text))
+    if "\x1b" in text or "\x9b" in text:  # most agent output has none: skip the regex
+        text = _ESCAPES.sub("", text)
+    return text.translate(_CONTROLS)
 
 
 def resolve_carriage_returns(text: str) -> str:
