@@ -127,3 +127,40 @@ def test_reply_without_a_valid_object_is_65(jlg: Runner, tmp_path: Path) -> None
         env={"JLGCLI_FAKE_SCRIPT": str(path)},
     )
     assert result.returncode == 65
+
+
+def test_a_hanging_script_is_killed_and_the_diagnosis_fed_back(jlg: Runner, tmp_path: Path) -> None:
+    # REQ_AUTO_040: a timeout with the whole tree killed; REQ_AUTO_030: the model hears about it
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "task.md").write_text("Run it.", encoding="utf-8")
+    hang = "import time\nprint('started', flush=True)\ntime.sleep(600)\n"
+    env = _script(
+        tmp_path,
+        {
+            "artifacts": [{"path": "workbench/scripts/hang.py", "content": hang}],
+            "next_action": {
+                "type": "exec_and_chain",
+                "target_script": "workbench/scripts/hang.py",
+                "continuation_prompt": "What happened?",
+            },
+        },
+        {"status": "done", "summary": "the script timed out"},
+    )
+    result = jlg(
+        "loop",
+        "task.md",
+        "-b",
+        "claude",
+        "--completion",
+        "rebound",
+        "--script-timeout",
+        "1s",
+        "--json",
+        cwd=project,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    second_prompt = _prompts(tmp_path)[1]
+    assert "What happened?" in second_prompt
+    assert "started" in second_prompt and "timeout" in second_prompt.lower()
