@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.cli import Runner
 
 from jlgcli.backends.report import SCHEMA_PATH, BackendsReport
 from jlgcli.commands import backends as command
 from jlgcli.errors import JlgError
-
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def validate(document: dict[str, object]) -> None:

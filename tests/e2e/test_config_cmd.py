@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
+from support.cli import Runner
 
 
 def _user_file() -> Path:

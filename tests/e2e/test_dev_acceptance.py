@@ -9,29 +9,28 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from dev_support import (
+from support.dev_e2e import (
     BLOCKING_REVIEW,
     BROKEN,
     commits,
     dev_argv,
     env_with,
     fix,
-    git,
     implement,
     isolated_env,
-    make_project,
     plan_status,
     prompts_sent,
     review,
     run_dev,
     write_script,
+)
+from support.devproject import (
+    git,
+    make_project,
 )
 
 pytestmark = pytest.mark.slow

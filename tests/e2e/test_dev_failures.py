@@ -7,25 +7,24 @@ error (FR-8.3).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from dev_support import (
+from support.dev_e2e import (
     BLOCKING_REVIEW,
     BROKEN,
     commits,
     env_with,
     fix,
     implement,
-    make_project,
     plan_status,
     prompts_sent,
     review,
     run_dev,
     write_script,
+)
+from support.devproject import (
+    make_project,
 )
 
 pytestmark = pytest.mark.slow

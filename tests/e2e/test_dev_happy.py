@@ -6,23 +6,22 @@ validation commands, git.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from dev_support import (
+from support.dev_e2e import (
     commits,
     env_with,
-    git,
     implement,
-    make_project,
     plan_status,
     prompts_sent,
     review,
     run_dev,
     write_script,
+)
+from support.devproject import (
+    git,
+    make_project,
 )
 
 pytestmark = pytest.mark.slow

@@ -9,26 +9,25 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from dev_support import (
+from support.dev_e2e import (
     BLOCKING_REVIEW,
     BROKEN,
     commits,
     dev_argv,
     env_with,
     fix,
-    git,
     implement,
-    make_project,
     plan_status,
     review,
     write_script,
+)
+from support.devproject import (
+    git,
+    make_project,
 )
 
 pytestmark = [

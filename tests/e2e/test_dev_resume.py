@@ -14,26 +14,25 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-from dev_support import (
+from support.dev_e2e import (
     BLOCKING_REVIEW,
     commits,
     dev_argv,
     env_with,
     fix,
-    git,
     implement,
-    make_project,
     plan_status,
     review,
     run_dev,
     write_script,
+)
+from support.devproject import (
+    git,
+    make_project,
 )
 
 pytestmark = [

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.cli import Runner
 
 from jlgcli.commands import doctor as command
-
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture

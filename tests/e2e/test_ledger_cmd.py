@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.cli import Runner
 
 from jlgcli.rebound.session import ReboundSession
-
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 SESSION = "20260131T100000Z-abc123"
 

@@ -8,12 +8,10 @@ attempts run nothing and stop the run after 3 refusals; the ledger tells the cha
 from __future__ import annotations
 
 import json
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-Runner = Callable[..., subprocess.CompletedProcess[str]]
+from support.cli import Runner
 
 COUNT_SCRIPT = (
     "import pathlib\nprint('lines:', len(pathlib.Path('data.txt').read_text().splitlines()))\n"

@@ -11,13 +11,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-Runner = Callable[..., subprocess.CompletedProcess[str]]
+from support.cli import Runner
 
 
 def script(tmp_path: Path, *turns: dict[str, Any], repeat_last: bool = True) -> dict[str, str]:

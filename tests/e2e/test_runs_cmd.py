@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.cli import Runner
 
 from jlgcli.artifacts import RunDirectory
 from jlgcli.process.model import OutputEvent
-
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def test_list_and_show_recorded_runs(jlg: Runner, tmp_path: Path) -> None:

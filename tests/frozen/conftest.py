@@ -12,16 +12,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.cli import Runner, command_runner
 
 ROOT = Path(__file__).resolve().parents[2]
 PREBUILT_DIST = os.environ.get("JLGCLI_FROZEN_DIST", "")
 EXE_SUFFIX = ".exe" if os.name == "nt" else ""
-
-Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture(scope="session")
@@ -58,45 +56,19 @@ def onefile_exe(frozen_dist: Path) -> Path:
     return exe
 
 
-def _runner(program: Callable[[], str], default_cwd: Path) -> Runner:
-    def run(
-        *args: str,
-        cwd: Path | None = None,
-        input: str | None = None,
-        env: dict[str, str] | None = None,
-        timeout: float = 180,
-    ) -> subprocess.CompletedProcess[str]:
-        full_env = dict(os.environ)
-        full_env.update(env or {})
-        return subprocess.run(
-            [program(), *args],
-            cwd=cwd or default_cwd,
-            input=input,
-            stdin=None if input is not None else subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=timeout,
-            env=full_env,
-        )
-
-    return run
-
-
 @pytest.fixture
 def frozen(frozen_exe: Path, tmp_path: Path) -> Runner:
     """``frozen("run", "task.md", cwd=...)``: the onedir exe, as a user runs it."""
-    return _runner(lambda: str(frozen_exe), tmp_path)
+    return command_runner(lambda: str(frozen_exe), tmp_path, timeout=180)
 
 
 @pytest.fixture
 def onefile(onefile_exe: Path, tmp_path: Path) -> Runner:
     """The one-file exe, same interface."""
-    return _runner(lambda: str(onefile_exe), tmp_path)
+    return command_runner(lambda: str(onefile_exe), tmp_path, timeout=180)
 
 
 @pytest.fixture
 def package(jlgcli_exe: str, tmp_path: Path) -> Runner:
     """The installed console script, same interface: what the exe must behave like."""
-    return _runner(lambda: jlgcli_exe, tmp_path)
+    return command_runner(lambda: jlgcli_exe, tmp_path, timeout=180)

@@ -7,7 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
-from devkit import fake_script, git, happy_turns, make_project
+from support.dev_unit import (
+    fake_script,
+    happy_turns,
+)
+from support.devproject import (
+    git,
+    make_project,
+)
 
 from jlgcli.commands import dev as dev_command
 from jlgcli.dev import cli_entry

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from devkit import task
+from support.dev_unit import task
 
 from jlgcli.dev.commit import commit_message, commit_type
 from jlgcli.dev.plan import parse_plan

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from devkit import git
+from support.devproject import (
+    git,
+)
 
 from jlgcli.dev.gitops import Git
 from jlgcli.dev.proc import CommandResult

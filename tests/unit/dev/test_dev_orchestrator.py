@@ -1,6 +1,6 @@
 """The whole loop in-process with a scripted agent and real git (seed 003 FR-4, FR-5, FR-6.3).
 
-The agent is a test double (``devkit.ScriptedAgent``); everything else is
+The agent is a test double (``support.dev_unit.ScriptedAgent``); everything else is
 real: files, the plan, validation commands, git. The subprocess/pty
 versions of these scenarios are in ``tests/e2e/test_dev_*.py``.
 """
@@ -11,18 +11,20 @@ import io
 from pathlib import Path
 
 import pytest
-from devkit import (
+from support.dev_unit import (
     BLOCKING_REVIEW,
-    CLEAN_REVIEW,
     NOTES,
     ScriptedAgent,
     Turn,
-    git,
     implement_turn,
-    make_project,
     review_turn,
     typed,
     unattended,
+)
+from support.devproject import (
+    CLEAN_REVIEW,
+    git,
+    make_project,
 )
 
 from jlgcli.dev.orchestrator import DevOptions, DevResult, execute_dev
@@ -351,7 +353,7 @@ def test_missing_mandatory_docs_are_each_named(project: Path) -> None:
 def test_not_a_git_repository(tmp_path: Path) -> None:
     import shutil
 
-    from devkit import EXAMPLE
+    from support.devproject import EXAMPLE
 
     shutil.copytree(EXAMPLE, tmp_path / "p")
     result, _, _ = run(tmp_path / "p", ScriptedAgent([]))

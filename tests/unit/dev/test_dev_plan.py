@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from devkit import FIELDS, task
 from hypothesis import given
 from hypothesis import strategies as st
+from support.dev_unit import FIELDS, task
 
 from jlgcli.dev.plan import parse_plan
 from jlgcli.errors import DevExitCode, JlgError

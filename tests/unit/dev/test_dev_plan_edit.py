@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from devkit import task
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.dev_unit import task
 
 from jlgcli.dev.plan import parse_plan
 from jlgcli.dev.plan_edit import load_plan, select_task, set_status, unmet_dependencies

@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from devkit import BLOCKING_REVIEW, CLEAN_REVIEW, NOTES, task
+from support.dev_unit import (
+    BLOCKING_REVIEW,
+    NOTES,
+    task,
+)
+from support.devproject import (
+    CLEAN_REVIEW,
+)
 
 from jlgcli.dev.config import DevConfig
 from jlgcli.dev.plan import parse_plan

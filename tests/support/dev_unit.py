@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from jlgcli.dev.agent import AgentReply
 from jlgcli.dev.questions import Asker
+from support.devproject import CLEAN_REVIEW, GREET
 
 FIELDS = """- **ID:** {id}
 - **Milestone:** M1
@@ -35,8 +34,6 @@ def task(task_id: str, status: str = "pending", deps: str = "none", level: int =
 
 # -- whole projects and a scripted agent, for in-process runs of the loop ----------------------
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "devloop"
-GREET = "def greet(name: str) -> str:\n    return f\"Hello, {name or 'world'}!\"\n"
 GREET_TEST = (
     "import unittest\n\nfrom greetings.core import greet\n\n\n"
     "class GreetTest(unittest.TestCase):\n"
@@ -44,28 +41,7 @@ GREET_TEST = (
     "        self.assertEqual(greet('Ada'), 'Hello, Ada!')\n"
 )
 NOTES = "## Summary\nAdded greet.\n"
-CLEAN_REVIEW = "## BLOCKING\n- None\n\n## NON-BLOCKING\n- add a docstring\n\n## NITPICK\n- None\n"
 BLOCKING_REVIEW = "## BLOCKING\n- greet ignores empty names\n\n## NON-BLOCKING\n- None\n"
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
-
-
-def make_project(root: Path, config: dict[str, object] | None = None) -> Path:
-    """A copy of examples/devloop in ``root``, committed in a fresh git repository."""
-    shutil.copytree(EXAMPLE, root)
-    if config is not None:
-        (root / ".aidevloop.json").write_text(json.dumps(config), encoding="utf-8")
-    git(root, "init", "-q")
-    git(root, "config", "user.name", "Dev Loop Test")
-    git(root, "config", "user.email", "devloop@example.invalid")
-    git(root, "config", "commit.gpgsign", "false")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
 
 
 def implement_turn(notes: str = NOTES) -> dict[str, str]:

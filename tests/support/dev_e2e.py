@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from support.devproject import CLEAN_REVIEW, GREET, git
+
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "examples" / "devloop"
 TIMEOUT = 120.0
 
-GREET = "def greet(name: str) -> str:\n    return f\"Hello, {name or 'world'}!\"\n"
 GREET_TEST = (
     "import unittest\n\nfrom greetings.core import greet\n\n\n"
     "class GreetTest(unittest.TestCase):\n"
@@ -32,7 +31,6 @@ GREET_TEST = (
 )
 BROKEN = 'def greet(name: str) -> str:\n    return "Hi"\n'
 NOTES = "## Summary\nAdded `greet`.\n\n## Files changed\n- greetings/core.py\n"
-CLEAN_REVIEW = "## BLOCKING\n- None\n\n## NON-BLOCKING\n- add a docstring\n\n## NITPICK\n- None\n"
 BLOCKING_REVIEW = (
     "## BLOCKING\n- `greetings/core.py`: empty names are not handled\n\n"
     "## NON-BLOCKING\n- None\n\n## NITPICK\n- None\n"
@@ -42,26 +40,6 @@ BLOCKING_REVIEW = (
 def dev_argv(*args: str) -> list[str]:
     """The ``aidevloop`` command line (the console script runs the same ``main``)."""
     return [sys.executable, "-m", "jlgcli.dev.cli_entry", *args]
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
-
-
-def make_project(root: Path, config: dict[str, Any] | None = None) -> Path:
-    """``examples/devloop`` copied to ``root`` and committed in a new git repository."""
-    shutil.copytree(EXAMPLE, root)
-    if config is not None:
-        (root / ".aidevloop.json").write_text(json.dumps(config), encoding="utf-8")
-    git(root, "init", "-q")
-    git(root, "config", "user.name", "Dev Loop Test")
-    git(root, "config", "user.email", "devloop@example.invalid")
-    git(root, "config", "commit.gpgsign", "false")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
 
 
 def implement(code: str = GREET, notes: str | None = NOTES, **extra: Any) -> dict[str, Any]:

@@ -1,0 +1,1 @@
+"""Helpers shared by test modules (pytest puts ``tests/`` on ``sys.path``: see pyproject)."""

@@ -1,0 +1,38 @@
+"""Running a jlgcli program (console script or frozen exe) the way a user does."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+Runner = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def command_runner(program: Callable[[], str], default_cwd: Path, *, timeout: float) -> Runner:
+    """``run("config", "get", "backend", cwd=..., input=..., env=...)`` → CompletedProcess."""
+
+    def run(
+        *args: str,
+        cwd: Path | None = None,
+        input: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float = timeout,
+    ) -> subprocess.CompletedProcess[str]:
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        return subprocess.run(
+            [program(), *args],
+            cwd=cwd or default_cwd,
+            input=input,
+            stdin=None if input is not None else subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+            env=full_env,
+        )
+
+    return run
