@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jlgcli.errors import ExitCode, JlgError
+
+if TYPE_CHECKING:
+    from jlgcli.runner.spec import Command, RunSpec
 
 
 def execute_run(args: argparse.Namespace) -> int:
@@ -31,7 +35,7 @@ def _cwd(args: argparse.Namespace) -> Path:
     return cwd
 
 
-def build_spec(args: argparse.Namespace, command: str):  # type: ignore[no-untyped-def]
+def build_spec(args: argparse.Namespace, command: Command) -> tuple[RunSpec, int]:
     """The RunSpec of these arguments (flags > env > project > user > defaults)."""
     from jlgcli.commands._run_options import flag_settings
     from jlgcli.config import parse_flag_value, resolve_settings
@@ -51,7 +55,7 @@ def build_spec(args: argparse.Namespace, command: str):  # type: ignore[no-untyp
     script_timeout = getattr(args, "script_timeout", None)
     ledger_dir = getattr(args, "ledger_dir", None)
     return RunSpec(
-        command=command,  # type: ignore[arg-type]
+        command=command,
         prompt=prompt,
         backend=values["backend"],
         cwd=cwd,
@@ -81,7 +85,7 @@ def build_spec(args: argparse.Namespace, command: str):  # type: ignore[no-untyp
     ), int(values["verbosity"])
 
 
-def _execute(args: argparse.Namespace, command: str) -> int:
+def _execute(args: argparse.Namespace, command: Command) -> int:
     from jlgcli.output import emit_json
     from jlgcli.process import install_termination_handlers
     from jlgcli.runner.console import Console

@@ -13,9 +13,8 @@ from __future__ import annotations
 import threading
 import time
 from datetime import datetime, timezone
-from typing import Any
 
-from jlgcli.backends.base import BackendRequest
+from jlgcli.backends.base import Backend, BackendRequest
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process.model import Limits, StopReason
 from jlgcli.runner.console import Console
@@ -56,7 +55,7 @@ def execute(
     return state.finish()
 
 
-def _iterate(state: RunState, backend: Any, cancel: threading.Event | None) -> None:
+def _iterate(state: RunState, backend: Backend, cancel: threading.Event | None) -> None:
     spec = state.spec
     limit = spec.max_iterations if spec.command == "loop" else 1
     backoff_index = 0
