@@ -29,7 +29,10 @@ class ExitCode(enum.IntEnum):
     CANT_CREATE = 73  # EX_CANTCREAT: artifacts not writable (RG-016)
     TIMEOUT = 75  # EX_TEMPFAIL: total timeout (RG-012)
     CONFIG = 78  # EX_CONFIG: config file unreadable or invalid
-    INTERRUPTED = 130  # Ctrl-C
+    HANGUP = 129  # 128 + SIGHUP: the terminal was closed
+    INTERRUPTED = 130  # 128 + SIGINT: Ctrl-C
+    QUIT = 131  # 128 + SIGQUIT
+    TERMINATED = 143  # 128 + SIGTERM: e.g. a cancelled CI job
 
 
 class DevExitCode(enum.IntEnum):

@@ -10,20 +10,24 @@ or, to keep them under a ``jlg.`` prefix next to your own tasks::
     from jlgcli.invoke_tasks import ns as jlg
     ns = Collection(my_task, jlg)          # invoke jlg.loop --task task.md
 
-Each task runs the same command a terminal user would type, in-process
-(``jlgcli.cli.main``: same options, same output, same exit codes) and fails
-with jlgcli's exit code through ``invoke.Exit``. Extra arguments for every
+``run`` and ``loop`` call ``jlgcli.api`` (the same core as the command line:
+same options, same output, same exit codes) and return the ``RunSummary``, as
+Invoke tasks return values; a run that did not end done raises
+``invoke.Exit`` with jlgcli's exit code. Extra options for every
 ``run``/``loop`` can come from Invoke's config (``invoke.yaml``)::
 
     jlgcli:
       args: "--backend codex --artifacts"
+
+and the task's own options always beat them (``--backend claude`` on the
+``invoke`` command line wins over ``args``).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 try:
     from invoke.collection import Collection
@@ -33,7 +37,11 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError("jlgcli's Invoke tasks need Invoke: pip install 'jlgcli[invoke]'") from exc
 
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.integrations.argv import command_argv, split_args
+from jlgcli.integrations.argv import dev_argv, door_options, split_args
+from jlgcli.runner.summary import RunSummary
+
+if TYPE_CHECKING:
+    from jlgcli.runner.options import RunOptions
 
 _COMMON_HELP = {
     "task": "the task/prompt file (UTF-8 markdown); - reads stdin",
@@ -66,18 +74,28 @@ def _prompt_file(task_file: str | None, prompt: str | None) -> str | None:
     return task_file or prompt
 
 
-def _call(build: Callable[[], list[str]]) -> None:
-    """Run ``jlgcli <argv>`` in-process; a non-zero exit code becomes ``invoke.Exit(code)``."""
-    from jlgcli.cli import main
+def _fail(exc: JlgError) -> Exit:
+    sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
+    return Exit(code=exc.code)
+
+
+def _core(command: str, build: Callable[[], RunOptions], json: bool) -> RunSummary:
+    """Run ``command`` through ``jlgcli.api``; a non-zero exit code becomes ``invoke.Exit``."""
+    from jlgcli.api import execute
+    from jlgcli.output import emit_json
+    from jlgcli.runner.report import human_summary
 
     try:
-        argv = build()
-    except JlgError as exc:  # a bad option spotted before the CLI runs: same message shape
-        sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
-        raise Exit(code=exc.code) from None
-    code = main(argv)
-    if code:
-        raise Exit(code=code)
+        summary = execute(command, build(), json_mode=json)  # type: ignore[arg-type]
+    except JlgError as exc:
+        raise _fail(exc) from None
+    if json:
+        emit_json(summary.to_json())
+    else:
+        sys.stderr.write(human_summary(summary))
+    if summary.exitCode:
+        raise Exit(code=summary.exitCode)
+    return summary
 
 
 @task(help=_COMMON_HELP)
@@ -90,13 +108,12 @@ def run(
     artifacts: bool = False,
     json: bool = False,
     args: str = "",
-) -> None:
-    """Run a prompt file once on a backend (jlgcli run)."""
-    _call(lambda: command_argv(
+) -> RunSummary:
+    """Run a prompt file once on a backend (jlgcli run); returns the RunSummary."""
+    return _core("run", lambda: door_options(
         "run", _prompt_file(task, prompt), backend=backend, timeout=timeout,
-        artifacts=True if artifacts else None, json=json,
-        extra=[*_config_args(c), *split_args(args)],
-    ))  # fmt: skip
+        artifacts=True if artifacts else None, extra=[*_config_args(c), *split_args(args)],
+    ), json)  # fmt: skip
 
 
 @task(help=_LOOP_HELP)
@@ -111,19 +128,27 @@ def loop(
     artifacts: bool = False,
     json: bool = False,
     args: str = "",
-) -> None:
-    """Loop a task until the model says it is done, within guardrails (jlgcli loop)."""
-    _call(lambda: command_argv(
+) -> RunSummary:
+    """Loop a task until the model says it is done, within guardrails; returns the RunSummary."""
+    return _core("loop", lambda: door_options(
         "loop", _prompt_file(task, prompt), backend=backend, max_iterations=max_iterations,
-        timeout=timeout, completion=completion, artifacts=True if artifacts else None, json=json,
+        timeout=timeout, completion=completion, artifacts=True if artifacts else None,
         extra=[*_config_args(c), *split_args(args)],
-    ))  # fmt: skip
+    ), json)  # fmt: skip
 
 
 @task(help=_DEV_HELP)
 def dev(c: Any, args: str = "", backend: str | None = None) -> None:
     """The plan-driven development loop (jlgcli dev run|resume …)."""
-    _call(lambda: command_argv("dev", backend=backend, extra=split_args(args)))
+    from jlgcli.cli import main
+
+    try:
+        argv = dev_argv(backend, split_args(args))
+    except JlgError as exc:
+        raise _fail(exc) from None
+    code = main(argv)
+    if code:
+        raise Exit(code=code)
 
 
 ns = Collection("jlg", run, loop, dev)

@@ -6,30 +6,13 @@ import re
 from collections.abc import Callable
 
 from jlgcli.config_keys import reference_table
-from jlgcli.errors import ExitCode
-
-EXIT_CODE_MEANINGS = {
-    ExitCode.OK: "done / success",
-    ExitCode.RUN_ERROR: "run error: the backend failed, or the model reported status `error`",
-    ExitCode.BACKEND_UNAVAILABLE: "backend missing or unsupported, or none available",
-    ExitCode.MAX_ITERATIONS: "maximum iterations reached without completion",
-    ExitCode.NO_PROGRESS: "no progress: identical or near-identical iterations",
-    ExitCode.UNAUTHENTICATED: "backend installed but not logged in",
-    ExitCode.USAGE: "usage error: bad flag, unknown config key, out-of-range value",
-    ExitCode.INVALID_JSON: "json completion: no valid status object",
-    ExitCode.NO_INPUT: "prompt file not found",
-    ExitCode.INTERNAL: "internal error (a bug): a crash log is written",
-    ExitCode.CANT_CREATE: "artifacts (or config) could not be written",
-    ExitCode.TIMEOUT: "timeout (total, per call, or idle)",
-    ExitCode.CONFIG: "config file unreadable or invalid",
-    ExitCode.INTERRUPTED: "interrupted (Ctrl-C or SIGTERM)",
-}
+from jlgcli.runner.causes import EXIT_CODE_MEANINGS
 
 
 def exit_code_table() -> str:
-    """Markdown rows for every ExitCode."""
+    """Markdown rows for every exit code (from the one table in ``runner.causes``)."""
     lines = ["| code | meaning |", "| --- | --- |"]
-    lines += [f"| {int(code)} | {EXIT_CODE_MEANINGS[code]} |" for code in ExitCode]
+    lines += [f"| {int(code)} | {text} |" for code, (_, text) in EXIT_CODE_MEANINGS.items()]
     return "\n".join(lines)
 
 

@@ -15,7 +15,7 @@ from jlgcli.process.model import Invocation, ProcessOutcome, StreamName
 
 AvailabilityStatus = Literal["available", "missing", "unauthenticated", "unsupported", "unknown"]
 Permissions = Literal["read-only", "edit", "full"]
-ErrorKind = Literal["auth", "rate-limit", "input", "backend", "protocol", "timeout"]
+ErrorKind = Literal["auth", "rate-limit", "quota", "input", "backend", "protocol", "timeout"]
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 PERMISSIONS = ("read-only", "edit", "full")
 
@@ -13,6 +12,7 @@ def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     parser.add_argument(
         "prompt",
         metavar="PROMPT_FILE",
+        nargs="?" if loop else None,
         help="file holding the prompt/task (UTF-8); - reads it from stdin",
     )
     parser.add_argument(
@@ -20,7 +20,22 @@ def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         "-b",
         metavar="ID",
         help="claude, codex, copilot, gemini, replay, a custom command backend "
-        "or auto (overrides the config, RG-002)",
+        "or auto (overrides the config)",
+    )
+    parser.add_argument(
+        "--fallback",
+        action="append",
+        default=[],
+        type=_comma_list,
+        metavar="ID[,ID…]",
+        help="backends to go on with when the current one is out of quota or rate-limited "
+        "past the time left (repeatable)",
+    )
+    parser.add_argument(
+        "--events",
+        metavar="FILE",
+        help="write JSON-lines events (run, iterations, agent activity, waits) to FILE; "
+        "- for stdout (not with --json)",
     )
     parser.add_argument("--model", "-m", help="model name passed to the backend")
     parser.add_argument(
@@ -94,30 +109,26 @@ def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     parser.add_argument(
         "--ledger-dir", metavar="DIR", help="rebound: where the ledger goes (default: <cwd>/ledger)"
     )
+    parser.add_argument(
+        "--gate",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="a command that must exit 0 before a 'done' is accepted, e.g. --gate 'pytest -q' "
+        "(repeatable; no shell)",
+    )
+    parser.add_argument(
+        "--max-cost",
+        metavar="USD",
+        help="stop once the backend-reported cost reaches this many dollars (exit 4)",
+    )
+    parser.add_argument(
+        "--resume",
+        metavar="RUN_ID",
+        help="continue a recorded loop run (an id from 'jlgcli runs', or latest): same task, "
+        "backend and limits unless flags override them; counts carry on",
+    )
 
 
-def flag_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The config keys set by flags (None when not given), parsed and validated (exit 64)."""
-    from jlgcli.config import parse_flag_value
-
-    raw = {
-        "backend": args.backend,
-        "timeoutMs": args.timeout,
-        "idleTimeoutMs": args.idle_timeout,
-        "artifacts": args.artifacts,
-        "artifactsDir": args.artifacts_dir,
-        "verbosity": args.verbosity,
-        "maxIterations": getattr(args, "max_iterations", None),
-        "iterationTimeoutMs": getattr(args, "iteration_timeout", None),
-        "completionMode": getattr(args, "completion", None),
-        "noProgressLimit": getattr(args, "no_progress_limit", None),
-    }
-    parsed: dict[str, Any] = {}
-    for key, value in raw.items():
-        if value is None:
-            continue
-        if key == "backend":
-            parsed[key] = value  # checked against custom backends once the config is read
-        else:
-            parsed[key] = parse_flag_value(key, value)
-    return parsed
+def _comma_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]

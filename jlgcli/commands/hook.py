@@ -10,9 +10,12 @@ pre-commit has none) and is quiet unless it fails or ``-v`` is given.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jlgcli.commands._run_options import PERMISSIONS
+
+if TYPE_CHECKING:
+    from jlgcli.runner.options import RunOptions
 
 DEFAULT_TIMEOUT = "5m"
 
@@ -64,59 +67,54 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(handler="jlgcli.commands.hook:execute")
 
 
-def loop_argv(args: argparse.Namespace, prompt_file: str) -> list[str]:
-    """The ``jlgcli loop`` command line the hook runs (parsed by the real CLI parser)."""
-    argv = ["loop", prompt_file, "--completion", args.completion, "--max-iterations",
-            str(args.max_iterations), "--timeout", args.timeout,
-            "--permissions", args.permissions]  # fmt: skip
-    for flag, value in (("--backend", args.backend), ("--model", args.model),
-                        ("--replay", args.replay)):  # fmt: skip
-        if value:
-            argv += [flag, value]
-    argv += [f"--backend-arg={value}" for value in args.backend_arg]
-    if args.artifacts is not None:
-        argv.append("--artifacts" if args.artifacts else "--no-artifacts")
-    # Quiet by default: pre-commit shows a hook's output only when it fails.
-    argv += ["--verbosity", str(0 if args.verbosity is None else args.verbosity)]
-    return argv
+def hook_options(args: argparse.Namespace, prompt_file: str) -> RunOptions:
+    """The hook's loop options (quiet by default: pre-commit shows output on failure)."""
+    from jlgcli.runner.options import RunOptions
+
+    return RunOptions(
+        prompt=prompt_file,
+        completion=args.completion,
+        max_iterations=args.max_iterations,
+        timeout=args.timeout,
+        permissions=args.permissions,
+        backend=args.backend or None,
+        model=args.model or None,
+        replay=args.replay or None,
+        backend_args=tuple(args.backend_arg),
+        artifacts=args.artifacts,
+        verbosity=0 if args.verbosity is None else args.verbosity,
+    )
 
 
 def execute(args: argparse.Namespace) -> int:
     """Review the staged change once; the exit code is the verdict."""
     import dataclasses
     import sys
+    from pathlib import Path
 
-    from jlgcli.cli import build_parser
-    from jlgcli.commands.run_actions import build_spec
+    from jlgcli.api import execute as run_loop
     from jlgcli.integrations.github import publish
     from jlgcli.integrations.hook import DEFAULT_PROMPT, collect_change, compose_prompt, hook_report
     from jlgcli.output import emit_json
-    from jlgcli.process import install_termination_handlers
-    from jlgcli.prompts import Prompt
-    from jlgcli.runner.console import Console
-    from jlgcli.runner.engine import execute as execute_run
+    from jlgcli.prompts import read_prompt
 
     if args.prompt == "-":
         from jlgcli.errors import usage_error
 
         raise usage_error("a hook cannot read its prompt from stdin", "pass --prompt FILE")
-    loop_args = build_parser().parse_args(loop_argv(args, args.prompt or str(DEFAULT_PROMPT)))
-    spec, verbosity = build_spec(loop_args, "loop")
-    change = collect_change(spec.cwd, args.files, max_diff_bytes=max(0, args.max_diff_bytes))
+    options = hook_options(args, args.prompt or str(DEFAULT_PROMPT))
+    template = read_prompt(str(options.prompt))
+    change = collect_change(Path.cwd(), args.files, max_diff_bytes=max(0, args.max_diff_bytes))
     if change.empty:
         if args.json:
             emit_json({"status": "done", "exitCode": 0, "skipped": "nothing staged"})
         sys.stderr.write("jlgcli hook: nothing staged, nothing to review\n")
         return 0
-    prompt = Prompt(compose_prompt(spec.prompt.text, change), spec.prompt.source)
-    spec = dataclasses.replace(spec, prompt=prompt)
-    console = Console(verbosity, json_mode=bool(args.json))
-    with install_termination_handlers():
-        summary = execute_run(spec, console)
+    options = dataclasses.replace(options, prompt_text=compose_prompt(template.text, change))
+    summary = run_loop("loop", options, json_mode=bool(args.json))
     publish(summary, force=args.github)
     if args.json:
-        emit_json(summary.model_dump(mode="json"))
-    console.end_live()
+        emit_json(summary.to_json())
     sys.stderr.write(hook_report(summary, change))
     sys.stderr.flush()
     return summary.exitCode

@@ -6,17 +6,19 @@ import argparse
 from typing import Any
 
 from jlgcli.commands._run_options import add_run_options
+from jlgcli.runner.causes import exit_codes_epilog
 
-EPILOG = """examples:
+EPILOG = f"""examples:
   jlgcli loop task.md                                  loop until the model ends with DONE
-  jlgcli loop task.md --max-iterations 10 --timeout 30m
+  jlgcli loop task.md --max-iterations 10 --timeout 30m --max-cost 2
+  jlgcli loop task.md --gate "pytest -q"               done only once the tests pass
+  jlgcli loop task.md --backend claude --fallback codex   go on with codex if claude's quota is out
+  jlgcli loop --resume latest --max-iterations 30      continue the last loop where it stopped
   jlgcli loop task.md --completion json --json         JSON status protocol, JSON summary
   jlgcli loop task.md --completion rebound             the model may run sandboxed scripts
-  jlgcli loop examples/quickstart/task.md --backend replay --replay examples/quickstart/recording
+  jlgcli loop task.md --events events.jsonl            a JSON-lines event stream for tools
 
-exit codes: 0 done, 1 error, 2 backend missing, 4 max iterations, 5 no progress,
-6 not logged in, 64 usage, 65 invalid JSON, 66 prompt not found, 73 artifacts not writable,
-75 timeout, 130 interrupted.
+{exit_codes_epilog()}
 """
 
 
@@ -26,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "loop",
         help="loop a task until it is done (guarded)",
         description="Send the task to a backend again and again until the model signals "
-        "completion, or a guardrail stops it (F-004).",
+        "completion, or a guardrail stops it.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -6,15 +6,16 @@ import argparse
 from typing import Any
 
 from jlgcli.commands._run_options import add_run_options
+from jlgcli.runner.causes import exit_codes_epilog
 
-EPILOG = """examples:
+EPILOG = f"""examples:
   jlgcli run prompt.md                       one call to the configured backend
-  jlgcli run prompt.md --backend codex       override the backend (RG-002)
+  jlgcli run prompt.md --backend codex       override the backend
+  jlgcli run prompt.md --fallback gemini     go on with gemini if the backend's quota is out
   cat prompt.md | jlgcli run - --json        prompt on stdin, one JSON object on stdout
   jlgcli run prompt.md -q --artifacts        quiet; keep transcript and result in .jlgcli/runs/
 
-exit codes: 0 success, 1 backend error, 2 backend missing, 6 not logged in, 64 usage,
-66 prompt file not found, 73 artifacts not writable, 75 timeout, 130 interrupted.
+{exit_codes_epilog()}
 """
 
 
@@ -23,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser(
         "run",
         help="run a prompt once on a backend",
-        description="Run a prompt file once on a backend, streaming its output (F-003).",
+        description="Run a prompt file once on a backend, streaming its output.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -25,7 +25,9 @@ __all__ = [
 ]
 
 CompletionMode = Literal["marker", "json"]
-DecisionStatus = Literal["done", "continue", "error", "invalid-json"]
+DecisionStatus = Literal[
+    "done", "continue", "error", "invalid-json", "sandbox-violation", "interrupted"
+]
 MODES: tuple[CompletionMode, ...] = ("marker", "json")
 
 
@@ -38,6 +40,11 @@ class Decision:
     next: str | None = None
     protocol_violation: bool = False  # the model did not follow the protocol (F-004)
     reason: str = ""
+    # rebound: the prompt of the next call (None: the loop's own continuation), the text to
+    # show the user when the run ends, and why it failed.
+    next_prompt: str | None = None
+    final_text: str | None = None
+    error: str | None = None
 
 
 def decide(mode: CompletionMode, text: str) -> Decision:

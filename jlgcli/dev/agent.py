@@ -3,9 +3,11 @@
 ``AgentCaller.call(prompt, cwd) -> AgentReply`` is all the orchestrator
 knows, so tests can pass a fake. ``BackendAgent`` runs any jlgcli backend
 (claude, copilot, codex, gemini or a custom command backend from the jlgcli
-config) through the backend registry and the process layer, with edit
-permissions, streaming the agent's text to the reporter (verbose) as it
-arrives.
+config) as a one-shot run of the core (``jlgcli.api``), with edit
+permissions: every guardrail of a run applies (rate-limit waits, the default
+total and idle timeouts, Ctrl-C), each call is a recorded, redacted run that
+``jlgcli runs`` lists, and its cost and tokens come back in the reply. The
+agent's text streams to the reporter (verbose) as it arrives.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from jlgcli.backends.ids import BUILTIN_BACKENDS
 from jlgcli.dev.proc import Interrupted
 from jlgcli.errors import DevExitCode, JlgError
-from jlgcli.process.model import Limits, OutputEvent, StopReason
+from jlgcli.process.model import Limits
+from jlgcli.runner.console import Console
 
 if TYPE_CHECKING:
     from jlgcli.backends.base import Backend
@@ -34,6 +37,10 @@ class AgentReply:
     exit_code: int | None = None
     output_tail: str = ""
     command: str = ""  # the command line that ran, for error messages (FR-8.2)
+    cost_usd: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    run_id: str | None = None  # the recorded run of this call (jlgcli runs show ID)
 
 
 class AgentCaller(Protocol):
@@ -68,11 +75,13 @@ class BackendAgent:
         custom: Mapping[str, Mapping[str, Any]] | None = None,
         limits: Limits | None = None,
         on_text: Callable[[str], None] | None = None,
+        on_line: Callable[[str], None] | None = None,
     ) -> None:
         self.name = backend_id
         self._custom = dict(custom or {})
         self._limits = limits or Limits()
         self._on_text = on_text
+        self._on_line = on_line
         self._backend: Backend | None = None
 
     def backend(self) -> Backend:
@@ -103,35 +112,63 @@ class BackendAgent:
             )
 
     def call(self, prompt: str, cwd: Path) -> AgentReply:
-        from jlgcli.backends.base import BackendRequest
-        from jlgcli.process import ExecutableNotFound, run_invocation
+        from jlgcli.api import execute
+        from jlgcli.runner.options import RunOptions
 
-        backend = self.backend()
-        request = BackendRequest(prompt=prompt, cwd=str(cwd), permissions="edit")
+        def seconds(value: float | None) -> str | None:
+            return None if value is None else f"{max(1, round(value))}s"
+
+        options = RunOptions(
+            prompt="(dev loop prompt)",
+            prompt_text=prompt,
+            cwd=str(cwd),
+            backend=self.name,
+            permissions="edit",
+            timeout=seconds(self._limits.total_timeout),
+            idle_timeout=seconds(self._limits.idle_timeout),
+            artifacts=True,
+        )
         try:
-            invocation = backend.invocation(request)
+            summary = execute("run", options, console=_DevConsole(self._on_text, self._on_line))
         except JlgError as exc:  # e.g. a prompt the CLI cannot be given on this platform
             return AgentReply("", False, exc.message + (f" ({exc.hint})" if exc.hint else ""))
-        parser = backend.parser()
-
-        def show(event: OutputEvent) -> None:
-            text = parser.feed(event.stream, event.text)
-            if text and self._on_text is not None:
-                self._on_text(text)
-
-        command = " ".join(invocation.argv)
-        try:
-            outcome = run_invocation(invocation, limits=self._limits, sinks=[show])
-        except ExecutableNotFound as exc:
-            return AgentReply("", False, f"{exc.name}: command not found", command=command)
-        except JlgError as exc:  # an argv Windows would mangle, a missing directory
-            return AgentReply("", False, exc.message, command=command)
-        if outcome.stop_reason is StopReason.CANCELLED:
+        if summary.stopCause == "interrupted":
             raise Interrupted(self.name)
-        result = parser.finish(outcome)
-        error = result.error
-        if not result.ok and error is None:
-            error = f"{self.name} stopped ({outcome.stop_reason.value}, exit {outcome.exit_code})"
+        metrics = summary.iterationMetrics[-1] if summary.iterationMetrics else None
+        error = summary.error.message if summary.error is not None else None
+        tail = next((d[len("output tail: "):] for d in summary.diagnosis
+                     if d.startswith("output tail: ")), "")  # fmt: skip
         return AgentReply(
-            result.text, result.ok, error, result.exit_code, result.output_tail, command
+            summary.text,
+            summary.exitCode == 0,
+            error,
+            metrics.exitCode if metrics is not None else None,
+            tail,
+            command=f"{self.name} (run {summary.runId})",
+            cost_usd=summary.costUsd,
+            input_tokens=summary.inputTokens,
+            output_tokens=summary.outputTokens,
+            run_id=summary.runId,
         )
+
+
+class _DevConsole(Console):
+    """The run console of a dev-loop agent call: live text and notices go to the dev reporter."""
+
+    def __init__(
+        self, on_text: Callable[[str], None] | None, on_line: Callable[[str], None] | None
+    ) -> None:
+        super().__init__(1)
+        self._on_text = on_text
+        self._on_line = on_line
+
+    def assistant(self, text: str) -> None:
+        if text and self._on_text is not None:
+            self._on_text(text)
+
+    def end_live(self) -> None:
+        """The reporter frames the agent's text itself."""
+
+    def _line(self, message: str) -> None:
+        if self._on_line is not None:
+            self._on_line(message)

@@ -1,11 +1,10 @@
-"""The Python half of ``action.yml``: Action inputs (``JLG_*`` env) → ``jlgcli <command>``.
+"""The Python half of ``action.yml``: Action inputs (``JLG_*`` env) → ``jlgcli.api``.
 
 The composite action passes every input through ``env:`` (never ``${{ }}``
-inside a script) and runs ``python -m jlgcli.integrations.action``. This
-module turns the inputs into the command line a terminal user would type and
-runs it in-process. ``run``/``loop`` publish their own outputs and job summary
-(``GITHUB_ACTIONS=true``); this adds ``exit-code`` for every command (also
-when the inputs are wrong) and a ``status`` for ``dev``. With
+inside a script) and runs ``python -m jlgcli.integrations.action``. ``run`` and
+``loop`` go through ``jlgcli.api`` like every door; this door publishes the
+summary as step outputs and a job summary, and adds ``exit-code`` for every
+command (also when the inputs are wrong) and a ``status`` for ``dev``. With
 ``fail-on-error: false`` the step succeeds whatever jlgcli's exit code, which
 stays readable in the ``exit-code`` output.
 """
@@ -15,10 +14,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from jlgcli.errors import JlgError
-from jlgcli.integrations.argv import command_argv, parse_bool, split_args
+from jlgcli.errors import ExitCode, JlgError
+from jlgcli.integrations.argv import dev_argv, door_options, parse_bool, split_args
 from jlgcli.integrations.github import write_outputs
+
+if TYPE_CHECKING:
+    from jlgcli.runner.options import RunOptions
+    from jlgcli.runner.summary import RunSummary
 
 INPUTS = {
     "command": "JLG_COMMAND",
@@ -31,54 +35,84 @@ INPUTS = {
     "args": "JLG_ARGS",
     "fail-on-error": "JLG_FAIL_ON_ERROR",
 }
+COMMANDS = ("run", "loop", "dev")
 
 
-def action_argv(env: Mapping[str, str], *, is_windows: bool = os.name == "nt") -> list[str]:
-    """The jlgcli argv for these Action inputs; raises ``JlgError`` (64) for bad inputs."""
+def _input(env: Mapping[str, str], name: str) -> str:
+    return env.get(INPUTS[name], "").strip()
 
-    def get(name: str) -> str:
-        return env.get(INPUTS[name], "").strip()
 
-    return command_argv(
-        get("command") or "loop",
-        get("prompt-file"),
-        backend=get("backend"),
-        max_iterations=get("max-iterations"),
-        timeout=get("timeout"),
-        completion=get("completion"),
-        artifacts=parse_bool(get("artifacts"), name="the artifacts input"),
-        extra=split_args(get("args"), is_windows=is_windows),
+def action_command(env: Mapping[str, str]) -> str:
+    """The Action's command input (``loop`` by default); exit 64 for an unknown one."""
+    command = _input(env, "command") or "loop"
+    if command not in COMMANDS:
+        raise JlgError(ExitCode.USAGE, f"unknown command {command!r}",
+                       hint="use one of: " + ", ".join(COMMANDS))  # fmt: skip
+    return command
+
+
+def action_options(env: Mapping[str, str], *, is_windows: bool = os.name == "nt") -> RunOptions:
+    """The run/loop options of these Action inputs; raises ``JlgError`` (64) for bad inputs."""
+    return door_options(
+        action_command(env),
+        _input(env, "prompt-file"),
+        backend=_input(env, "backend"),
+        max_iterations=_input(env, "max-iterations"),
+        timeout=_input(env, "timeout"),
+        completion=_input(env, "completion"),
+        artifacts=parse_bool(_input(env, "artifacts"), name="the artifacts input"),
+        extra=split_args(_input(env, "args"), is_windows=is_windows),
     )
+
+
+def run_core(command: str, options: RunOptions, env: Mapping[str, str]) -> RunSummary:
+    """Run through ``jlgcli.api``, then print the human summary and publish it."""
+    from jlgcli.api import execute
+    from jlgcli.integrations.github import publish
+    from jlgcli.runner.report import human_summary
+
+    summary = execute(command, options)  # type: ignore[arg-type]
+    sys.stderr.write(human_summary(summary))
+    publish(summary, env=env, force=True)
+    return summary
 
 
 def main(
     env: Mapping[str, str] = os.environ,
     *,
-    run: Callable[[Sequence[str]], int] | None = None,
+    run_dev: Callable[[Sequence[str]], int] | None = None,
 ) -> int:
     """Run the Action's command; returns the step's exit code."""
     try:
         fail_on_error = parse_bool(env.get(INPUTS["fail-on-error"]), name="fail-on-error")
-        argv = action_argv(env)
+        command = action_command(env)
+        if command == "dev":
+            code = _dev(env, run_dev)
+        else:
+            code = run_core(command, action_options(env), env).exitCode
     except JlgError as exc:
         sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
         write_outputs({"status": "error", "exit-code": str(exc.code)}, env=env)
         return exc.code
-    if run is None:
-        from jlgcli.cli import main as cli_main
-
-        run = cli_main
-    sys.stdout.write(f"jlgcli {' '.join(argv)}\n")
-    sys.stdout.flush()
-    code = run(argv)
-    outputs = {"exit-code": str(code)}
-    if argv[0] == "dev":  # no RunSummary: the exit code is the status
-        outputs["status"] = "done" if code == 0 else "error"
-    write_outputs(outputs, env=env)
+    if command == "dev":  # run/loop outputs (exit-code included) come with their summary
+        write_outputs({"exit-code": str(code)}, env=env)
     if code and fail_on_error is False:
         sys.stdout.write(f"::warning title=jlgcli::jlgcli exited {code}; "
                          "fail-on-error is false, so the step passes\n")  # fmt: skip
         return 0
+    return code
+
+
+def _dev(env: Mapping[str, str], run_dev: Callable[[Sequence[str]], int] | None) -> int:
+    argv = dev_argv(_input(env, "backend"), split_args(_input(env, "args")))
+    if run_dev is None:
+        from jlgcli.cli import main
+
+        run_dev = main
+    sys.stdout.write(f"jlgcli {' '.join(argv)}\n")
+    sys.stdout.flush()
+    code = run_dev(argv)
+    write_outputs({"status": "done" if code == 0 else "error"}, env=env)
     return code
 
 

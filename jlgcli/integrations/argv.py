@@ -1,17 +1,23 @@
-"""One mapping from a door's named options to jlgcli's command line.
+"""One mapping from a door's named options to ``jlgcli.api``'s ``RunOptions``.
 
 The Invoke tasks and the GitHub Action both take named options (``backend``,
-``max_iterations``, ``timeout`` …) and run the same command a terminal user
-would type, in-process through ``jlgcli.cli.main``: same parser, same
-validation, same exit codes. This module builds that argv.
+``max_iterations``, ``timeout`` …) plus a free-form ``args`` string. The
+string is parsed by the real command-line parser of ``run``/``loop`` (same
+flags, same validation, exit 64 on a bad one), and the named options are laid
+over it: an explicit option always beats ``args`` and config. ``dev`` keeps
+its own command line (``dev_argv``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from jlgcli.errors import ExitCode, JlgError
+
+if TYPE_CHECKING:
+    from jlgcli.runner.options import RunOptions
 
 COMMANDS = ("run", "loop", "dev")
 
@@ -35,7 +41,7 @@ def _blank(value: object) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def command_argv(
+def door_options(
     command: str,
     prompt: str | None = None,
     *,
@@ -44,44 +50,66 @@ def command_argv(
     timeout: str | None = None,
     completion: str | None = None,
     artifacts: bool | None = None,
-    json: bool = False,
     extra: Sequence[str] = (),
-) -> list[str]:
-    """The argv (without the program name) of ``jlgcli <command>`` with these options.
+) -> RunOptions:
+    """The ``RunOptions`` of ``run``/``loop`` for a door's named options and extra words.
 
-    Empty strings mean "not given" (Action inputs default to ``""``).
-    ``dev`` takes its sub-command and flags from ``extra`` (``run`` when
-    ``extra`` starts with an option or is empty). Raises ``JlgError`` (64) for
-    an unknown command, a missing prompt, or a loop-only option on ``run``.
+    Empty strings mean "not given" (Action inputs default to ``""``). Raises
+    ``JlgError`` (64) for an unknown command, a bad extra flag, or a loop-only
+    option on ``run``.
     """
-    if command not in COMMANDS:
+    from jlgcli.runner.options import RunOptions
+
+    if command not in ("run", "loop"):
         raise JlgError(ExitCode.USAGE, f"unknown command {command!r}",
                        hint="use one of: " + ", ".join(COMMANDS))  # fmt: skip
-    if command == "dev":
-        words = list(extra)
-        if not words or words[0].startswith("-"):
-            words.insert(0, "run")
-        argv = ["dev", *words]
-        if not _blank(backend):  # the dev loop names its agent CLI --llm (seed 003 FR-3.3)
-            argv += ["--llm", str(backend).strip()]
-        return argv + (["--json"] if json else [])
-    if _blank(prompt):
-        raise JlgError(ExitCode.USAGE, f"jlgcli {command} needs a prompt file",
-                       hint="pass the task/prompt file (for example task.md)")  # fmt: skip
-    argv = [command, str(prompt).strip()]
     loop_only = {"max-iterations": max_iterations, "completion": completion}
-    for flag, value in (("backend", backend), ("timeout", timeout), *loop_only.items()):
-        if _blank(value):
-            continue
-        if command == "run" and flag in loop_only:
+    for flag, value in loop_only.items():
+        if command == "run" and not _blank(value):
             raise JlgError(ExitCode.USAGE, f"--{flag} applies to loop, not run",
                            hint="use the loop command, or drop that option")  # fmt: skip
-        argv += [f"--{flag}", str(value).strip()]
-    if artifacts is not None:
-        argv.append("--artifacts" if artifacts else "--no-artifacts")
-    if json:
-        argv.append("--json")
-    return argv + list(extra)
+    base = RunOptions.from_namespace(parse_extra(command, extra)) if extra else RunOptions()
+
+    def given(value: object) -> object:
+        return None if _blank(value) else (value.strip() if isinstance(value, str) else value)
+
+    explicit = RunOptions(
+        prompt=given(prompt),  # type: ignore[arg-type]
+        backend=given(backend),  # type: ignore[arg-type]
+        max_iterations=given(max_iterations),  # type: ignore[arg-type]
+        timeout=given(timeout),  # type: ignore[arg-type]
+        completion=given(completion),  # type: ignore[arg-type]
+        artifacts=artifacts,
+    )
+    options = base.under(explicit)
+    if options.prompt is None and options.resume is None:
+        raise JlgError(ExitCode.USAGE, f"jlgcli {command} needs a prompt file",
+                       hint="pass the task/prompt file (for example task.md)")  # fmt: skip
+    return options
+
+
+def parse_extra(command: str, words: Sequence[str]) -> Any:
+    """Parse extra flags with the real parser of ``command`` (exit 64 on a bad flag)."""
+    from jlgcli.cli import build_parser
+
+    placeholder = [] if command == "loop" else ["-"]
+    args = build_parser().parse_args([command, *placeholder, *words])
+    if command == "run":
+        args.prompt = None
+    return args
+
+
+def dev_argv(
+    backend: str | None = None, extra: Sequence[str] = (), json: bool = False
+) -> list[str]:
+    """The dev loop's command line: its sub-command (``run`` by default) and flags."""
+    words = list(extra)
+    if not words or words[0].startswith("-"):
+        words.insert(0, "run")
+    argv = ["dev", *words]
+    if not _blank(backend):  # the dev loop names its agent CLI --llm (seed 003 FR-3.3)
+        argv += ["--llm", str(backend).strip()]
+    return argv + (["--json"] if json else [])
 
 
 def parse_bool(value: str | None, *, name: str) -> bool | None:

@@ -1,30 +1,41 @@
-"""The loop (F-004) and the one-shot run (F-003): iterate, decide, guard, summarise.
+"""The loop (F-004) and the one-shot run (F-003): call, decide, guard, record.
 
-Guardrails, each with its stop cause and exit code (DESIGN "Decisions"):
-done 0 · model error / backend failure 1 · backend missing 2 · unauthenticated 6 ·
-max iterations 4 (RG-011) · no progress 5 (RG-013) · invalid-json 65 ·
-artifacts 73 (RG-016) · total timeout 75 (RG-012) · Ctrl-C 130. A rate limit
-with a stated reset time waits (visible countdown) instead of burning
-iterations, within the total timeout; without one it backs off exponentially.
+One flow for every mode: the completion protocol (marker, json, rebound, or
+none for ``run``) reads each reply; the guardrail policy (``policy``) judges
+each call and the budgets; the recorder writes the trail; ``build_summary``
+makes the RunSummary. Exit codes come from the causes table (``causes``).
 """
 
 from __future__ import annotations
 
 import threading
-import time
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING
 
-from jlgcli.backends.base import Backend, BackendRequest
+from jlgcli.backends.base import Availability, Backend, BackendRequest
+from jlgcli.completion import Decision
+from jlgcli.completion.protocol import Completion, Reply
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.process.model import Limits, StopReason
+from jlgcli.process.model import Limits
+from jlgcli.runner.clock import SYSTEM_CLOCK, Clock
 from jlgcli.runner.console import Console
+from jlgcli.runner.failover import BackendChain
 from jlgcli.runner.iteration import CallResult, call_backend
-from jlgcli.runner.run_state import RunState
-from jlgcli.runner.select import select_backend
+from jlgcli.runner.policy import Counters, Guardrails, Proceed, Retry, Stop, Switch, judge_call
+from jlgcli.runner.prompting import Prompter
+from jlgcli.runner.record import RunRecord, build_summary
+from jlgcli.runner.recorder import Recorder
 from jlgcli.runner.spec import RunSpec
-from jlgcli.runner.summary import RunSummary
+from jlgcli.runner.summary import IterationMetrics, RunSummary
+from jlgcli.runner.waiting import countdown
 
-RATE_LIMIT_BACKOFF_S = (30.0, 60.0, 120.0, 240.0, 480.0)
+if TYPE_CHECKING:
+    from jlgcli.runner.select import SelectedBackend
+
+Caller = Callable[..., CallResult]
+Selector = Callable[[RunSpec, Console], "SelectedBackend"]
+
 _SETUP_CAUSES = {
     ExitCode.BACKEND_UNAVAILABLE: "backend-missing",
     ExitCode.UNAUTHENTICATED: "backend-unauthenticated",
@@ -33,131 +44,401 @@ _SETUP_CAUSES = {
 }
 
 
+def new_record(spec: RunSpec, clock: Clock) -> RunRecord:
+    """The record of a run starting now (carrying a resumed run's counters)."""
+    from jlgcli.artifacts import new_run_id
+
+    started_at: datetime = clock.now()
+    record = RunRecord(
+        spec=spec,
+        run_id=new_run_id(started_at),
+        started_at=started_at,
+        started=clock.monotonic(),
+        backend_id=spec.backend,
+    )
+    if spec.resume is not None:
+        from jlgcli.runner.summary import _metrics_from_json
+
+        record.resumed_from = spec.resume.run_id
+        record.prior_elapsed_ms = spec.resume.elapsed_ms
+        record.session_id = spec.resume.session_id
+        record.metrics = [_metrics_from_json(item) for item in spec.resume.metrics]
+    return record
+
+
 def execute(
-    spec: RunSpec, console: Console, *, cancel: threading.Event | None = None
+    spec: RunSpec,
+    console: Console,
+    *,
+    cancel: threading.Event | None = None,
+    clock: Clock = SYSTEM_CLOCK,
+    caller: Caller = call_backend,
+    select: Selector | None = None,
+    open_fallback: Callable[[str, RunSpec], tuple[Backend, Availability] | str] | None = None,
 ) -> RunSummary:
-    """Run ``spec`` to its end and return the summary (never raises for run outcomes)."""
-    state = RunState(spec, console, started_at=datetime.now(timezone.utc))
+    """Run ``spec`` to its end and return the summary (never raises for run outcomes).
+
+    ``clock``, ``caller``, ``select`` and ``open_fallback`` are injected by tests
+    (a fake clock, a fake backend call) so guardrails run in milliseconds.
+    """
+    from jlgcli.runner.select import open_backend, select_backend
+
+    select = select or select_backend
+    open_fallback = open_fallback or open_backend
+    record = new_record(spec, clock)
+    recorder = Recorder(record, console)
+    completion: Completion | None = None
     try:
-        selected = select_backend(spec, console)
-        state.backend_id = selected.backend.id
-        state.backend_version = selected.availability.version
-        state.open_artifacts()
-        state.prepare()
-        _iterate(state, selected.backend, cancel)
-    except KeyboardInterrupt:
-        state.stop("interrupted", "interrupted by Ctrl-C: the backend's process tree was stopped")
+        selected = select(spec, console)
+        record.backend_id = selected.backend.id
+        record.backend_version = selected.availability.version
+        chain = BackendChain(
+            selected.backend, selected.availability, spec.fallbacks,
+            lambda name: open_fallback(name, spec),
+        )  # fmt: skip
+        recorder.open()
+        completion = make_completion(spec, record, recorder, console, cancel)
+        _Loop(spec, record, recorder, console, chain, completion, clock, caller, cancel).run()
+    except KeyboardInterrupt as exc:
+        _interrupted(record, exc)
     except JlgError as exc:
         cause = _SETUP_CAUSES.get(ExitCode(exc.code)) if exc.code in _SETUP_CAUSES else None
         if cause is None:
+            recorder.close_on_error()
             raise  # usage/config errors are not run outcomes
-        state.stop(cause, exc.message, error=exc)
-    return state.finish()
+        record.stop(cause, exc.message, hint=exc.hint, code=exc.code)
+    if completion is not None:
+        completion.close(record.cause, record.exit_code)
+    return recorder.finish(build_summary(record, clock))
 
 
-def _iterate(state: RunState, backend: Backend, cancel: threading.Event | None) -> None:
-    spec = state.spec
-    limit = spec.max_iterations if spec.command == "loop" else 1
-    backoff_index = 0
-    iteration = 1
-    while iteration <= limit:
-        remaining = state.remaining_s()
-        if remaining <= 0:
-            state.stop("timeout", f"total timeout of {spec.timeout_ms} ms reached")
-            return
-        prompt = state.prompt_for(iteration)
-        if spec.command == "loop":
-            console_line = f"iteration {iteration}/{limit} · elapsed {state.elapsed_text()}"
-            state.console.progress(console_line)
-        state.record_prompt(iteration, prompt)
-        call = call_backend(
+def _interrupted(record: RunRecord, exc: KeyboardInterrupt) -> None:
+    import signal
+
+    number = getattr(exc, "signum", None)
+    record.signal_number = number if isinstance(number, int) else None
+    name = "Ctrl-C"
+    if record.signal_number is not None and record.signal_number != signal.SIGINT:
+        name = signal.Signals(record.signal_number).name
+    record.stop("interrupted", f"interrupted by {name}: the backend's process tree was stopped")
+
+
+def make_completion(
+    spec: RunSpec,
+    record: RunRecord,
+    recorder: Recorder,
+    console: Console,
+    cancel: threading.Event | None,
+) -> Completion:
+    """The completion protocol of this run (rebound opens its ledger here: exit 73 if it cannot)."""
+    from jlgcli.completion.protocol import NoCompletion, TextCompletion
+
+    if not spec.is_loop:
+        return NoCompletion()
+    if spec.completion_mode == "rebound":
+        from jlgcli.rebound.completion import ReboundCompletion
+        from jlgcli.rebound.session import ReboundSession
+
+        session = ReboundSession(
+            spec.cwd,
+            ledger_root=spec.ledger_dir,
+            session_id=record.run_id,
+            script_timeout=spec.script_timeout_s,
+            cancel=cancel,
+            log=console.detail,
+            redact=recorder.redactor.redact,
+        )
+        return ReboundCompletion(session)
+    return TextCompletion(spec.completion_mode)  # type: ignore[arg-type]
+
+
+class _Loop:
+    """The iterations of one run."""
+
+    def __init__(
+        self,
+        spec: RunSpec,
+        record: RunRecord,
+        recorder: Recorder,
+        console: Console,
+        chain: BackendChain,
+        completion: Completion,
+        clock: Clock,
+        caller: Caller,
+        cancel: threading.Event | None,
+    ) -> None:
+        from jlgcli.runner.progress import NoProgressDetector
+
+        self.spec, self.record, self.recorder, self.console = spec, record, recorder, console
+        self.chain, self.completion, self.clock = chain, completion, clock
+        self.caller, self.cancel = caller, cancel
+        self.rails = Guardrails(
+            max_iterations=spec.max_iterations if spec.is_loop else 1,
+            timeout_s=spec.timeout_ms / 1000,
+            iteration_timeout_s=spec.iteration_timeout_ms / 1000 or None,
+            max_cost_usd=spec.max_cost_usd,
+        )
+        self.counters = Counters()
+        for metrics in record.metrics:  # a resumed run: the cost so far counts
+            if metrics.costUsd is not None:
+                self.counters.cost_usd += metrics.costUsd
+                self.counters.cost_reported = True
+        self.no_progress = NoProgressDetector(spec.no_progress_limit)
+        self.prompter = Prompter(
+            spec.prompt.text,
+            completion.instructions(),
+            max_iterations=self.rails.max_iterations,
+            fresh=spec.session_mode == "fresh",
+        )
+        if spec.resume is not None:
+            self.prompter.report = spec.resume.last_report
+        self.switch_reason: str | None = None
+        self.tree: str | None = None
+        self.repo: str | None = ""  # the git directory, looked up on first use
+
+    def run(self) -> None:
+        iteration = len(self.record.metrics) + 1
+        while iteration <= self.rails.max_iterations:
+            if self.record.remaining_s(self.clock) <= 0:
+                self.record.stop("timeout", f"total timeout of {self._human_timeout()} reached")
+                return
+            if self.chain.back_to_primary(self.clock.time()):
+                self._switched(f"back to {self.chain.current.id}: its limit has reset")
+            call, prompt = self._call(iteration)
+            verdict = judge_call(
+                call.outcome.stop_reason, call.result, self.counters, self.rails,
+                backend=self.chain.current.id, remaining_s=self.record.remaining_s(self.clock),
+                now=self.clock.time(), can_switch=self.chain.has_fallback,
+            )  # fmt: skip
+            if isinstance(verdict, Retry):
+                self._forget(iteration, verdict.reason)
+                self.recorder.events.emit(
+                    "limit-wait",
+                    iteration=iteration,
+                    seconds=round(verdict.wait_s),
+                    reason=verdict.reason,
+                )
+                countdown(self.console, self.clock, verdict.wait_s, verdict.reason)
+                continue  # the same iteration again: a rate limit does not burn iterations
+            if isinstance(verdict, Switch):
+                self._forget(iteration, verdict.reason)
+                to = self.chain.switch(verdict.back_at)
+                if to is None:
+                    self.record.diagnosis.extend(self.chain.notes)
+                    self.record.stop(verdict.cause, verdict.message)
+                    return
+                self._switched(f"{verdict.reason}; switched to {to}")
+                continue
+            if isinstance(verdict, Stop):
+                self.record.stop(verdict.cause, verdict.message, tail=verdict.tail)
+                return
+            assert isinstance(verdict, Proceed)
+            if self._decide(iteration, call, prompt):
+                return
+            iteration += 1
+        limit = self.rails.max_iterations
+        word = "iteration" if limit == 1 else "iterations"
+        self.record.stop("max-iterations", f"{limit} {word} without completion")
+
+    # -- one call ------------------------------------------------------------------------
+    def _call(self, iteration: int) -> tuple[CallResult, str]:
+        spec, record, backend = self.spec, self.record, self.chain.current
+        session = record.session_id if spec.session_mode == "continue" else None
+        prompt = self.prompter.prompt_for(iteration, session)
+        if spec.is_loop:
+            limit = self.rails.max_iterations
+            elapsed = _human_ms(record.elapsed_ms(self.clock))
+            self.console.progress(f"iteration {iteration}/{limit} · {backend.id} · {elapsed}")
+        self.recorder.prompt(iteration, backend.id, prompt)
+        if spec.gates or spec.is_loop:
+            self.tree = self._snapshot() if self.tree is None else self.tree
+        remaining = record.remaining_s(self.clock)
+        per_call = self.rails.iteration_timeout_s
+        call = self.caller(
             backend,
             BackendRequest(
-                prompt=prompt,
-                cwd=str(spec.cwd),
-                model=spec.model,
-                permissions=spec.permissions,
-                extra_args=spec.extra_args,
-                resume_session=state.resume_session(),
+                prompt=prompt, cwd=str(spec.cwd), model=spec.model,
+                permissions=spec.permissions, extra_args=spec.extra_args,
+                resume_session=session,
             ),
             limits=Limits(
-                total_timeout=_call_timeout(state, remaining),
+                total_timeout=min(remaining, per_call) if per_call else remaining,
                 idle_timeout=spec.idle_timeout_ms / 1000 or None,
             ),
-            console=state.console,
-            extra_sinks=state.sinks(),
-            cancel=cancel,
+            console=self.console,
+            extra_sinks=self.recorder.sinks(),
+            cancel=self.cancel,
+            on_text=lambda text: self.recorder.activity(iteration, text),
+        )  # fmt: skip
+        result = call.result
+        record.last_text = result.text
+        record.session_id = result.session_id or record.session_id
+        metrics = IterationMetrics(
+            index=iteration,
+            durationMs=call.duration_ms,
+            exitCode=call.outcome.exit_code,
+            stopReason=call.outcome.stop_reason.value,
+            completion="pending" if result.ok else "backend-error",
+            outputChars=len(result.text),
+            backend=backend.id,
+            rateLimited=result.rate_limited,
+            costUsd=result.cost_usd,
+            inputTokens=result.input_tokens,
+            outputTokens=result.output_tokens,
+            switchReason=self.switch_reason,
         )
-        state.record_call(iteration, call)
-        if _stopped_by_process(state, call):
-            return
-        if call.result.rate_limited:
-            wait = _rate_limit_wait(call, backoff_index)
-            backoff_index += 1
-            if backoff_index > len(RATE_LIMIT_BACKOFF_S) and call.result.rate_limit_reset is None:
-                state.stop(
-                    "rate-limited",
-                    f"still rate-limited after backing off {len(RATE_LIMIT_BACKOFF_S)} times",
-                )
-                return
-            if wait >= state.remaining_s():
-                state.stop(
-                    "timeout",
-                    f"rate-limited; the reset ({round(wait)}s away) is after the total timeout",
-                )
-                return
-            state.forget_last_metrics()
-            state.console.countdown(wait, "backend rate-limited")
-            continue  # the same iteration again: a rate limit does not burn iterations
-        if not call.result.ok:
-            kind = call.result.error_kind
-            cause = "backend-unauthenticated" if kind == "auth" else "backend-error"
-            state.stop(
-                cause,
-                f"backend {state.backend_id} failed: "
-                f"{call.result.error or 'exit code ' + str(call.result.exit_code)}",
-                tail=call.result.output_tail,
-            )
-            return
-        if spec.command == "run":
-            state.stop("done", None)
-            return
-        if state.decide(iteration, call):
-            return
-        iteration += 1
-    state.stop("max-iterations", f"{limit} iterations without completion (RG-011)")
+        self.switch_reason = None
+        record.metrics.append(metrics)
+        self.recorder.call_ended(metrics, result.text)
+        return call, prompt
 
+    def _forget(self, iteration: int, reason: str) -> None:
+        """A limited call is retried (or moved) as the same iteration: out of the count."""
+        if self.record.metrics and self.record.metrics[-1].index == iteration:
+            dropped = self.record.metrics.pop()
+            self.switch_reason = self.switch_reason or dropped.switchReason
+        self.record.diagnosis.append(f"iteration {iteration}: {reason}")
 
-def _call_timeout(state: RunState, remaining: float) -> float:
-    per_call = state.spec.iteration_timeout_ms / 1000
-    return min(remaining, per_call) if per_call else remaining
+    def _switched(self, reason: str) -> None:
+        self.console.warn(reason)
+        self.recorder.events.emit("backend-switch", to=self.chain.current.id, reason=reason)
+        self.record.session_id = None  # a fresh session on the new backend, the task restated
+        self.prompter.restart()
+        self.switch_reason = reason
 
-
-def _stopped_by_process(state: RunState, call: CallResult) -> bool:
-    reason = call.outcome.stop_reason
-    if reason is StopReason.CANCELLED:
-        state.stop("interrupted", "interrupted: the backend's process tree was stopped")
-    elif reason is StopReason.TIMEOUT:
-        if state.remaining_s() <= 0.05:
-            state.stop("timeout", f"total timeout of {state.spec.timeout_ms} ms reached (RG-012)")
-        else:
-            state.stop(
-                "iteration-timeout",
-                f"one backend call exceeded {state.spec.iteration_timeout_ms} ms",
-            )
-    elif reason is StopReason.IDLE:
-        state.stop(
-            "idle-timeout",
-            f"the backend printed nothing for {state.spec.idle_timeout_ms} ms",
-            tail=call.result.output_tail,
+    # -- one reply -----------------------------------------------------------------------
+    def _decide(self, iteration: int, call: CallResult, prompt: str) -> bool:
+        """Apply the completion protocol, gates and budgets; True when the run stops."""
+        record, metrics = self.record, self.record.metrics[-1]
+        decision = self.completion.decide(
+            Reply(iteration, call.result.text, prompt, self.recorder.payload_ref())
         )
-    else:
+        metrics.completion, metrics.summary, metrics.next = (
+            decision.status, decision.summary, decision.next,
+        )  # fmt: skip
+        metrics.protocolViolation = decision.protocol_violation
+        record.last_summary, record.last_next = decision.summary, decision.next
+        if decision.protocol_violation:
+            record.violations += 1
+            record.last_violation = f"iteration {iteration}: {decision.reason}"
+        before, self.tree = self.tree, self._snapshot() if self.tree is not None else None
+        from jlgcli.runner.worktree import diff_stat
+
+        metrics.diffStat = diff_stat(self.spec.cwd, before, self.tree)
+        stopped = self._apply(decision, call, metrics)
+        self.recorder.iteration_ended(metrics)
+        self._save_state(stopped)
+        return stopped
+
+    def _apply(self, decision: Decision, call: CallResult, metrics: IterationMetrics) -> bool:
+        record = self.record
+        status = decision.status
+        gated = status == "done" and self.spec.gates and self.spec.is_loop
+        if gated and not self._gates_pass(metrics):
+            status = "continue"
+            metrics.completion = "gates-failed"
+        if status == "done":
+            if decision.final_text is not None:
+                record.last_text = decision.final_text
+            record.stop("done", None)
+            return True
+        if status == "continue":
+            if metrics.completion != "gates-failed":
+                self.prompter.remember(
+                    call.result.text, decision.summary, decision.next, decision.next_prompt
+                )
+            changed = bool(metrics.diffStat and metrics.diffStat.get("files"))
+            if self.no_progress.observe(call.result.text, worktree_changed=changed):
+                limit = self.spec.no_progress_limit
+                record.stop("no-progress", f"{limit} iterations in a row with near-identical "
+                                           "replies and no file changed")  # fmt: skip
+                return True
+            from jlgcli.runner.policy import judge_budget
+
+            budget = judge_budget(self.counters, self.rails)
+            if budget is not None:
+                record.stop(budget.cause, budget.message)
+                return True
+            return False
+        if decision.final_text is not None:
+            record.last_text = decision.final_text
+        if status == "error":
+            record.stop(
+                "error", decision.error or decision.summary or "the model reported an error"
+            )
+        elif status == "invalid-json":
+            record.stop("invalid-json", decision.error or decision.reason,
+                        tail=call.result.text[-1000:])  # fmt: skip
+        else:  # sandbox-violation, interrupted (rebound)
+            record.stop(status, decision.error or decision.reason)
+        return True
+
+    def _gates_pass(self, metrics: IterationMetrics) -> bool:
+        from jlgcli.runner.gates import failed_gates_block, run_gates
+
+        self.console.progress(f"the model says done: running {len(self.spec.gates)} gate(s)")
+        results = run_gates(self.spec.gates, self.spec.cwd, redact=self.recorder.redactor.redact,
+                            cancel=self.cancel)  # fmt: skip
+        metrics.gates = results
+        for gate in results:
+            word = "passed" if gate.ok else f"failed (exit {gate.exitCode})"
+            self.console.progress(f"gate {gate.command}: {word}")
+            self.recorder.events.emit("gate-result", iteration=metrics.index, command=gate.command,
+                                      exitCode=gate.exitCode, ok=gate.ok)  # fmt: skip
+        if all(gate.ok for gate in results):
+            return True
+        self.prompter.remember(self.record.last_text, None, None, None)
+        self.prompter.add_feedback(failed_gates_block(results))
+        self.no_progress.reset()
         return False
-    return True
+
+    # -- helpers -------------------------------------------------------------------------
+    def _snapshot(self) -> str | None:
+        if not self.spec.is_loop:
+            return None
+        from jlgcli.runner.worktree import snapshot
+
+        if self.repo == "":
+            from jlgcli.runner.worktree import git_dir
+
+            self.repo = git_dir(self.spec.cwd)
+        ledger = self.spec.ledger_dir or self.spec.cwd / "ledger"
+        return snapshot(self.spec.cwd, (self.spec.artifacts_dir, ledger), repo=self.repo)
+
+    def _save_state(self, stopped: bool) -> None:
+        if not self.spec.is_loop:
+            return
+        from jlgcli.runner.resume import ResumeState
+
+        record, spec = self.record, self.spec
+        state = ResumeState(
+            run_id=record.run_id,
+            task=spec.prompt.text,
+            prompt_source=spec.prompt.source,
+            backend=self.chain.primary.id,
+            completion_mode=spec.completion_mode,
+            options=dict(spec.options),
+            iterations=len(record.metrics),
+            elapsed_ms=record.elapsed_ms(self.clock),
+            cost_usd=self.counters.cost_usd if self.counters.cost_reported else None,
+            session_id=record.session_id,
+            last_report=self.prompter.report,
+            stop_cause=record.cause if stopped else None,
+            metrics=[_metrics_json(m) for m in record.metrics],
+        )
+        self.recorder.save_state(state)
+
+    def _human_timeout(self) -> str:
+        return _human_ms(self.spec.timeout_ms)
 
 
-def _rate_limit_wait(call: CallResult, backoff_index: int) -> float:
-    reset = call.result.rate_limit_reset
-    if reset is not None:
-        return max(1.0, reset - time.time())
-    return RATE_LIMIT_BACKOFF_S[min(backoff_index, len(RATE_LIMIT_BACKOFF_S) - 1)]
+def _metrics_json(metrics: IterationMetrics) -> dict[str, object]:
+    import dataclasses
+
+    return dataclasses.asdict(metrics)
+
+
+def _human_ms(ms: float) -> str:
+    from jlgcli.durations import format_duration_ms
+
+    return format_duration_ms(ms)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from jlgcli.backends.base import Backend, BackendRequest, BackendResult
@@ -28,14 +29,21 @@ def call_backend(
     console: Console,
     extra_sinks: tuple[Sink, ...] = (),
     cancel: threading.Event | None = None,
+    on_text: Callable[[str], None] | None = None,
 ) -> CallResult:
-    """Run ``request`` on ``backend``; the assistant's text is shown live as it arrives."""
+    """Run ``request`` on ``backend``; the assistant's text is shown live as it arrives.
+
+    ``on_text`` also gets the live text (the event stream's agent activity).
+    """
     from jlgcli.process import run_invocation
 
     parser = backend.parser()
 
     def show(event: OutputEvent) -> None:
-        console.assistant(parser.feed(event.stream, event.text))
+        text = parser.feed(event.stream, event.text)
+        console.assistant(text)
+        if text and on_text is not None:
+            on_text(text)
 
     invocation = backend.invocation(request)
     console.debug(f"spawn: {' '.join(invocation.argv)} ({invocation.transport})")

@@ -4,8 +4,11 @@ Definition
 ----------
 ``similarity(a, b)`` is the Jaccard index ``|A ∩ B| / |A ∪ B|`` of the two
 outputs' sets of **units**, after normalisation: terminal escapes removed,
-lower case, digits deleted (timestamps, durations, counters, line numbers
-then compare equal), blank lines dropped.
+lower case, blank lines dropped, clock times, dates and durations
+(``10:42:07``, ``2026-11-23``, ``12.3s``, ``350 ms``) replaced by one token.
+Other numbers are kept as tokens: "file 2 of 7" and "file 3 of 7" differ,
+because a counter that moves is what progress looks like (issue 17; an
+earlier rule deleted every digit and stopped loops that were progressing).
 
 * When both outputs are shorter than 64 Ki characters the units are **word
   3-shingles** (every run of three consecutive words, escapes and CR redraws
@@ -13,14 +16,18 @@ then compare equal), blank lines dropped.
   short reply is a real change, a changed timestamp is not.
 * Otherwise the units are **lines** with blanks and control characters
   deleted, computed on UTF-8 bytes: linear and about 0.1 s for 10 MB (difflib
-  or full-text fuzzy ratios take tens of seconds there).
+  or full-text fuzzy ratios take tens of seconds there). Time noise is not
+  removed in this mode (a regex pass would cost 5x): a log whose timestamps
+  move reads as progress, the safe side (no false stop).
 
 Identical texts are 1.0, two empty outputs too.
 
 ``NoProgressDetector(limit, threshold)`` counts consecutive outputs whose
 similarity to their predecessor is at least ``threshold`` (0.9 by default:
-near-identical); ``observe`` returns True once the count reaches ``limit``.
-With ``limit=3`` the fourth identical output in a row stops the loop.
+near-identical) *and* that left the work tree as it was; ``observe`` returns
+True once the count reaches ``limit``. A change in the work tree since the
+previous iteration is progress whatever the reply says. With ``limit=3`` the
+fourth identical output in a row, with no file changed, stops the loop.
 """
 
 from __future__ import annotations
@@ -33,12 +40,19 @@ __all__ = ["NoProgressDetector", "normalise", "similarity"]
 
 SHINGLE_LIMIT = 64 * 1024  # characters; when both texts are shorter, compare word 3-shingles
 
-_TRANSLATE = {ord(d): None for d in "0123456789"} | {ord("\t"): " "}
+_TRANSLATE = {ord("\t"): " "}
+# Time noise: ISO dates/times, clock times, durations (a number with a time unit).
+_TIME_NOISE = (
+    r"\d{4}-\d{2}-\d{2}(?:[t ]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?z?)?"
+    r"|\b\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?\b"
+    r"|\b\d+(?:\.\d+)? ?(?:ms|s|sec|secs|seconds?|min|mins|minutes?|h|hours?)\b"
+)
+_TIME_TEXT = re.compile(_TIME_NOISE)
 _SPACES = re.compile("  +")
 # Large texts are normalised as UTF-8 bytes (C-speed lower/translate/split; the str
-# versions are 10x slower on non-ASCII text): digits, blanks and C0 controls other
-# than newline are deleted, escape sequences removed by a literal-prefix regex.
-_DELETE_BYTES = b"0123456789 " + bytes(c for c in range(32) if c != 10) + b"\x7f"
+# versions are 10x slower on non-ASCII text): blanks and C0 controls other than
+# newline are deleted, escape sequences removed by a literal-prefix regex.
+_DELETE_BYTES = b" " + bytes(c for c in range(32) if c != 10) + b"\x7f"
 _ESCAPE_BYTES = re.compile(
     rb"\x1b(?:\[[0-?]*[ -/]*[@-~]"  # CSI
     rb"|\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC
@@ -53,7 +67,7 @@ def normalise(text: str) -> str:
     """The text as compared in word mode: see the module docstring."""
     if "\x1b" in text or "\x9b" in text or "\r" in text:
         text = clean_terminal_text(text)
-    text = _SPACES.sub(" ", text.lower().translate(_TRANSLATE))
+    text = _SPACES.sub(" ", _TIME_TEXT.sub("<t>", text.lower().translate(_TRANSLATE)))
     return "\n".join(filter(None, map(str.strip, text.split("\n"))))
 
 
@@ -117,12 +131,16 @@ class NoProgressDetector:
         self.last_similarity: float | None = None
         self._previous: _Features | None = None
 
-    def observe(self, text: str) -> bool:
-        """Record one iteration's output; True when the loop should stop for no progress."""
+    def observe(self, text: str, *, worktree_changed: bool = False) -> bool:
+        """Record one iteration's output; True when the loop should stop for no progress.
+
+        ``worktree_changed``: files changed during the iteration, which is progress.
+        """
         current = _Features(text)
         if self._previous is not None:
             self.last_similarity = current.similarity(self._previous)
-            self.streak = self.streak + 1 if self.last_similarity >= self.threshold else 0
+            repeated = self.last_similarity >= self.threshold and not worktree_changed
+            self.streak = self.streak + 1 if repeated else 0
         self._previous = current
         return self.streak >= self.limit
 

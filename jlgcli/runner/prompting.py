@@ -47,3 +47,53 @@ def next_prompt(
     if continue_session:
         return f"{body}\n---\n{instructions.strip()}\n" if instructions else body
     return f"{task.rstrip()}\n\n---\n{body}\n---\n{instructions.strip()}\n"
+
+
+class Prompter:
+    """The prompt of every iteration of one run: the task, the protocol, what came before.
+
+    After a reply, ``remember`` keeps what the next prompt reports (the model's
+    summary/next or its message's tail, gate failures, or the rebound
+    continuation). ``restart`` is for a new backend (failover): a fresh session
+    that gets the whole task again.
+    """
+
+    def __init__(self, task: str, instructions: str, *, max_iterations: int, fresh: bool) -> None:
+        self.task = task
+        self.instructions = instructions
+        self.max_iterations = max_iterations
+        self.fresh = fresh
+        self.report = ""
+        self._override: str | None = None
+        self._feedback: list[str] = []
+
+    def prompt_for(self, iteration: int, session_id: str | None) -> str:
+        if iteration == 1 and not self.report:
+            return first_prompt(self.task, self.instructions)
+        if self._override is not None:  # rebound: the continuation built from the script run
+            return self._override
+        report = "\n\n".join([self.report, *self._feedback]).strip()
+        return next_prompt(
+            self.task,
+            self.instructions,
+            iteration=iteration,
+            max_iterations=self.max_iterations,
+            report=report or "(the previous iteration printed no message)",
+            continue_session=session_id is not None and not self.fresh,
+        )
+
+    def remember(
+        self, text: str, summary: str | None, next_step: str | None, override: str | None
+    ) -> None:
+        self.report = previous_report(text, summary, next_step)
+        self._override = override
+        self._feedback = []
+
+    def add_feedback(self, block: str) -> None:
+        """Something the next prompt must carry besides the report (e.g. a failing gate)."""
+        self._feedback.append(block)
+        self._override = None
+
+    def restart(self) -> None:
+        """A new backend: no continuation override, the whole task again."""
+        self._override = None

@@ -3,25 +3,8 @@
 from __future__ import annotations
 
 from jlgcli.durations import format_duration_ms
+from jlgcli.runner.causes import cause
 from jlgcli.runner.summary import RunSummary
-
-_CAUSE_TEXT = {
-    "done": "the task is done",
-    "error": "the model reported an error",
-    "backend-error": "the backend failed",
-    "backend-missing": "no usable backend",
-    "backend-unauthenticated": "the backend is not logged in",
-    "max-iterations": "maximum iterations reached",
-    "no-progress": "no progress between iterations",
-    "invalid-json": "no valid JSON status object in the reply",
-    "timeout": "total timeout reached",
-    "iteration-timeout": "one backend call took too long",
-    "idle-timeout": "the backend printed nothing for too long",
-    "rate-limited": "the backend is rate-limited",
-    "artifacts-error": "artifacts could not be written",
-    "sandbox-violation": "the model kept asking for scripts outside the sandbox",
-    "interrupted": "interrupted",
-}
 
 
 def format_cost(summary: RunSummary) -> str:
@@ -32,32 +15,56 @@ def format_cost(summary: RunSummary) -> str:
     return cost
 
 
+def _headline(summary: RunSummary) -> str:
+    text = cause(summary.stopCause).text
+    if summary.stopCause == "interrupted":
+        text = f"interrupted by {summary.signal}" if summary.signal else "interrupted by Ctrl-C"
+        return f"INTERRUPTED ({text})"
+    return f"{summary.status.upper()} ({summary.stopCause}: {text})"
+
+
+def _backends(summary: RunSummary) -> str:
+    used = [m.backend for m in summary.iterationMetrics if m.backend]
+    names = list(dict.fromkeys(used)) or [summary.backend]
+    first = names[0] + (f" {summary.backendVersion}" if summary.backendVersion else "")
+    return ", then ".join([first, *names[1:]])
+
+
 def human_summary(summary: RunSummary) -> str:
     """A few aligned lines: status, stop cause, backend, iterations, duration, cost, paths."""
-    cause = _CAUSE_TEXT.get(summary.stopCause, summary.stopCause)
     iterations = (
         f"{summary.iterations}/{summary.maxIterations}"
         if summary.command == "loop"
         else str(summary.iterations)
     )
-    backend = summary.backend + (f" {summary.backendVersion}" if summary.backendVersion else "")
     lines = [
         "",
-        f"── jlgcli {summary.command}: {summary.status.upper()} ({summary.stopCause}: {cause})",
-        f"   backend     {backend}",
+        f"── jlgcli {summary.command}: {_headline(summary)}",
+        f"   backend     {_backends(summary)}",
         f"   iterations  {iterations}",
         f"   duration    {format_duration_ms(summary.durationMs)}",
         f"   cost        {format_cost(summary)}",
         f"   exit code   {summary.exitCode}",
     ]
+    if summary.resumedFrom:
+        lines.append(f"   resumed     from run {summary.resumedFrom}")
     if summary.summary:
-        lines.append(f"   summary     {summary.summary}")
+        lines.append(f"   summary     {_one_line(summary.summary)}")
+    gates = [g for m in summary.iterationMetrics[-1:] for g in m.gates]
+    for gate in gates:
+        lines.append(f"   gate        {gate.command}: {'passed' if gate.ok else 'failed'}")
     if summary.runDir:
         lines.append(f"   artifacts   {summary.runDir}")
     for item in summary.diagnosis:
-        lines.append(f"   note        {item}")
+        lines.append(f"   note        {_one_line(item)}")
     if summary.error:
-        lines.append(f"   error       {summary.error.message}")
+        lines.append(f"   error       {_one_line(summary.error.message)}")
         if summary.error.hint:
-            lines.append(f"   hint        {summary.error.hint}")
+            lines.append(f"   hint        {_one_line(summary.error.hint)}")
     return "\n".join(lines) + "\n"
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    """Keep the summary's alignment: one line, bounded."""
+    flat = " ⏎ ".join(part.strip() for part in text.strip().splitlines() if part.strip())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

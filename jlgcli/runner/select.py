@@ -41,6 +41,41 @@ def _unusable(availability: Availability) -> JlgError | None:
     return None  # "unknown": the probe could not tell; let the run say more
 
 
+def _none_available(availabilities: list[Availability], custom: tuple[str, ...]) -> JlgError:
+    """Why ``auto`` found nothing: all logged out is exit 6 with their login hints."""
+    installed = [a for a in availabilities if a.status not in ("missing", "unsupported")]
+    if installed and all(a.status == "unauthenticated" for a in installed):
+        names = ", ".join(a.id for a in installed)
+        hints = "; ".join(f"{a.id}: {a.hint}" for a in installed if a.hint)
+        return JlgError(
+            ExitCode.UNAUTHENTICATED,
+            f"every installed backend is logged out ({names})",
+            hint=hints or "log in to one of them, then run again",
+        )
+    states = ", ".join(f"{a.id}: {a.status}" for a in availabilities)
+    hint = "install and log in to one (see 'jlgcli backends'), or try the offline demo: jlgcli demo"
+    if custom:
+        names = ", ".join(custom)
+        hint = (
+            f"auto picks only built-in CLIs; to use your command backend ({names}) pass "
+            f"--backend {custom[0]} or run: jlgcli config set backend {custom[0]}"
+        )
+    return JlgError(ExitCode.BACKEND_UNAVAILABLE, f"no backend available ({states})", hint=hint)
+
+
+def open_backend(name: str, spec: RunSpec) -> tuple[Backend, Availability] | str:
+    """A fallback backend ready to run, or why it cannot (failover skips it)."""
+    from jlgcli.backends.registry import get_backend
+
+    try:
+        backend = get_backend(name, custom=spec.custom_backends)
+    except JlgError as exc:
+        return exc.message
+    availability = backend.probe()
+    problem = _unusable(availability)
+    return problem.message if problem is not None else (backend, availability)
+
+
 def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
     """The backend named by the spec (or the first available one); JlgError 2/6/64 otherwise."""
     if spec.backend == "replay":
@@ -68,13 +103,7 @@ def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
         availabilities = probe_all(candidates)
         chosen = auto_select(availabilities)
         if chosen is None:
-            states = ", ".join(f"{a.id}: {a.status}" for a in availabilities)
-            raise JlgError(
-                ExitCode.BACKEND_UNAVAILABLE,
-                f"no backend available ({states})",
-                hint="install and log in to one (see 'jlgcli backends'), or try the offline "
-                "replay: --backend replay --replay examples/quickstart/recording",
-            )
+            raise _none_available(availabilities, tuple(spec.custom_backends))
         by_id = {a.id: a for a in availabilities}
         console.progress(f"backend: {chosen} (auto-selected: first available)")
         return SelectedBackend(get_backend(chosen), by_id[chosen])

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from jlgcli.backends.base import Permissions
 from jlgcli.prompts import Prompt
+from jlgcli.runner.resume import ResumeState
 
 Command = Literal["run", "loop"]
 SessionMode = Literal["fresh", "continue"]
@@ -39,3 +40,13 @@ class RunSpec:
     # rebound
     script_timeout_s: float = 60.0
     ledger_dir: Path | None = None
+    # failover, gates, budgets, events, resume (issues 16, 17)
+    fallbacks: tuple[str, ...] = ()
+    gates: tuple[str, ...] = ()
+    max_cost_usd: float | None = None
+    events_path: str | None = None  # "-" for stdout
+    resume: ResumeState | None = None
+
+    @property
+    def is_loop(self) -> bool:
+        return self.command == "loop"

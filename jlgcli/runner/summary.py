@@ -1,78 +1,43 @@
 """RunSummary: the one result of ``run``/``loop`` (F-005, RG-008, RG-014).
 
-It is the ``--json`` output, ``result.json``, the Action's outputs and what the
-Invoke tasks return. Its JSON Schema is generated into
-``docs/schemas/run-summary.schema.json`` (a test keeps the file current).
+It is the ``--json`` output, ``result.json``, the Action's outputs and what
+``jlgcli.api`` and the Invoke tasks return. These are plain dataclasses: no
+pydantic on the run path (start-up). Their pydantic twins in
+``summary_schema`` generate ``docs/schemas/run-summary.schema.json``, and a
+test keeps the two field for field the same.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from jlgcli.runner.causes import CAUSES, Status, StopCause
 
-from jlgcli.errors import ExitCode
-
-StopCause = Literal[
-    "done",
-    "error",
-    "backend-error",
-    "backend-missing",
-    "backend-unauthenticated",
-    "max-iterations",
-    "no-progress",
-    "invalid-json",
-    "timeout",
-    "iteration-timeout",
-    "idle-timeout",
-    "rate-limited",
-    "artifacts-error",
-    "sandbox-violation",
-    "interrupted",
+__all__ = [
+    "ErrorInfo",
+    "GateResult",
+    "IterationMetrics",
+    "RunSummary",
+    "StopCause",
+    "exit_code_for",
+    "status_of",
 ]
-Status = Literal["done", "error", "incomplete", "interrupted"]
-
-EXIT_CODES: dict[str, int] = {
-    "done": ExitCode.OK,
-    "error": ExitCode.RUN_ERROR,
-    "backend-error": ExitCode.RUN_ERROR,
-    "backend-missing": ExitCode.BACKEND_UNAVAILABLE,
-    "backend-unauthenticated": ExitCode.UNAUTHENTICATED,
-    "max-iterations": ExitCode.MAX_ITERATIONS,
-    "no-progress": ExitCode.NO_PROGRESS,
-    "invalid-json": ExitCode.INVALID_JSON,
-    "timeout": ExitCode.TIMEOUT,
-    "iteration-timeout": ExitCode.TIMEOUT,
-    "idle-timeout": ExitCode.TIMEOUT,
-    "rate-limited": ExitCode.RUN_ERROR,
-    "artifacts-error": ExitCode.CANT_CREATE,
-    "sandbox-violation": ExitCode.RUN_ERROR,
-    "interrupted": ExitCode.INTERRUPTED,
-}
-_INCOMPLETE = {
-    "max-iterations",
-    "no-progress",
-    "timeout",
-    "iteration-timeout",
-    "idle-timeout",
-    "rate-limited",
-}
 
 
 def status_of(cause: str) -> Status:
     """The coarse status of a stop cause."""
-    if cause == "done":
-        return "done"
-    if cause == "interrupted":
-        return "interrupted"
-    return "incomplete" if cause in _INCOMPLETE else "error"
+    return CAUSES[cause].status
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(populate_by_name=True, extra="forbid")
+def exit_code_for(cause: str) -> int:
+    """The exit code of a stop cause (an interruption by signal: see ``causes.exit_code_of``)."""
+    return CAUSES[cause].exit_code
 
 
-class ErrorInfo(_Model):
+@dataclass(slots=True)
+class ErrorInfo:
     """What went wrong, with an actionable hint."""
 
     code: int
@@ -80,15 +45,28 @@ class ErrorInfo(_Model):
     hint: str | None = None
 
 
-class IterationMetrics(_Model):
-    """One iteration (one backend call) of a run."""
+@dataclass(slots=True)
+class GateResult:
+    """One gate command run after the model said done (accepted only when every gate exits 0)."""
 
-    index: int = Field(description="1-based iteration number")
+    command: str
+    exitCode: int | None
     durationMs: int
-    exitCode: int | None = Field(description="the backend process's exit code")
-    stopReason: str = Field(description="exited | timeout | idle | cancelled")
-    completion: str = Field(description="done | continue | error | invalid-json | backend-error …")
-    outputChars: int = Field(description="characters of the final assistant message")
+    ok: bool
+    outputTail: str = ""
+
+
+@dataclass(slots=True)
+class IterationMetrics:
+    """One iteration (one backend call) of a run: the evidence receipt."""
+
+    index: int
+    durationMs: int
+    exitCode: int | None
+    stopReason: str
+    completion: str
+    outputChars: int
+    backend: str | None = None
     protocolViolation: bool = False
     rateLimited: bool = False
     costUsd: float | None = None
@@ -96,35 +74,64 @@ class IterationMetrics(_Model):
     outputTokens: int | None = None
     summary: str | None = None
     next: str | None = None
+    switchReason: str | None = None
+    diffStat: dict[str, int] | None = None
+    gates: list[GateResult] = field(default_factory=list)
 
 
-class RunSummary(_Model):
+@dataclass(slots=True)
+class RunSummary:
     """The result of ``jlgcli run`` / ``jlgcli loop``."""
 
-    schemaVersion: Literal[1] = 1
     command: Literal["run", "loop"]
     status: Status
     stopCause: StopCause
     exitCode: int
     backend: str
-    backendVersion: str | None = None
-    model: str | None = None
     completionMode: str
     iterations: int
     maxIterations: int
     durationMs: int
-    startedAt: str = Field(description="ISO 8601, UTC")
+    startedAt: str
     endedAt: str
     runId: str
-    runDir: str | None = Field(None, description="artifacts directory, when --artifacts")
+    schemaVersion: Literal[1] = 1
+    backendVersion: str | None = None
+    model: str | None = None
+    runDir: str | None = None
     sessionId: str | None = None
-    costUsd: float | None = Field(None, description="total cost when the backend reports it")
+    signal: str | None = None
+    resumedFrom: str | None = None
+    costUsd: float | None = None
     inputTokens: int | None = None
     outputTokens: int | None = None
-    text: str = Field("", description="the final assistant message of the last iteration")
-    summary: str | None = Field(None, description="the model's summary (json mode)")
+    text: str = ""
+    summary: str | None = None
     next: str | None = None
-    diagnosis: list[str] = Field(default_factory=list)
+    diagnosis: list[str] = field(default_factory=list)
     redactions: int = 0
-    iterationMetrics: list[IterationMetrics] = Field(default_factory=list)
+    iterationMetrics: list[IterationMetrics] = field(default_factory=list)
     error: ErrorInfo | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON-ready dict of ``--json`` and ``result.json``."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunSummary:
+        """Read back a ``to_json()`` dict (``result.json``); unknown keys are ignored."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {key: value for key, value in data.items() if key in names}
+        values["iterationMetrics"] = [
+            _metrics_from_json(item) for item in data.get("iterationMetrics") or []
+        ]
+        if data.get("error"):
+            values["error"] = ErrorInfo(**data["error"])
+        return cls(**values)
+
+
+def _metrics_from_json(data: dict[str, Any]) -> IterationMetrics:
+    names = {f.name for f in dataclasses.fields(IterationMetrics)}
+    values = {key: value for key, value in data.items() if key in names}
+    values["gates"] = [GateResult(**gate) for gate in data.get("gates") or []]
+    return IterationMetrics(**values)

@@ -1,14 +1,105 @@
-"""Generate ``docs/schemas/run-summary.schema.json`` from the RunSummary model."""
+"""The pydantic twin of RunSummary, used only to generate its JSON Schema.
+
+``docs/schemas/run-summary.schema.json`` is generated from these models
+(``python -m jlgcli.runner.summary_schema``); a test keeps the file current
+and checks that every model here has exactly the fields, in the same order,
+of its runtime dataclass in ``summary.py``. Nothing on the run path imports
+this module (pydantic costs ~100 ms at start-up).
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from jlgcli.runner.summary import RunSummary
+from pydantic import BaseModel, ConfigDict, Field
+
+from jlgcli.runner.causes import Status, StopCause
 
 SCHEMA_PATH = Path(__file__).parents[2] / "docs" / "schemas" / "run-summary.schema.json"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorInfo(_Model):
+    """What went wrong, with an actionable hint."""
+
+    code: int
+    message: str
+    hint: str | None = None
+
+
+class GateResult(_Model):
+    """One gate command run after the model said done."""
+
+    command: str
+    exitCode: int | None = Field(description="None when the gate was killed (timeout)")
+    durationMs: int
+    ok: bool
+    outputTail: str = Field("", description="the redacted, bounded tail of its output")
+
+
+class IterationMetrics(_Model):
+    """One iteration (one backend call) of a run."""
+
+    index: int = Field(description="1-based iteration number")
+    durationMs: int
+    exitCode: int | None = Field(description="the backend process's exit code")
+    stopReason: str = Field(description="exited | timeout | idle | cancelled")
+    completion: str = Field(description="done | continue | error | invalid-json | backend-error …")
+    outputChars: int = Field(description="characters of the final assistant message")
+    backend: str | None = Field(None, description="the backend that ran this iteration")
+    protocolViolation: bool = False
+    rateLimited: bool = False
+    costUsd: float | None = None
+    inputTokens: int | None = None
+    outputTokens: int | None = None
+    summary: str | None = None
+    next: str | None = None
+    switchReason: str | None = Field(
+        None, description="why this iteration ran on another backend than the previous one"
+    )
+    diffStat: dict[str, int] | None = Field(
+        None, description="work tree change during the iteration: files, insertions, deletions"
+    )
+    gates: list[GateResult] = Field(default_factory=list)
+
+
+class RunSummary(_Model):
+    """The result of ``jlgcli run`` / ``jlgcli loop``."""
+
+    command: Literal["run", "loop"]
+    status: Status
+    stopCause: StopCause
+    exitCode: int
+    backend: str
+    completionMode: str
+    iterations: int
+    maxIterations: int
+    durationMs: int
+    startedAt: str = Field(description="ISO 8601, UTC")
+    endedAt: str
+    runId: str
+    schemaVersion: Literal[1] = 1
+    backendVersion: str | None = None
+    model: str | None = None
+    runDir: str | None = Field(None, description="artifacts directory, when --artifacts")
+    sessionId: str | None = None
+    signal: str | None = Field(None, description="the signal that interrupted the run, if any")
+    resumedFrom: str | None = Field(None, description="the run id this run continued")
+    costUsd: float | None = Field(None, description="total cost when the backend reports it")
+    inputTokens: int | None = None
+    outputTokens: int | None = None
+    text: str = Field("", description="the final assistant message of the last iteration")
+    summary: str | None = Field(None, description="the model's summary (json mode)")
+    next: str | None = None
+    diagnosis: list[str] = Field(default_factory=list)
+    redactions: int = 0
+    iterationMetrics: list[IterationMetrics] = Field(default_factory=list)
+    error: ErrorInfo | None = None
 
 
 def generated_schema() -> dict[str, Any]:

@@ -204,7 +204,8 @@ def test_run_step_exit_code_output_and_failure(workspace, github_files, tmp_path
     result = run_with_this_python(workspace, github_files, **{"max-iterations": "1"})
     assert result.returncode == 4, result.stdout + result.stderr
     assert outputs(github_files)["exit-code"] == "4"
-    assert "jlgcli loop task.md --backend claude --max-iterations 1" in result.stdout
+    assert "jlgcli loop: INCOMPLETE (max-iterations" in result.stderr
+    assert "1 iteration without completion" in result.stderr
 
 
 def test_run_step_fail_on_error_false_passes(workspace, github_files, tmp_path, monkeypatch):

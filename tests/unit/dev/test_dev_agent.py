@@ -69,7 +69,7 @@ def test_missing_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         BackendAgent("copilot").check()
     assert "llm copilot is not installed" in info.value.message
     reply = BackendAgent("copilot").call("x", tmp_path)
-    assert (reply.ok, reply.error) == (False, "copilot: command not found")
+    assert not reply.ok and "backend copilot is not installed" in (reply.error or "")
 
 
 def test_unknown_backend_id() -> None:
@@ -108,10 +108,10 @@ def test_refused_invocation_is_a_failed_reply(
     agent = BackendAgent("claude")
     backend = agent.backend()
 
-    def refuse(request: object) -> object:
+    def refuse(_self: object, request: object) -> object:
         raise JlgError(64, "prompt too long for the command line", "use a file")
 
-    monkeypatch.setattr(backend, "invocation", refuse)
+    monkeypatch.setattr(type(backend), "invocation", refuse)  # the core opens its own
     reply = agent.call("x", tmp_path)
     assert (reply.ok, reply.error) == (False, "prompt too long for the command line (use a file)")
 
@@ -119,4 +119,16 @@ def test_refused_invocation_is_a_failed_reply(
 def test_process_layer_refusal_is_a_failed_reply(tmp_path: Path) -> None:
     reply = BackendAgent("claude").call("x", tmp_path / "missing-dir")
     assert not reply.ok
-    assert reply.error is not None and "working directory not found" in reply.error
+    assert reply.error is not None and "is not a directory" in reply.error
+
+
+def test_each_call_is_a_recorded_run_with_its_cost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13: a dev agent call is a run of the core: recorded, with cost and tokens."""
+    script(tmp_path, monkeypatch, {"text": "done"})  # the fake claude reports $0.0123
+    reply = BackendAgent("claude").call("x", tmp_path)
+    assert reply.ok and reply.run_id
+    assert reply.cost_usd == pytest.approx(0.0123)
+    result = json.loads((tmp_path / ".jlgcli" / "runs" / reply.run_id / "result.json").read_text())
+    assert result["command"] == "run" and result["costUsd"] == pytest.approx(0.0123)

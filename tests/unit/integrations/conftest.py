@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from jlgcli.runner.summary import EXIT_CODES, RunSummary, status_of
+from jlgcli.runner.summary import RunSummary, exit_code_for, status_of
 from tests.unit.integrations.tools import add_git_on_windows
 
 MakeSummary = Callable[..., RunSummary]
@@ -29,7 +29,7 @@ def make_summary() -> MakeSummary:
             "command": "loop",
             "status": status_of(cause),
             "stopCause": cause,
-            "exitCode": EXIT_CODES[cause],
+            "exitCode": exit_code_for(cause),
             "backend": "claude",
             "completionMode": "json",
             "iterations": 2,

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from jlgcli.integrations import action
+from jlgcli.runner.options import RunOptions
 from tests.unit.integrations.gha_format import parse_github_output
 
 
@@ -21,6 +22,24 @@ class FakeCli:
 
 
 @pytest.fixture
+def core(monkeypatch, make_summary):
+    """Replace ``jlgcli.api.execute``; ``core.cause`` sets the summary, ``core.calls`` records."""
+
+    class Core:
+        def __init__(self) -> None:
+            self.cause = "done"
+            self.calls: list[tuple[str, RunOptions]] = []
+
+        def __call__(self, command, options, **_kw):
+            self.calls.append((command, options))
+            return make_summary(stopCause=self.cause, command=command)
+
+    recorder = Core()
+    monkeypatch.setattr("jlgcli.api.execute", recorder)
+    return recorder
+
+
+@pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     return {"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(tmp_path / "out"),
             "JLG_PROMPT_FILE": "task.md"}  # fmt: skip
@@ -31,38 +50,41 @@ def outputs(env: dict[str, str]) -> dict[str, str]:
     return parse_github_output(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
-def test_inputs_become_the_loop_command_line():
-    argv = action.action_argv({
+def test_inputs_become_the_loop_options():
+    options = action.action_options({
         "JLG_COMMAND": "loop", "JLG_PROMPT_FILE": "tasks/a.md", "JLG_BACKEND": "codex",
         "JLG_MAX_ITERATIONS": "3", "JLG_TIMEOUT": "20m", "JLG_COMPLETION": "json",
         "JLG_ARTIFACTS": "true", "JLG_ARGS": "--model 'o4 mini' -v",
     }, is_windows=False)  # fmt: skip
-    assert argv == ["loop", "tasks/a.md", "--backend", "codex", "--timeout", "20m",
-                    "--max-iterations", "3", "--completion", "json", "--artifacts",
-                    "--model", "o4 mini", "-v"]  # fmt: skip
+    assert options == RunOptions(prompt="tasks/a.md", backend="codex", timeout="20m",
+                                 max_iterations="3", completion="json", artifacts=True,
+                                 model="o4 mini", verbosity=2, session="fresh")  # fmt: skip
 
 
 def test_command_defaults_to_loop_and_blank_inputs_are_ignored():
-    argv = action.action_argv({"JLG_PROMPT_FILE": "t.md", "JLG_BACKEND": "", "JLG_ARTIFACTS": ""})
-    assert argv == ["loop", "t.md"]
+    options = action.action_options(
+        {"JLG_PROMPT_FILE": "t.md", "JLG_BACKEND": "", "JLG_ARTIFACTS": ""}
+    )
+    assert options == RunOptions(prompt="t.md")
 
 
-def test_success_writes_exit_code_and_passes(env, capsys):
-    cli = FakeCli(0)
-    assert action.main(env, run=cli) == 0
-    assert cli.calls == [["loop", "task.md"]]
-    assert outputs(env) == {"exit-code": "0"}
-    assert "jlgcli loop task.md" in capsys.readouterr().out
+def test_success_publishes_the_summary_and_passes(env, core, capsys):
+    assert action.main(env) == 0
+    assert core.calls == [("loop", RunOptions(prompt="task.md"))]
+    assert outputs(env)["exit-code"] == "0" and outputs(env)["status"] == "done"
+    assert "jlgcli loop: DONE" in capsys.readouterr().err
 
 
-def test_failure_fails_the_step_with_jlgcli_exit_code(env):
-    assert action.main(env, run=FakeCli(4)) == 4
+def test_failure_fails_the_step_with_jlgcli_exit_code(env, core):
+    core.cause = "max-iterations"
+    assert action.main(env) == 4
     assert outputs(env)["exit-code"] == "4"
 
 
-def test_fail_on_error_false_passes_the_step_but_keeps_the_code(env, capsys):
+def test_fail_on_error_false_passes_the_step_but_keeps_the_code(env, core, capsys):
     env["JLG_FAIL_ON_ERROR"] = "false"
-    assert action.main(env, run=FakeCli(75)) == 0
+    core.cause = "timeout"
+    assert action.main(env) == 0
     assert outputs(env)["exit-code"] == "75"
     assert "::warning title=jlgcli::jlgcli exited 75" in capsys.readouterr().out
 
@@ -70,11 +92,11 @@ def test_fail_on_error_false_passes_the_step_but_keeps_the_code(env, capsys):
 def test_dev_gets_a_status_from_its_exit_code(env):
     env.update({"JLG_COMMAND": "dev", "JLG_ARGS": "run --yes", "JLG_BACKEND": "claude"})
     cli = FakeCli(3)
-    assert action.main(env, run=cli) == 3
+    assert action.main(env, run_dev=cli) == 3
     assert cli.calls == [["dev", "run", "--yes", "--llm", "claude"]]
     assert outputs(env) == {"exit-code": "3", "status": "error"}
     env["GITHUB_OUTPUT"] += "2"
-    assert action.main(env, run=FakeCli(0)) == 0
+    assert action.main(env, run_dev=FakeCli(0)) == 0
     assert outputs(env) == {"exit-code": "0", "status": "done"}
 
 
@@ -83,16 +105,15 @@ def test_dev_gets_a_status_from_its_exit_code(env):
     [{"JLG_COMMAND": "deploy"}, {"JLG_PROMPT_FILE": ""}, {"JLG_FAIL_ON_ERROR": "maybe"},
      {"JLG_ARTIFACTS": "sometimes"}, {"JLG_COMMAND": "run", "JLG_MAX_ITERATIONS": "3"}],
 )  # fmt: skip
-def test_bad_inputs_are_a_usage_error_with_outputs(env, bad, capsys):
+def test_bad_inputs_are_a_usage_error_with_outputs(env, bad, core, capsys):
     env.update(bad)
-    cli = FakeCli(0)
-    assert action.main(env, run=cli) == 64
-    assert cli.calls == []
+    assert action.main(env) == 64
+    assert core.calls == []
     assert outputs(env) == {"status": "error", "exit-code": "64"}
     assert capsys.readouterr().err.startswith("error: ")
 
 
-def test_default_runner_is_the_cli(env, monkeypatch):
+def test_dev_default_runner_is_the_cli(env, monkeypatch):
     seen: list[list[str]] = []
 
     def fake_main(argv):
@@ -100,5 +121,6 @@ def test_default_runner_is_the_cli(env, monkeypatch):
         return 2
 
     monkeypatch.setattr("jlgcli.cli.main", fake_main)
+    env["JLG_COMMAND"] = "dev"
     assert action.main(env) == 2
-    assert seen == [["loop", "task.md"]]
+    assert seen == [["dev", "run"]]

@@ -1,4 +1,4 @@
-"""Door options → the jlgcli command line (issue 8: same core, same options)."""
+"""Door options → ``RunOptions`` (issue 13: every door calls jlgcli.api; issue 19 item 2)."""
 
 from __future__ import annotations
 
@@ -6,33 +6,46 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jlgcli.cli import build_parser
 from jlgcli.errors import JlgError
-from jlgcli.integrations.argv import command_argv, parse_bool, split_args
+from jlgcli.integrations.argv import dev_argv, door_options, parse_bool, split_args
+from jlgcli.runner.options import RunOptions
 
 
 def test_loop_with_every_option():
-    argv = command_argv("loop", "task.md", backend="codex", max_iterations=3, timeout="10m",
-                        completion="json", artifacts=True, json=True, extra=["-v"])  # fmt: skip
-    assert argv == ["loop", "task.md", "--backend", "codex", "--timeout", "10m",
-                    "--max-iterations", "3", "--completion", "json", "--artifacts", "--json",
-                    "-v"]  # fmt: skip
+    options = door_options("loop", "task.md", backend="codex", max_iterations=3, timeout="10m",
+                           completion="json", artifacts=True, extra=["-v"])  # fmt: skip
+    assert options == RunOptions(prompt="task.md", backend="codex", max_iterations=3,
+                                 timeout="10m", completion="json", artifacts=True,
+                                 verbosity=2, session="fresh")  # fmt: skip
 
 
 def test_empty_strings_mean_not_given():
-    argv = command_argv("loop", " task.md ", backend="", max_iterations="  ", timeout="",
-                        completion="", artifacts=None)  # fmt: skip
-    assert argv == ["loop", "task.md"]
+    options = door_options("loop", " task.md ", backend="", max_iterations="  ", timeout="",
+                           completion="", artifacts=None)  # fmt: skip
+    assert options == RunOptions(prompt="task.md")
 
 
-def test_run_with_no_artifacts():
-    assert command_argv("run", "p.md", artifacts=False) == ["run", "p.md", "--no-artifacts"]
+def test_explicit_options_beat_the_extra_args():
+    """Issue 19 item 2: invoke.yaml's args say --backend fake; --backend codex wins."""
+    options = door_options("loop", "t.md", backend="codex",
+                           extra=["--backend", "fake", "--artifacts", "-n", "9"])  # fmt: skip
+    assert options.backend == "codex"
+    assert options.artifacts is True and options.max_iterations == "9"
+
+
+def test_extra_args_are_parsed_by_the_real_parser():
+    with pytest.raises(JlgError) as caught:
+        door_options("loop", "t.md", extra=["--no-such-flag"])
+    assert caught.value.code == 64
+    options = door_options("run", "p.md", extra=["--model", "big", "--backend-arg=--x=1"])
+    assert options.model == "big" and options.backend_args == ("--x=1",)
+    assert options.prompt == "p.md"
 
 
 @pytest.mark.parametrize("option", [{"max_iterations": 2}, {"completion": "json"}])
 def test_loop_only_options_are_refused_for_run(option):
     with pytest.raises(JlgError) as caught:
-        command_argv("run", "p.md", **option)
+        door_options("run", "p.md", **option)
     assert caught.value.code == 64
     assert "applies to loop" in caught.value.message
 
@@ -40,13 +53,17 @@ def test_loop_only_options_are_refused_for_run(option):
 @pytest.mark.parametrize("prompt", [None, "", "  "])
 def test_run_and_loop_need_a_prompt(prompt):
     with pytest.raises(JlgError) as caught:
-        command_argv("loop", prompt)
+        door_options("loop", prompt)
     assert caught.value.code == 64
+
+
+def test_a_resumed_loop_needs_no_prompt():
+    assert door_options("loop", None, extra=["--resume", "latest"]).resume == "latest"
 
 
 def test_unknown_command():
     with pytest.raises(JlgError) as caught:
-        command_argv("deploy", "p.md")
+        door_options("deploy", "p.md")
     assert caught.value.code == 64
     assert "run, loop, dev" in (caught.value.hint or "")
 
@@ -61,11 +78,11 @@ def test_unknown_command():
     ],
 )
 def test_dev_takes_its_subcommand_from_extra(extra, backend, expected):
-    assert command_argv("dev", "ignored.md", backend=backend, extra=extra) == expected
+    assert dev_argv(backend, extra) == expected
 
 
 def test_dev_json():
-    assert command_argv("dev", json=True) == ["dev", "run", "--json"]
+    assert dev_argv(json=True) == ["dev", "run", "--json"]
 
 
 @pytest.mark.parametrize(
@@ -105,25 +122,21 @@ _word = st.text(alphabet="abcdefghij-_./", min_size=1, max_size=12).filter(
     command=st.sampled_from(["run", "loop"]),
     prompt=_word,
     backend=st.none() | st.sampled_from(["claude", "codex", "auto", ""]),
+    extra_backend=st.none() | st.sampled_from(["gemini", "copilot"]),
     max_iterations=st.none() | st.integers(min_value=1, max_value=99),
     timeout=st.none() | st.sampled_from(["30s", "10m", "1h", ""]),
-    completion=st.none() | st.sampled_from(["marker", "json", "rebound"]),
     artifacts=st.none() | st.booleans(),
-    json=st.booleans(),
 )
-def test_every_argv_is_accepted_by_the_real_parser(
-    command, prompt, backend, max_iterations, timeout, completion, artifacts, json
+def test_named_options_always_win_over_extra_words(
+    command, prompt, backend, extra_backend, max_iterations, timeout, artifacts
 ):
     if command == "run":
-        max_iterations = completion = None
-    argv = command_argv(command, prompt, backend=backend, max_iterations=max_iterations,
-                        timeout=timeout, completion=completion, artifacts=artifacts,
-                        json=json)  # fmt: skip
-    args = build_parser().parse_args(argv)
-    assert args.prompt == prompt
-    assert args.json is json
-    assert args.artifacts is artifacts
-    assert args.backend == (backend or None)
-    if command == "loop":
-        assert args.completion == completion
-        assert args.max_iterations == (str(max_iterations) if max_iterations else None)
+        max_iterations = None
+    extra = ["--backend", extra_backend] if extra_backend else []
+    options = door_options(command, prompt, backend=backend, max_iterations=max_iterations,
+                           timeout=timeout, artifacts=artifacts, extra=extra)  # fmt: skip
+    assert options.prompt == prompt
+    assert options.backend == (backend or extra_backend or None)
+    assert options.artifacts is artifacts
+    assert options.timeout == (timeout or None)
+    assert options.max_iterations == max_iterations

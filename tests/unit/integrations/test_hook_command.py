@@ -15,6 +15,7 @@ import pytest
 
 from jlgcli.cli import add_common_options
 from jlgcli.commands import hook as hook_command
+from jlgcli.runner.options import RunOptions
 from jlgcli.errors import JlgError
 from tests.unit.integrations.gha_format import parse_github_output
 
@@ -163,13 +164,13 @@ def test_outside_git_is_a_usage_error(tmp_path, monkeypatch, fake_script):
     assert caught.value.code == 64
 
 
-def test_loop_argv_maps_the_hook_options():
+def test_hook_options_map_the_hook_flags():
     args = parse("--backend", "codex", "--model", "m1", "--backend-arg=--x=1",
                  "--no-artifacts", "--max-iterations", "2", "-q")  # fmt: skip
-    assert hook_command.loop_argv(args, "p.md") == [
-        "loop", "p.md", "--completion", "json", "--max-iterations", "2", "--timeout", "5m",
-        "--permissions", "read-only", "--backend", "codex", "--model", "m1",
-        "--backend-arg=--x=1", "--no-artifacts", "--verbosity", "0",
-    ]  # fmt: skip
-    assert hook_command.loop_argv(parse("--artifacts", "-v"), "p.md")[-3:] == [
-        "--artifacts", "--verbosity", "2"]  # fmt: skip
+    assert hook_command.hook_options(args, "p.md") == RunOptions(
+        prompt="p.md", completion="json", max_iterations="2", timeout="5m",
+        permissions="read-only", backend="codex", model="m1", backend_args=("--x=1",),
+        artifacts=False, verbosity=0,
+    )  # fmt: skip
+    options = hook_command.hook_options(parse("--artifacts", "-v"), "p.md")
+    assert options.artifacts is True and options.verbosity == 2

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from invoke import Config, Exit, MockContext
 
 from jlgcli import invoke_tasks
+from jlgcli.runner.options import RunOptions
+from jlgcli.runner.summary import RunSummary
 
 
 @pytest.fixture
 def cli(monkeypatch):
-    """Replace the in-process CLI; ``cli.code`` is what it returns, ``cli.calls`` what it got."""
+    """Replace the in-process CLI (only ``dev`` uses it); ``cli.calls`` is what it got."""
 
     class Recorder:
         def __init__(self) -> None:
@@ -26,47 +30,74 @@ def cli(monkeypatch):
     return recorder
 
 
+@pytest.fixture
+def core(monkeypatch, make_summary):
+    """Replace ``jlgcli.api.execute``; ``core.cause`` sets the summary, ``core.calls`` records."""
+
+    class Core:
+        def __init__(self) -> None:
+            self.cause = "done"
+            self.calls: list[tuple[str, RunOptions]] = []
+
+        def __call__(self, command, options, **_kw):
+            self.calls.append((command, options))
+            return make_summary(stopCause=self.cause, command=command)
+
+    recorder = Core()
+    monkeypatch.setattr("jlgcli.api.execute", recorder)
+    return recorder
+
+
 def context(**jlgcli_config) -> MockContext:
     overrides = invoke_tasks.ns.configuration()
     overrides["jlgcli"] = {**overrides["jlgcli"], **jlgcli_config}
     return MockContext(config=Config(overrides=overrides))
 
 
-def test_loop_maps_every_option(cli):
-    invoke_tasks.loop(context(), task="task.md", backend="codex", max_iterations="3",
-                      timeout="10m", completion="json", artifacts=True, json=True,
-                      args="-v --model 'big one'")  # fmt: skip
-    assert cli.calls == [["loop", "task.md", "--backend", "codex", "--timeout", "10m",
-                          "--max-iterations", "3", "--completion", "json", "--artifacts",
-                          "--json", "-v", "--model", "big one"]]  # fmt: skip
+def test_loop_maps_every_option(core, capsys):
+    summary = invoke_tasks.loop(context(), task="task.md", backend="codex", max_iterations="3",
+                                timeout="10m", completion="json", artifacts=True, json=True,
+                                args="-v --model 'big one'")  # fmt: skip
+    assert core.calls == [("loop", RunOptions(
+        prompt="task.md", backend="codex", max_iterations="3", timeout="10m", completion="json",
+        artifacts=True, verbosity=2, model="big one", session="fresh"))]  # fmt: skip
+    assert summary.exitCode == 0 and summary.stopCause == "done"
+    assert json.loads(capsys.readouterr().out)["runId"] == summary.runId
 
 
-def test_prompt_is_another_name_for_task(cli):
+def test_prompt_is_another_name_for_task(core):
     invoke_tasks.run(context(), prompt="p.md")
     invoke_tasks.run(context(), task="p.md", prompt="p.md")
-    assert cli.calls == [["run", "p.md"], ["run", "p.md"]]
+    assert [options.prompt for _, options in core.calls] == ["p.md", "p.md"]
 
 
-def test_config_args_come_before_the_task_args(cli):
-    invoke_tasks.loop(context(args="--backend replay"), task="t.md", args="-q")
-    assert cli.calls == [["loop", "t.md", "--backend", "replay", "-q"]]
+def test_task_options_beat_the_config_args(core):
+    """Issue 19 item 2: invoke.yaml's args name a backend; --backend on the task wins."""
+    invoke_tasks.loop(context(args="--backend replay --artifacts"), task="t.md", backend="codex",
+                      args="-q")  # fmt: skip
+    (_, options), = core.calls
+    assert options.backend == "codex" and options.artifacts is True and options.verbosity == 0
 
 
-def test_a_context_without_jlgcli_config_works(cli):
+def test_a_context_without_jlgcli_config_works(core):
     invoke_tasks.run(MockContext(), task="t.md")
-    assert cli.calls == [["run", "t.md"]]
+    assert core.calls == [("run", RunOptions(prompt="t.md"))]
 
 
-@pytest.mark.parametrize("code", [1, 4, 65, 75])
-def test_a_failed_run_exits_with_jlgcli_exit_code(cli, code):
-    cli.code = code
+@pytest.mark.parametrize(("cause", "code"), [("error", 1), ("max-iterations", 4),
+                                             ("invalid-json", 65), ("timeout", 75)])  # fmt: skip
+def test_a_failed_run_exits_with_jlgcli_exit_code(core, cause, code):
+    core.cause = cause
     with pytest.raises(Exit) as caught:
         invoke_tasks.loop(context(), task="t.md")
     assert caught.value.code == code
 
 
-def test_success_returns_quietly(cli):
-    assert invoke_tasks.loop(context(), task="t.md") is None
+def test_success_returns_the_summary(core, capsys):
+    """Issue 13: Invoke tasks return the RunSummary (Invoke's convention: tasks return values)."""
+    summary = invoke_tasks.loop(context(), task="t.md")
+    assert isinstance(summary, RunSummary) and summary.exitCode == 0
+    assert "jlgcli loop: DONE" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -77,12 +108,12 @@ def test_success_returns_quietly(cli):
         lambda c: invoke_tasks.loop(c, task="a.md", args="'unclosed"),
     ],
 )
-def test_bad_options_exit_64_before_the_cli_runs(cli, call, capsys):
+def test_bad_options_exit_64_before_the_core_runs(core, call, capsys):
     with pytest.raises(Exit) as caught:
         call(context())
     assert caught.value.code == 64
     assert capsys.readouterr().err.startswith("error: ")
-    assert cli.calls == []
+    assert core.calls == []
 
 
 def test_dev_passes_its_subcommand_and_agent(cli):

@@ -26,7 +26,7 @@ def _summary(**fields: object) -> RunSummary:
         runId="r1",
     )
     base.update(fields)
-    return RunSummary.model_validate(base)
+    return RunSummary(**base)  # type: ignore[arg-type]
 
 
 def test_summary_names_stop_cause_backend_iterations_duration() -> None:
@@ -52,6 +52,22 @@ def test_summary_cost_error_and_artifacts() -> None:
     assert "$0.0123" in text and "tokens in 10, out 5" in text
     assert "/x/run" in text and "note 1" in text and "hint        raise it" in text
     assert "did it" in text
+
+
+def test_interrupted_by_a_signal_names_it_once() -> None:
+    """Issue 19 item 13: not "INTERRUPTED (interrupted: interrupted)"."""
+    text = human_summary(_summary(status="interrupted", stopCause="interrupted", exitCode=143,
+                                  signal="SIGTERM"))  # fmt: skip
+    assert "INTERRUPTED (interrupted by SIGTERM)" in text
+    assert "interrupted: interrupted" not in text
+
+
+def test_multi_line_notes_keep_the_alignment() -> None:
+    """Issue 19 item 13: a multi-line tail stays on one summary line."""
+    text = human_summary(_summary(diagnosis=["output tail: a\nb\nc"]))
+    assert [line for line in text.splitlines() if "note" in line] == [
+        "   note        output tail: a ⏎ b ⏎ c"
+    ]
 
 
 def test_console_routes_by_verbosity_and_json() -> None:

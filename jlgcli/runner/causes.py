@@ -1,0 +1,149 @@
+"""Why a run stopped: the one table of stop causes, and the exit-code meanings.
+
+Each row says a cause's exit code, its coarse status, the words a person
+reads and the hint that helps. The ``StopCause`` literal, the RunSummary
+JSON Schema, the help epilogs' exit-code line and the README table are all
+derived from (or checked against) this module; adding a stop reason is one
+row here. Exit codes are DESIGN.md's "Decisions" table (seed 000 wins over
+seed 001's "3 = timeout").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from jlgcli.errors import ExitCode
+
+StopCause = Literal[
+    "done",
+    "error",
+    "backend-error",
+    "backend-missing",
+    "backend-unauthenticated",
+    "quota-exhausted",
+    "rate-limited",
+    "max-iterations",
+    "max-cost",
+    "no-progress",
+    "invalid-json",
+    "timeout",
+    "iteration-timeout",
+    "idle-timeout",
+    "artifacts-error",
+    "sandbox-violation",
+    "interrupted",
+]
+Status = Literal["done", "error", "incomplete", "interrupted"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """One stop cause: its exit code, status, plain words and hint."""
+
+    name: StopCause
+    exit_code: int
+    status: Status
+    text: str
+    hint: str | None = None
+
+
+_ROWS = (
+    Cause("done", ExitCode.OK, "done", "the task is done"),
+    Cause("error", ExitCode.RUN_ERROR, "error", "the model reported an error",
+          "read the model's summary; fix the cause and run again"),
+    Cause("backend-error", ExitCode.RUN_ERROR, "error", "the backend failed",
+          "read the output tail above; run the backend CLI by hand to see more"),
+    Cause("backend-missing", ExitCode.BACKEND_UNAVAILABLE, "error", "no usable backend",
+          "see 'jlgcli backends'"),
+    Cause("backend-unauthenticated", ExitCode.UNAUTHENTICATED, "error",
+          "the backend is not logged in", "log in to the backend CLI, then run again"),
+    Cause("quota-exhausted", ExitCode.RUN_ERROR, "error",
+          "the backend's quota or credit is used up",
+          "add credit or wait for the quota to renew; --fallback BACKEND goes on with another"),
+    Cause("rate-limited", ExitCode.TIMEOUT, "incomplete", "the backend is rate-limited",
+          "wait for the limit to reset, or pass --fallback BACKEND"),
+    Cause("max-iterations", ExitCode.MAX_ITERATIONS, "incomplete",
+          "maximum iterations reached", "raise --max-iterations, or make the task smaller"),
+    Cause("max-cost", ExitCode.MAX_ITERATIONS, "incomplete", "the cost budget is spent",
+          "raise --max-cost, or make the task smaller"),
+    Cause("no-progress", ExitCode.NO_PROGRESS, "incomplete", "no progress between iterations",
+          "the model repeats itself: refine the task, or raise --no-progress-limit"),
+    Cause("invalid-json", ExitCode.INVALID_JSON, "error",
+          "no valid JSON status object in the reply",
+          "the model must end its reply with a JSON object like "
+          '{"status": "done", "summary": "..."}; or use --completion marker'),
+    Cause("timeout", ExitCode.TIMEOUT, "incomplete", "total timeout reached",
+          "raise --timeout (for example --timeout 1h)"),
+    Cause("iteration-timeout", ExitCode.TIMEOUT, "incomplete",
+          "one backend call took too long", "raise --iteration-timeout"),
+    Cause("idle-timeout", ExitCode.TIMEOUT, "incomplete",
+          "the backend printed nothing for too long",
+          "raise --idle-timeout, or check the backend (network, login)"),
+    Cause("artifacts-error", ExitCode.CANT_CREATE, "error", "artifacts could not be written",
+          "check the artifacts directory (--artifacts-dir): free space and permissions"),
+    Cause("sandbox-violation", ExitCode.RUN_ERROR, "error",
+          "the model kept asking for scripts outside the sandbox",
+          "scripts must live under workbench/scripts/; see 'jlgcli ledger show latest'"),
+    Cause("interrupted", ExitCode.INTERRUPTED, "interrupted", "interrupted",
+          "run it again; the backend's process tree was stopped"),
+)  # fmt: skip
+
+CAUSES: dict[str, Cause] = {row.name: row for row in _ROWS}
+
+
+def cause(name: str) -> Cause:
+    """The row of ``name``; an unknown cause is a bug (KeyError names it)."""
+    return CAUSES[name]
+
+
+def exit_code_of(name: str, *, signal_number: int | None = None) -> int:
+    """The exit code of a stop cause; an interruption by signal N exits 128 + N."""
+    if name == "interrupted" and signal_number:
+        return 128 + signal_number
+    return int(CAUSES[name].exit_code)
+
+
+# The exit codes of run/loop and the other core commands: (short words for --help, README words).
+EXIT_CODE_MEANINGS: dict[int, tuple[str, str]] = {
+    ExitCode.OK: ("done", "done / success"),
+    ExitCode.RUN_ERROR: (
+        "run error",
+        "run error: the backend failed, its quota is used up, or the model reported `error`",
+    ),
+    ExitCode.BACKEND_UNAVAILABLE: (
+        "no backend",
+        "backend missing or unsupported, or none available",
+    ),
+    ExitCode.MAX_ITERATIONS: (
+        "budget spent",
+        "budget spent: maximum iterations or maximum cost reached without completion",
+    ),
+    ExitCode.NO_PROGRESS: ("no progress", "no progress: identical or near-identical iterations"),
+    ExitCode.UNAUTHENTICATED: ("not logged in", "backend installed but not logged in"),
+    ExitCode.USAGE: ("usage", "usage error: bad flag, unknown config key, out-of-range value"),
+    ExitCode.INVALID_JSON: ("invalid JSON", "json completion: no valid status object"),
+    ExitCode.NO_INPUT: ("prompt not found", "prompt file not found"),
+    ExitCode.INTERNAL: ("internal error", "internal error (a bug): a crash log is written"),
+    ExitCode.CANT_CREATE: ("artifacts not writable", "artifacts (or config) could not be written"),
+    ExitCode.TIMEOUT: (
+        "timeout",
+        "timeout (total, per call, or idle), or a rate limit that resets too late",
+    ),
+    ExitCode.CONFIG: (
+        "bad config",
+        "config file unreadable or invalid, or an untrusted project command",
+    ),
+    ExitCode.HANGUP: ("hang-up", "stopped by SIGHUP (terminal closed)"),
+    ExitCode.INTERRUPTED: ("interrupted", "interrupted (Ctrl-C, SIGINT)"),
+    ExitCode.QUIT: ("quit", "stopped by SIGQUIT"),
+    ExitCode.TERMINATED: ("terminated", "stopped by SIGTERM (e.g. a cancelled CI job)"),
+}
+
+
+def exit_codes_epilog(width: int = 88) -> str:
+    """The ``exit codes: 0 done, 1 run error, …`` paragraph of the help epilogs."""
+    import textwrap
+
+    items = ", ".join(f"{int(code)} {short}" for code, (short, _) in EXIT_CODE_MEANINGS.items())
+    return textwrap.fill(f"exit codes: {items}.", width=width)

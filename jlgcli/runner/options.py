@@ -1,0 +1,254 @@
+"""RunOptions: what a door was asked for, and turning it into a RunSpec.
+
+Every door (CLI, ``jlgcli.api``, Invoke, the Action, the hook, the dev loop)
+fills a ``RunOptions`` — ``None`` meaning "not given" — and calls
+``build_spec``. Settings then resolve in one place: options (flags) > env >
+project config > user config > defaults (RG-001, RG-002). A door's own
+defaults (e.g. Invoke's ``args`` string) are merged *under* its explicit
+options with ``RunOptions.under``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jlgcli.errors import ExitCode, JlgError
+
+if TYPE_CHECKING:
+    from jlgcli.runner.resume import ResumeState
+    from jlgcli.runner.spec import Command, RunSpec
+
+_FLAG_KEYS = {  # option field → config key
+    "backend": "backend",
+    "timeout": "timeoutMs",
+    "idle_timeout": "idleTimeoutMs",
+    "artifacts": "artifacts",
+    "artifacts_dir": "artifactsDir",
+    "verbosity": "verbosity",
+    "max_iterations": "maxIterations",
+    "iteration_timeout": "iterationTimeoutMs",
+    "completion": "completionMode",
+    "no_progress_limit": "noProgressLimit",
+}
+_FLAG_NAMES = {  # option field → the flag a user typed (for messages)
+    "script_timeout": "--script-timeout",
+    "max_cost": "--max-cost",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """Options of ``run``/``loop``; ``None``/empty means "not given: use the config"."""
+
+    prompt: str | None = None  # a file path, or "-" for stdin
+    prompt_text: str | None = None  # the prompt itself (API callers, the dev loop, the hook)
+    backend: str | None = None
+    model: str | None = None
+    permissions: str | None = None
+    cwd: str | None = None
+    backend_args: tuple[str, ...] = ()
+    timeout: str | int | None = None
+    idle_timeout: str | int | None = None
+    iteration_timeout: str | int | None = None
+    max_iterations: str | int | None = None
+    completion: str | None = None
+    no_progress_limit: str | int | None = None
+    session: str | None = None
+    artifacts: bool | None = None
+    artifacts_dir: str | None = None
+    replay: str | None = None
+    script_timeout: str | int | None = None
+    ledger_dir: str | None = None
+    verbosity: int | None = None
+    fallback: tuple[str, ...] = ()
+    gates: tuple[str, ...] = ()
+    max_cost: str | float | None = None
+    events: str | None = None
+    resume: str | None = None
+
+    def under(self, explicit: RunOptions) -> RunOptions:
+        """These options with every field ``explicit`` gives replacing them (flags beat config)."""
+        changes: dict[str, Any] = {}
+        for item in dataclasses.fields(self):
+            value = getattr(explicit, item.name)
+            if value is not None and value != ():
+                changes[item.name] = value
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_namespace(cls, args: Any) -> RunOptions:
+        """The options of a parsed ``run``/``loop`` command line (argparse namespace)."""
+        values: dict[str, Any] = {}
+        for item in dataclasses.fields(cls):
+            value = getattr(args, _ARG_NAMES.get(item.name, item.name), None)
+            if isinstance(value, list):  # --fallback a,b --fallback c: lists of lists
+                value = tuple(
+                    word for part in value for word in (part if isinstance(part, list) else [part])
+                )
+            if value is not None:
+                values[item.name] = value
+        return cls(**values)
+
+
+_ARG_NAMES = {"backend_args": "backend_arg", "gates": "gate"}
+
+
+def _cwd(raw: str | None) -> Path:
+    if not raw:
+        return Path.cwd()
+    cwd = Path(raw).expanduser().resolve()
+    if not cwd.is_dir():
+        raise JlgError(ExitCode.USAGE, f"--cwd {raw} is not a directory",
+                       hint="pass an existing directory")  # fmt: skip
+    return cwd
+
+
+def _flag_settings(options: RunOptions) -> dict[str, Any]:
+    """The config keys the options set, parsed and validated (exit 64 names the flag)."""
+    from jlgcli.config import parse_flag_value
+
+    parsed: dict[str, Any] = {}
+    for name, key in _FLAG_KEYS.items():
+        value = getattr(options, name)
+        if value is None:
+            continue
+        parsed[key] = value if key == "backend" else parse_flag_value(key, value)
+    return parsed
+
+
+def positive_duration_s(flag: str, raw: str | int) -> float:
+    """A duration flag that must be more than zero, in seconds; exit 64 naming the flag."""
+    from jlgcli.durations import DurationError, parse_duration_ms
+
+    try:
+        ms = parse_duration_ms(raw)
+    except DurationError as exc:
+        raise JlgError(ExitCode.USAGE, f"{flag}: {exc}", hint=f"example: {flag} 30s") from None
+    if ms <= 0:
+        raise JlgError(ExitCode.USAGE, f"{flag} must be more than zero",
+                       hint=f"example: {flag} 30s") from None  # fmt: skip
+    return ms / 1000
+
+
+def _max_cost(raw: str | float | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        value = float(str(raw).strip().lstrip("$"))
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value != value or value == float("inf"):
+        raise JlgError(ExitCode.USAGE, f"--max-cost {raw!r} is not an amount of dollars above 0",
+                       hint="example: --max-cost 2.50")  # fmt: skip
+    return value
+
+
+def _resumed(options: RunOptions) -> tuple[RunOptions, ResumeState]:
+    """``--resume``: the recorded run's choices, under the options given now (flags win)."""
+    from jlgcli.config import resolve_settings
+    from jlgcli.runner.resume import load_state
+
+    cwd = _cwd(options.cwd)
+    flags = _flag_settings(RunOptions(artifacts_dir=options.artifacts_dir))
+    root = Path(resolve_settings(cwd=cwd, flags=flags).values["artifactsDir"])
+    state = load_state(root if root.is_absolute() else cwd / root, str(options.resume))
+    saved = state.options
+    recorded = RunOptions(
+        prompt=state.prompt_source,
+        prompt_text=state.task,
+        backend=state.backend,
+        completion=state.completion_mode,
+        cwd=saved.get("cwd"),
+        max_iterations=saved.get("maxIterations"),
+        timeout=saved.get("timeoutMs"),
+        idle_timeout=saved.get("idleTimeoutMs"),
+        iteration_timeout=saved.get("iterationTimeoutMs"),
+        no_progress_limit=saved.get("noProgressLimit"),
+        model=saved.get("model"),
+        permissions=saved.get("permissions"),
+        session=saved.get("session"),
+        fallback=tuple(saved.get("fallback") or ()),
+        gates=tuple(saved.get("gates") or ()),
+        max_cost=saved.get("maxCostUsd"),
+    )
+    given = dataclasses.replace(options, resume=None)
+    if given.prompt is not None and given.prompt_text is None:
+        given = dataclasses.replace(given, prompt=None)  # the task is the recorded one
+    return recorded.under(given), state
+
+
+def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
+    """The RunSpec of these options (flags > env > project > user > defaults) and the verbosity."""
+    from jlgcli.config import parse_flag_value, resolve_settings
+    from jlgcli.prompts import Prompt, read_prompt
+    from jlgcli.runner.spec import RunSpec
+
+    resume = None
+    if options.resume is not None:
+        if command != "loop":
+            raise JlgError(ExitCode.USAGE, "--resume continues a loop run",
+                           hint="use: jlgcli loop --resume latest")  # fmt: skip
+        options, resume = _resumed(options)
+    cwd = _cwd(options.cwd)
+    flags = _flag_settings(options)
+    settings = resolve_settings(cwd=cwd, flags=flags)
+    values = settings.values
+    custom = tuple(settings.custom_backends)
+    if "backend" in flags:  # validated here, now that custom backends are known
+        values["backend"] = parse_flag_value("backend", flags["backend"], custom)
+    fallbacks = tuple(parse_flag_value("backend", name, custom) for name in options.fallback)
+    if options.prompt_text is not None:
+        prompt = Prompt(text=options.prompt_text, source=options.prompt or "(text)")
+    elif options.prompt is not None:
+        prompt = read_prompt(options.prompt)
+    else:
+        raise JlgError(ExitCode.USAGE, "no prompt file given",
+                       hint="pass the task file, e.g. jlgcli loop task.md")  # fmt: skip
+    script_timeout = (
+        positive_duration_s("--script-timeout", options.script_timeout)
+        if options.script_timeout is not None
+        else 60.0
+    )
+    session = options.session or "fresh"
+    spec = RunSpec(
+        command=command,
+        prompt=prompt,
+        backend=values["backend"],
+        cwd=cwd,
+        completion_mode=values["completionMode"],
+        max_iterations=values["maxIterations"],
+        timeout_ms=values["timeoutMs"],
+        iteration_timeout_ms=values["iterationTimeoutMs"],
+        idle_timeout_ms=values["idleTimeoutMs"],
+        no_progress_limit=values["noProgressLimit"],
+        session_mode=session,  # type: ignore[arg-type]
+        model=options.model,
+        permissions=options.permissions,  # type: ignore[arg-type]
+        extra_args=tuple(options.backend_args),
+        artifacts=values["artifacts"],
+        artifacts_dir=Path(values["artifactsDir"]),
+        replay_dir=Path(options.replay).resolve() if options.replay else None,
+        custom_backends=settings.custom_backends,
+        options={key: values[key] for key in sorted(values)}
+        | {
+            "model": options.model,
+            "permissions": options.permissions,
+            "session": session,
+            "backendArgs": len(options.backend_args),
+            "fallback": list(fallbacks),
+            "gates": list(options.gates),
+            "maxCostUsd": _max_cost(options.max_cost),
+            "cwd": str(cwd),
+        },
+        script_timeout_s=script_timeout,
+        ledger_dir=Path(options.ledger_dir).resolve() if options.ledger_dir else None,
+        fallbacks=fallbacks,
+        gates=tuple(options.gates),
+        max_cost_usd=_max_cost(options.max_cost),
+        events_path=options.events,
+        resume=resume,
+    )
+    return spec, int(values["verbosity"])

@@ -1,0 +1,175 @@
+"""The guardrail policy: (call result, counters, clock) → go on, wait and retry, switch, or stop.
+
+Pure: no I/O, no sleeping, no clock of its own; the engine passes the time
+and acts on the verdict, so every guardrail is tested in-process in
+milliseconds (tests/unit/runner/test_policy.py).
+
+Rate limits (issue 16): a stated reset is waited for when it comes before the
+run's deadline; otherwise the run switches to a fallback backend or stops
+``rate-limited`` (exit 75) naming the reset. Without a stated reset the wait
+backs off exponentially. Never sooner than ``retry_floor_s`` after a limited
+call, and never more than ``max_limited_calls`` limited calls in a row. With
+a fallback left, a wait longer than ``switch_after_s`` switches to it (and
+the run comes back to this backend once its reset has passed).
+Quota/credit exhausted (no useful wait) switches or stops ``quota-exhausted``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jlgcli.backends.base import BackendResult
+from jlgcli.process.model import StopReason
+
+RATE_LIMIT_BACKOFF_S = (30.0, 60.0, 120.0, 240.0, 480.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Guardrails:
+    """The limits of one run, in seconds and dollars (None: no limit)."""
+
+    max_iterations: int
+    timeout_s: float
+    iteration_timeout_s: float | None = None
+    max_cost_usd: float | None = None
+    retry_floor_s: float = 5.0
+    max_limited_calls: int = 6
+    switch_after_s: float = 300.0  # with a fallback left, a longer wait switches instead
+    backoff_s: tuple[float, ...] = RATE_LIMIT_BACKOFF_S
+
+
+@dataclass(slots=True)
+class Counters:
+    """What the policy remembers between calls."""
+
+    limited_in_a_row: int = 0
+    cost_usd: float = 0.0
+    cost_reported: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Proceed:
+    """The call produced a reply: hand it to the completion protocol."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """Call the same backend again, as the same iteration, after ``wait_s``."""
+
+    wait_s: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """Go on with the next fallback backend; the current one is back at ``back_at`` (epoch)."""
+
+    reason: str
+    back_at: float | None
+    cause: str  # the stop cause if no fallback is left
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """End the run with ``cause``."""
+
+    cause: str
+    message: str | None
+    tail: str = ""
+
+
+Verdict = Proceed | Retry | Switch | Stop
+
+
+def judge_call(
+    stop_reason: StopReason,
+    result: BackendResult,
+    counters: Counters,
+    rails: Guardrails,
+    *,
+    backend: str,
+    remaining_s: float,
+    now: float,
+    can_switch: bool = False,
+) -> Verdict:
+    """What to do after one backend call (``can_switch``: a fallback backend is left)."""
+    if stop_reason is StopReason.CANCELLED:
+        return Stop("interrupted", "interrupted: the backend's process tree was stopped")
+    if stop_reason is StopReason.TIMEOUT:
+        if remaining_s <= 0.05:
+            return Stop("timeout", f"total timeout of {_human(rails.timeout_s)} reached")
+        limit = _human(rails.iteration_timeout_s or 0)
+        return Stop("iteration-timeout", f"one backend call exceeded {limit}")
+    if stop_reason is StopReason.IDLE:
+        return Stop("idle-timeout", "the backend printed nothing for too long", result.output_tail)
+    if result.rate_limited:
+        return _rate_limited(result, counters, rails, backend, remaining_s, now, can_switch)
+    counters.limited_in_a_row = 0
+    if result.cost_usd is not None:
+        counters.cost_usd += result.cost_usd
+        counters.cost_reported = True
+    if result.ok:
+        return Proceed()
+    detail = result.error or f"exit code {result.exit_code}"
+    if result.error_kind == "quota":
+        message = f"{backend}'s quota or credit is used up: {detail}"
+        return Switch(f"{backend}: quota or credit used up", None, "quota-exhausted", message)
+    if result.error_kind == "auth":
+        return Stop("backend-unauthenticated", f"backend {backend} is not logged in: {detail}")
+    return Stop("backend-error", f"backend {backend} failed: {detail}", result.output_tail)
+
+
+def _rate_limited(
+    result: BackendResult,
+    counters: Counters,
+    rails: Guardrails,
+    backend: str,
+    remaining_s: float,
+    now: float,
+    can_switch: bool,
+) -> Verdict:
+    counters.limited_in_a_row += 1
+    reset = result.rate_limit_reset
+    if reset is not None:
+        wait = reset - now
+    else:
+        index = min(counters.limited_in_a_row - 1, len(rails.backoff_s) - 1)
+        wait = rails.backoff_s[index]
+    wait = max(wait, rails.retry_floor_s)
+    when = (
+        f"resets in {_human(wait)}{_at(reset)}" if reset is not None else f"retry in {_human(wait)}"
+    )
+    if wait >= remaining_s:
+        message = (
+            f"backend {backend} is rate-limited ({when}), "
+            f"later than the run's remaining {_human(max(0.0, remaining_s))}"
+        )
+        return Switch(f"{backend}: rate-limited, {when}", now + wait, "rate-limited", message)
+    if can_switch and wait > rails.switch_after_s:
+        return Switch(f"{backend}: rate-limited, {when}", now + wait, "rate-limited", when)
+    if counters.limited_in_a_row > rails.max_limited_calls:
+        message = f"backend {backend} is still rate-limited after {rails.max_limited_calls} calls"
+        return Switch(f"{backend}: rate-limited again and again", now + wait, "rate-limited",
+                      message)  # fmt: skip
+    return Retry(wait, f"backend {backend} rate-limited ({when})")
+
+
+def judge_budget(counters: Counters, rails: Guardrails) -> Stop | None:
+    """After a reply that did not finish the task: is the cost budget spent?"""
+    if rails.max_cost_usd is not None and counters.cost_usd >= rails.max_cost_usd:
+        spent = f"${counters.cost_usd:.4f}"
+        return Stop("max-cost", f"{spent} spent, the budget is ${rails.max_cost_usd:.4f}")
+    return None
+
+
+def _at(epoch: float) -> str:
+    import time
+
+    return time.strftime(", at %Y-%m-%d %H:%M UTC", time.gmtime(epoch))
+
+
+def _human(seconds: float) -> str:
+    from jlgcli.durations import format_duration_ms
+
+    return format_duration_ms(seconds * 1000)

@@ -1,0 +1,169 @@
+"""The run's trail: artifacts (transcript, prompts, messages, result.json), the resume state
+and the event stream. The engine tells it what happened; it decides where that is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jlgcli.errors import JlgError
+from jlgcli.process.model import Sink
+from jlgcli.runner.console import Console
+from jlgcli.runner.events import EventWriter, NoEvents
+from jlgcli.runner.record import RunRecord
+from jlgcli.runner.resume import ResumeState, write_state
+from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
+
+if TYPE_CHECKING:
+    from jlgcli.artifacts.redact import Redactor
+    from jlgcli.artifacts.rundir import RunDirectory
+
+
+def runs_root(record: RunRecord) -> Path:
+    """Where this run's directory goes (``artifactsDir``, relative to the run's cwd)."""
+    root = record.spec.artifacts_dir
+    return root if root.is_absolute() else record.spec.cwd / root
+
+
+class Recorder:
+    """Writes what the engine reports; every channel goes through one redactor."""
+
+    def __init__(self, record: RunRecord, console: Console) -> None:
+        from jlgcli.artifacts.redact import Redactor
+
+        self.record = record
+        self.console = console
+        self.redactor: Redactor = Redactor()
+        self.run_dir: RunDirectory | None = None
+        self.events: EventWriter | NoEvents = NoEvents()
+
+    # -- start ---------------------------------------------------------------------------
+    def open(self) -> None:
+        """Open the event stream and, with ``--artifacts``, the run directory (exit 73)."""
+        spec = self.record.spec
+        if spec.events_path:
+            self.events = EventWriter(
+                spec.events_path, self.record.run_id, redact=self.redactor.redact,
+                warn=self.console.warn,
+            )  # fmt: skip
+        if spec.artifacts:
+            from jlgcli.artifacts import RunDirectory
+
+            self.run_dir = RunDirectory.create(
+                runs_root(self.record), self.record.run_id, redactor=self.redactor,
+                start=self.record.started,
+            )  # fmt: skip
+            self.record.run_dir = str(self.run_dir.path)
+            self.run_dir.write_meta(self._meta())
+            self.console.detail(f"artifacts: {self.run_dir.path}")
+        self.events.emit(
+            "run-started", command=spec.command, backend=self.record.backend_id,
+            completionMode=spec.completion_mode if spec.is_loop else "none",
+            maxIterations=spec.max_iterations if spec.is_loop else 1,
+            resumedFrom=self.record.resumed_from,
+        )  # fmt: skip
+
+    def _meta(self) -> dict[str, Any]:
+        from jlgcli._version import __version__
+
+        record, spec = self.record, self.record.spec
+        return {
+            "runId": record.run_id,
+            "command": spec.command,
+            "backend": record.backend_id,
+            "backendVersion": record.backend_version,
+            "startedAt": record.started_at.isoformat(timespec="milliseconds"),
+            "prompt": spec.prompt.source,
+            "cwd": str(spec.cwd),
+            "options": spec.options,
+            "resumedFrom": record.resumed_from,
+            "jlgcli": __version__,
+        }
+
+    # -- each iteration ------------------------------------------------------------------
+    def sinks(self) -> tuple[Sink, ...]:
+        return (self.run_dir.transcript,) if self.run_dir is not None else ()
+
+    def activity(self, iteration: int, text: str) -> None:
+        """Live assistant text of an iteration, as the event stream shows it."""
+        if text:
+            self.events.emit("agent-activity", iteration=iteration, kind="text", text=text)
+
+    def prompt(self, iteration: int, backend: str, prompt: str) -> None:
+        self.events.emit("iteration-started", iteration=iteration, backend=backend)
+        if self.run_dir is not None:
+            self.run_dir.transcript.write_record("iteration-start", iteration=iteration)
+            self.run_dir.write_prompt(iteration, prompt)
+
+    def transcript_record(self, kind: str, **fields: Any) -> None:
+        if self.run_dir is not None:
+            self.run_dir.transcript.write_record(kind, **fields)
+
+    def call_ended(self, metrics: IterationMetrics, text: str) -> None:
+        """One backend call ended (a failed transcript write fails the run: RG-016)."""
+        run_dir = self.run_dir
+        if run_dir is not None and run_dir.transcript.error is not None:
+            raise run_dir.transcript.error
+        self.events.emit(
+            "agent-activity", iteration=metrics.index, kind="usage", costUsd=metrics.costUsd,
+            inputTokens=metrics.inputTokens, outputTokens=metrics.outputTokens,
+        )  # fmt: skip
+        if run_dir is not None:
+            run_dir.write_final_message(metrics.index, text)
+            run_dir.transcript.write_record(
+                "iteration-end", iteration=metrics.index, exitCode=metrics.exitCode,
+                stopReason=metrics.stopReason, ok=metrics.completion != "backend-error",
+            )  # fmt: skip
+
+    def iteration_ended(self, metrics: IterationMetrics) -> None:
+        self.events.emit(
+            "iteration-ended", iteration=metrics.index, backend=metrics.backend,
+            completion=metrics.completion, durationMs=metrics.durationMs,
+            costUsd=metrics.costUsd, diffStat=metrics.diffStat,
+        )  # fmt: skip
+
+    def payload_ref(self) -> str | None:
+        """Where the raw exchange is kept (rebound journals it as ``payloadRef``)."""
+        if self.run_dir is None:
+            return None
+        return str(self.run_dir.transcript.path)
+
+    def save_state(self, state: ResumeState) -> None:
+        """Keep what ``--resume`` needs (every loop run; see ``runner.resume``)."""
+        root = runs_root(self.record)
+        if not root.is_dir():
+            from jlgcli.artifacts.rundir import _ignore_in_git
+
+            root.mkdir(parents=True, exist_ok=True)
+            _ignore_in_git(root)
+        write_state(root / self.record.run_id, state, self.redactor.redact)
+
+    # -- the end -------------------------------------------------------------------------
+    def finish(self, summary: RunSummary) -> RunSummary:
+        """Write result.json and close everything; an artifacts failure becomes exit 73."""
+        if self.run_dir is not None:
+            try:
+                self.run_dir.close()
+                summary.redactions = self.redactor.count
+                self.run_dir.write_result(summary.to_json())
+            except JlgError as exc:  # RG-016: a failed artifact write fails the run
+                summary.stopCause, summary.status = "artifacts-error", "error"
+                summary.exitCode = exc.code
+                summary.error = ErrorInfo(code=exc.code, message=exc.message, hint=exc.hint)
+        summary.redactions = self.redactor.count
+        self.events.emit(
+            "run-ended", status=summary.status, stopCause=summary.stopCause,
+            exitCode=summary.exitCode, iterations=summary.iterations,
+            durationMs=summary.durationMs, costUsd=summary.costUsd,
+        )  # fmt: skip
+        self.events.close()
+        return summary
+
+    def close_on_error(self) -> None:
+        """A setup error ends the run before it started: close what was opened."""
+        if self.run_dir is not None:
+            with contextlib.suppress(JlgError):
+                self.run_dir.close()
+        self.events.close()
