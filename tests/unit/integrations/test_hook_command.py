@@ -15,8 +15,8 @@ import pytest
 
 from jlgcli.cli import add_common_options
 from jlgcli.commands import hook as hook_command
-from jlgcli.runner.options import RunOptions
 from jlgcli.errors import JlgError
+from jlgcli.runner.options import RunOptions
 from tests.unit.integrations.gha_format import parse_github_output
 
 DONE = '{"status": "done", "summary": "the change looks right"}'

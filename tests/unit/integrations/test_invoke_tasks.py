@@ -75,7 +75,7 @@ def test_task_options_beat_the_config_args(core):
     """Issue 19 item 2: invoke.yaml's args name a backend; --backend on the task wins."""
     invoke_tasks.loop(context(args="--backend replay --artifacts"), task="t.md", backend="codex",
                       args="-q")  # fmt: skip
-    (_, options), = core.calls
+    ((_, options),) = core.calls
     assert options.backend == "codex" and options.artifacts is True and options.verbosity == 0
 
 

@@ -155,8 +155,10 @@ def test_auth_and_backend_errors_stop_with_their_causes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("stop", "remaining_ms", "cause"),
-    [(StopReason.TIMEOUT, 500, "timeout"), (StopReason.TIMEOUT, 3_600_000, "iteration-timeout"),
-     (StopReason.IDLE, 3_600_000, "idle-timeout"), (StopReason.CANCELLED, 3_600_000, "interrupted")],
+    [(StopReason.TIMEOUT, 500, "timeout"),
+     (StopReason.TIMEOUT, 3_600_000, "iteration-timeout"),
+     (StopReason.IDLE, 3_600_000, "idle-timeout"),
+     (StopReason.CANCELLED, 3_600_000, "interrupted")],
 )  # fmt: skip
 def test_process_stops_map_to_causes(tmp_path: Path, stop: StopReason, remaining_ms: int,
                                      cause: str) -> None:  # fmt: skip

@@ -65,8 +65,8 @@ def test_runtime_dataclass_and_pydantic_twin_agree(runtime: type, twin: type) ->
 
 
 def test_summary_round_trips_through_json() -> None:
-    metrics = summary.IterationMetrics(1, 10, 0, "exited", "done", 4, backend="claude",
-                                       gates=[summary.GateResult("pytest", 0, 5, True)])  # fmt: skip
+    gate = summary.GateResult("pytest", 0, 5, True)
+    metrics = summary.IterationMetrics(1, 10, 0, "exited", "done", 4, "claude", gates=[gate])
     original = summary.RunSummary(
         command="loop", status="done", stopCause="done", exitCode=0, backend="claude",
         completionMode="marker", iterations=1, maxIterations=3, durationMs=10,
