@@ -79,14 +79,21 @@ def _fail(exc: JlgError) -> Exit:
     return Exit(code=exc.code)
 
 
-def _core(command: str, build: Callable[[], RunOptions], json: bool) -> RunSummary:
-    """Run ``command`` through ``jlgcli.api``; a non-zero exit code becomes ``invoke.Exit``."""
+def _core(
+    command: str, build: Callable[[list[str]], RunOptions], json: bool, c: Any, args: str
+) -> RunSummary:
+    """Run ``command`` through ``jlgcli.api``; a non-zero exit code becomes ``invoke.Exit``.
+
+    ``args`` (and invoke.yaml's ``jlgcli.args``) may say ``--json`` too.
+    """
     from jlgcli.api import execute
     from jlgcli.output import emit_json
     from jlgcli.runner.report import human_summary
 
     try:
-        summary = execute(command, build(), json_mode=json)  # type: ignore[arg-type]
+        words = [*_config_args(c), *split_args(args)]
+        json = json or "--json" in words
+        summary = execute(command, build(words), json_mode=json)  # type: ignore[arg-type]
     except JlgError as exc:
         raise _fail(exc) from None
     if json:
@@ -110,10 +117,10 @@ def run(
     args: str = "",
 ) -> RunSummary:
     """Run a prompt file once on a backend (jlgcli run); returns the RunSummary."""
-    return _core("run", lambda: door_options(
+    return _core("run", lambda words: door_options(
         "run", _prompt_file(task, prompt), backend=backend, timeout=timeout,
-        artifacts=True if artifacts else None, extra=[*_config_args(c), *split_args(args)],
-    ), json)  # fmt: skip
+        artifacts=True if artifacts else None, extra=words,
+    ), json, c, args)  # fmt: skip
 
 
 @task(help=_LOOP_HELP)
@@ -130,11 +137,11 @@ def loop(
     args: str = "",
 ) -> RunSummary:
     """Loop a task until the model says it is done, within guardrails; returns the RunSummary."""
-    return _core("loop", lambda: door_options(
+    return _core("loop", lambda words: door_options(
         "loop", _prompt_file(task, prompt), backend=backend, max_iterations=max_iterations,
         timeout=timeout, completion=completion, artifacts=True if artifacts else None,
-        extra=[*_config_args(c), *split_args(args)],
-    ), json)  # fmt: skip
+        extra=words,
+    ), json, c, args)  # fmt: skip
 
 
 @task(help=_DEV_HELP)

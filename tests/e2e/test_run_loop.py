@@ -149,7 +149,30 @@ def test_no_backend_available_in_auto_mode_is_2(jlg: Runner, task: Path, tmp_pat
     path = os.pathsep.join([str(empty), *os.environ["PATH"].split(os.pathsep)[1:]])
     result = jlg("loop", str(task), env={"PATH": path})
     assert result.returncode == 2
-    assert "no backend available" in result.stderr and "replay" in result.stderr
+    assert "no backend available" in result.stderr and "jlgcli demo" in result.stderr
+
+
+def test_auto_with_every_installed_backend_logged_out_is_6(jlg: Runner, task: Path) -> None:
+    """Issue 19 item 8: not "backend-missing" (2) but exit 6 with the login hints."""
+    result = jlg("loop", str(task), "-b", "auto", env={"JLGCLI_FAKE_LOGGED_OUT": "1"})
+    assert result.returncode == 6, result.stderr
+    assert "every installed backend is logged out" in result.stderr
+    assert "claude auth login" in result.stderr
+
+
+def test_auto_names_the_custom_backends_it_does_not_pick(
+    jlg: Runner, task: Path, tmp_path: Path
+) -> None:
+    """Issue 19 item 7: a custom command backend is never auto-picked: say how to pick it."""
+    (tmp_path / ".jlgcli.json").write_text(
+        '{"backends": {"mine": {"argv": ["cat"]}}}', encoding="utf-8"
+    )
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    path = os.pathsep.join([str(empty), *os.environ["PATH"].split(os.pathsep)[1:]])
+    result = jlg("loop", str(task), "-b", "auto", cwd=tmp_path, env={"PATH": path})
+    assert result.returncode == 2
+    assert "--backend mine" in result.stderr and "config set backend mine" in result.stderr
 
 
 def test_unauthenticated_backend_is_6(jlg: Runner, task: Path) -> None:
@@ -296,8 +319,8 @@ def test_rate_limit_with_a_reset_time_waits_instead_of_burning_iterations(
     assert result.returncode == 0, result.stderr
     data = summary_of(result)
     assert data["iterations"] == 1
-    assert "rate-limited: waiting" in result.stderr
-    assert any("rate-limited and retried" in d for d in data["diagnosis"])
+    assert "rate-limited (resets in" in result.stderr
+    assert any("iteration 1: backend claude rate-limited" in d for d in data["diagnosis"])
 
 
 def test_session_continue_resumes_the_backend_session(

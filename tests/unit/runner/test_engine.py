@@ -236,3 +236,26 @@ def test_events_stream_from_start_to_end(tmp_path: Path) -> None:
     assert kinds.count("iteration-started") == 2 and kinds.count("iteration-ended") == 2
     assert lines[-1]["exitCode"] == summary.exitCode == 0
     assert all(line["schemaVersion"] == 1 and line["runId"] == summary.runId for line in lines)
+
+
+def test_every_event_validates_against_the_committed_schema(tmp_path: Path) -> None:
+    """Issue 17: docs/schemas/events.schema.json exists and every event validates."""
+    import jsonschema
+
+    schema_path = Path(__file__).parents[3] / "docs" / "schemas" / "events.schema.json"
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    events = tmp_path / "events.jsonl"
+    clock = FakeClock()
+    claude = FakeBackend("claude", clock=clock)
+    codex = FakeBackend("codex", clock=clock)
+    claude.enqueue(ok=False, rate_limited=True, error_kind="rate-limit",
+                   rate_limit_reset=clock.t + 30)  # fmt: skip
+    claude.enqueue(ok=False, error_kind="quota", error="no credit")
+    codex.enqueue("half", cost_usd=0.01, input_tokens=5, output_tokens=7).enqueue("DONE")
+    run(tmp_path, claude, codex, fallbacks=("codex",), events_path=str(events),
+        gates=("git --version",))  # fmt: skip
+    lines = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
+    kinds = {line["type"] for line in lines}
+    assert {"limit-wait", "backend-switch", "gate-result", "agent-activity"} <= kinds
+    for line in lines:
+        jsonschema.validate(line, schema)
