@@ -81,7 +81,7 @@ def execute(
     ``clock``, ``caller``, ``select`` and ``open_fallback`` are injected by tests
     (a fake clock, a fake backend call) so guardrails run in milliseconds.
     """
-    from jlgcli.runner.select import open_backend, select_backend
+    from jlgcli.runner.select import check_cost_budget, open_backend, select_backend
 
     select = select or select_backend
     open_fallback = open_fallback or open_backend
@@ -90,6 +90,7 @@ def execute(
     completion: Completion | None = None
     try:
         selected = select(spec, console)
+        check_cost_budget(spec, selected.backend.id)
         record.backend_id = selected.backend.id
         record.backend_version = selected.availability.version
         chain = BackendChain(

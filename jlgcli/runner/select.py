@@ -63,6 +63,25 @@ def _none_available(availabilities: list[Availability], custom: tuple[str, ...])
     return JlgError(ExitCode.BACKEND_UNAVAILABLE, f"no backend available ({states})", hint=hint)
 
 
+# The CLIs whose output states what a call cost (backends.md: claude's total_cost_usd);
+# the others report tokens at most, so --max-cost could never fire with them.
+COST_REPORTING = frozenset({"claude"})
+
+
+def check_cost_budget(spec: RunSpec, backend_id: str) -> None:
+    """``--max-cost`` with a backend that reports no cost is an error up front (exit 64)."""
+    if spec.max_cost_usd is None:
+        return
+    silent = [name for name in (backend_id, *spec.fallbacks) if name not in COST_REPORTING]
+    if silent:
+        raise JlgError(
+            ExitCode.USAGE,
+            f"--max-cost needs a backend that reports its cost; {', '.join(silent)} reports none",
+            hint="use --backend claude (it reports the cost of each call), or drop --max-cost "
+            "and bound the run with --max-iterations / --timeout",
+        )
+
+
 def open_backend(name: str, spec: RunSpec) -> tuple[Backend, Availability] | str:
     """A fallback backend ready to run, or why it cannot (failover skips it)."""
     from jlgcli.backends.registry import get_backend

@@ -137,7 +137,7 @@ def test_an_unusable_fallback_is_skipped_with_a_note(tmp_path: Path) -> None:
 
 def test_max_cost_stops_after_the_budget_is_spent(tmp_path: Path) -> None:
     """Issue 17: --max-cost 0.02 with $0.01 a call stops after 2 calls, exit 4."""
-    backend = FakeBackend()
+    backend = FakeBackend("claude")
     for _ in range(5):
         backend.enqueue("still working", cost_usd=0.01)
     summary, _ = run(tmp_path, backend, max_cost_usd=0.02)
@@ -259,3 +259,11 @@ def test_every_event_validates_against_the_committed_schema(tmp_path: Path) -> N
     assert {"limit-wait", "backend-switch", "gate-result", "agent-activity"} <= kinds
     for line in lines:
         jsonschema.validate(line, schema)
+
+
+def test_max_cost_with_a_backend_that_reports_no_cost_is_refused_up_front(tmp_path: Path) -> None:
+    from jlgcli.errors import JlgError
+
+    with pytest.raises(JlgError) as caught:
+        run(tmp_path, FakeBackend("codex").enqueue("x"), max_cost_usd=1.0)
+    assert caught.value.code == 64 and "codex reports none" in caught.value.message
