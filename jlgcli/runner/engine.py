@@ -13,27 +13,23 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from jlgcli.backends.base import Availability, Backend, BackendRequest
-from jlgcli.completion import Decision
-from jlgcli.completion.protocol import Completion, Reply
+from jlgcli.backends.base import Availability, Backend
+from jlgcli.completion.protocol import Completion
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.process.model import Limits
 from jlgcli.runner.clock import SYSTEM_CLOCK, Clock
 from jlgcli.runner.console import Console
 from jlgcli.runner.failover import BackendChain
-from jlgcli.runner.iteration import CallResult, call_backend
-from jlgcli.runner.policy import Counters, Guardrails, Proceed, Retry, Stop, Switch, judge_call
-from jlgcli.runner.prompting import Prompter
+from jlgcli.runner.iteration import call_backend
+from jlgcli.runner.iterations import IterationLoop
 from jlgcli.runner.record import RunRecord, build_summary
 from jlgcli.runner.recorder import Recorder
 from jlgcli.runner.spec import RunSpec
-from jlgcli.runner.summary import IterationMetrics, RunSummary
-from jlgcli.runner.waiting import countdown
+from jlgcli.runner.summary import RunSummary
+from jlgcli.runner.types import Caller
 
 if TYPE_CHECKING:
     from jlgcli.runner.select import SelectedBackend
 
-Caller = Callable[..., CallResult]
 Selector = Callable[[RunSpec, Console], "SelectedBackend"]
 
 _SETUP_CAUSES = {
@@ -99,7 +95,9 @@ def execute(
         )  # fmt: skip
         recorder.open()
         completion = make_completion(spec, record, recorder, console, cancel)
-        _Loop(spec, record, recorder, console, chain, completion, clock, caller, cancel).run()
+        IterationLoop(
+            spec, record, recorder, console, chain, completion, clock, caller, cancel
+        ).run()
     except KeyboardInterrupt as exc:
         _interrupted(record, exc)
     except JlgError as exc:
@@ -151,295 +149,3 @@ def make_completion(
         )
         return ReboundCompletion(session)
     return TextCompletion(spec.completion_mode)  # type: ignore[arg-type]
-
-
-class _Loop:
-    """The iterations of one run."""
-
-    def __init__(
-        self,
-        spec: RunSpec,
-        record: RunRecord,
-        recorder: Recorder,
-        console: Console,
-        chain: BackendChain,
-        completion: Completion,
-        clock: Clock,
-        caller: Caller,
-        cancel: threading.Event | None,
-    ) -> None:
-        from jlgcli.runner.progress import NoProgressDetector
-
-        self.spec, self.record, self.recorder, self.console = spec, record, recorder, console
-        self.chain, self.completion, self.clock = chain, completion, clock
-        self.caller, self.cancel = caller, cancel
-        self.rails = Guardrails(
-            max_iterations=spec.max_iterations if spec.is_loop else 1,
-            timeout_s=spec.timeout_ms / 1000,
-            iteration_timeout_s=spec.iteration_timeout_ms / 1000 or None,
-            max_cost_usd=spec.max_cost_usd,
-        )
-        self.counters = Counters()
-        for metrics in record.metrics:  # a resumed run: the cost so far counts
-            if metrics.costUsd is not None:
-                self.counters.cost_usd += metrics.costUsd
-                self.counters.cost_reported = True
-        self.no_progress = NoProgressDetector(spec.no_progress_limit)
-        self.prompter = Prompter(
-            spec.prompt.text,
-            completion.instructions(),
-            max_iterations=self.rails.max_iterations,
-            fresh=spec.session_mode == "fresh",
-        )
-        if spec.resume is not None:
-            self.prompter.report = spec.resume.last_report
-        self.switch_reason: str | None = None
-        self.tree: str | None = None
-        self.repo: str | None = ""  # the git directory, looked up on first use
-
-    def run(self) -> None:
-        iteration = len(self.record.metrics) + 1
-        while iteration <= self.rails.max_iterations:
-            if self.record.remaining_s(self.clock) <= 0:
-                self.record.stop("timeout", f"total timeout of {self._human_timeout()} reached")
-                return
-            if self.chain.back_to_primary(self.clock.time()):
-                self._switched(f"back to {self.chain.current.id}: its limit has reset")
-            call, prompt = self._call(iteration)
-            verdict = judge_call(
-                call.outcome.stop_reason, call.result, self.counters, self.rails,
-                backend=self.chain.current.id, remaining_s=self.record.remaining_s(self.clock),
-                now=self.clock.time(), can_switch=self.chain.has_fallback,
-            )  # fmt: skip
-            if isinstance(verdict, Retry):
-                self._forget(iteration, verdict.reason)
-                self.recorder.events.emit(
-                    "limit-wait",
-                    iteration=iteration,
-                    seconds=round(verdict.wait_s),
-                    reason=verdict.reason,
-                )
-                countdown(self.console, self.clock, verdict.wait_s, verdict.reason)
-                continue  # the same iteration again: a rate limit does not burn iterations
-            if isinstance(verdict, Switch):
-                self._forget(iteration, verdict.reason)
-                to = self.chain.switch(verdict.back_at)
-                if to is None:
-                    self.record.diagnosis.extend(self.chain.notes)
-                    self.record.stop(verdict.cause, verdict.message)
-                    return
-                self._switched(f"{verdict.reason}; switched to {to}")
-                continue
-            if isinstance(verdict, Stop):
-                self.record.stop(verdict.cause, verdict.message, tail=verdict.tail)
-                return
-            assert isinstance(verdict, Proceed)
-            if self._decide(iteration, call, prompt):
-                return
-            iteration += 1
-        limit = self.rails.max_iterations
-        word = "iteration" if limit == 1 else "iterations"
-        self.record.stop("max-iterations", f"{limit} {word} without completion")
-
-    # -- one call ------------------------------------------------------------------------
-    def _call(self, iteration: int) -> tuple[CallResult, str]:
-        spec, record, backend = self.spec, self.record, self.chain.current
-        session = record.session_id if spec.session_mode == "continue" else None
-        prompt = self.prompter.prompt_for(iteration, session)
-        if spec.is_loop:
-            limit = self.rails.max_iterations
-            elapsed = _human_ms(record.elapsed_ms(self.clock))
-            self.console.progress(f"iteration {iteration}/{limit} · {backend.id} · {elapsed}")
-        self.recorder.prompt(iteration, backend.id, prompt)
-        if spec.gates or spec.is_loop:
-            self.tree = self._snapshot() if self.tree is None else self.tree
-        remaining = record.remaining_s(self.clock)
-        per_call = self.rails.iteration_timeout_s
-        call = self.caller(
-            backend,
-            BackendRequest(
-                prompt=prompt, cwd=str(spec.cwd), model=spec.model,
-                permissions=spec.permissions, extra_args=spec.extra_args,
-                resume_session=session,
-            ),
-            limits=Limits(
-                total_timeout=min(remaining, per_call) if per_call else remaining,
-                idle_timeout=spec.idle_timeout_ms / 1000 or None,
-            ),
-            console=self.console,
-            extra_sinks=self.recorder.sinks(),
-            cancel=self.cancel,
-            on_text=lambda text: self.recorder.activity(iteration, text),
-        )  # fmt: skip
-        result = call.result
-        record.last_text = result.text
-        record.session_id = result.session_id or record.session_id
-        metrics = IterationMetrics(
-            index=iteration,
-            durationMs=call.duration_ms,
-            exitCode=call.outcome.exit_code,
-            stopReason=call.outcome.stop_reason.value,
-            completion="pending" if result.ok else "backend-error",
-            outputChars=len(result.text),
-            backend=backend.id,
-            rateLimited=result.rate_limited,
-            costUsd=result.cost_usd,
-            inputTokens=result.input_tokens,
-            outputTokens=result.output_tokens,
-            switchReason=self.switch_reason,
-        )
-        self.switch_reason = None
-        record.metrics.append(metrics)
-        self.recorder.call_ended(metrics, result.text)
-        return call, prompt
-
-    def _forget(self, iteration: int, reason: str) -> None:
-        """A limited call is retried (or moved) as the same iteration: out of the count."""
-        if self.record.metrics and self.record.metrics[-1].index == iteration:
-            dropped = self.record.metrics.pop()
-            self.switch_reason = self.switch_reason or dropped.switchReason
-        self.record.diagnosis.append(f"iteration {iteration}: {reason}")
-
-    def _switched(self, reason: str) -> None:
-        self.console.warn(reason)
-        self.recorder.events.emit("backend-switch", to=self.chain.current.id, reason=reason)
-        self.record.session_id = None  # a fresh session on the new backend, the task restated
-        self.prompter.restart()
-        self.switch_reason = reason
-
-    # -- one reply -----------------------------------------------------------------------
-    def _decide(self, iteration: int, call: CallResult, prompt: str) -> bool:
-        """Apply the completion protocol, gates and budgets; True when the run stops."""
-        record, metrics = self.record, self.record.metrics[-1]
-        decision = self.completion.decide(
-            Reply(iteration, call.result.text, prompt, self.recorder.payload_ref())
-        )
-        metrics.completion, metrics.summary, metrics.next = (
-            decision.status, decision.summary, decision.next,
-        )  # fmt: skip
-        metrics.protocolViolation = decision.protocol_violation
-        record.last_summary, record.last_next = decision.summary, decision.next
-        if decision.protocol_violation:
-            record.violations += 1
-            record.last_violation = f"iteration {iteration}: {decision.reason}"
-        before, self.tree = self.tree, self._snapshot() if self.tree is not None else None
-        from jlgcli.runner.worktree import diff_stat
-
-        metrics.diffStat = diff_stat(self.spec.cwd, before, self.tree)
-        stopped = self._apply(decision, call, metrics)
-        self.recorder.iteration_ended(metrics)
-        self._save_state(stopped)
-        return stopped
-
-    def _apply(self, decision: Decision, call: CallResult, metrics: IterationMetrics) -> bool:
-        record = self.record
-        status = decision.status
-        gated = status == "done" and self.spec.gates and self.spec.is_loop
-        if gated and not self._gates_pass(metrics):
-            status = "continue"
-            metrics.completion = "gates-failed"
-        if status == "done":
-            if decision.final_text is not None:
-                record.last_text = decision.final_text
-            record.stop("done", None)
-            return True
-        if status == "continue":
-            if metrics.completion != "gates-failed":
-                self.prompter.remember(
-                    call.result.text, decision.summary, decision.next, decision.next_prompt
-                )
-            changed = bool(metrics.diffStat and metrics.diffStat.get("files"))
-            if self.no_progress.observe(call.result.text, worktree_changed=changed):
-                limit = self.spec.no_progress_limit
-                record.stop("no-progress", f"{limit} iterations in a row with near-identical "
-                                           "replies and no file changed")  # fmt: skip
-                return True
-            from jlgcli.runner.policy import judge_budget
-
-            budget = judge_budget(self.counters, self.rails)
-            if budget is not None:
-                record.stop(budget.cause, budget.message)
-                return True
-            return False
-        if decision.final_text is not None:
-            record.last_text = decision.final_text
-        if status == "error":
-            record.stop(
-                "error", decision.error or decision.summary or "the model reported an error"
-            )
-        elif status == "invalid-json":
-            record.stop("invalid-json", decision.error or decision.reason,
-                        tail=call.result.text[-1000:])  # fmt: skip
-        else:  # sandbox-violation, interrupted (rebound)
-            record.stop(status, decision.error or decision.reason)
-        return True
-
-    def _gates_pass(self, metrics: IterationMetrics) -> bool:
-        from jlgcli.runner.gates import failed_gates_block, run_gates
-
-        self.console.progress(f"the model says done: running {len(self.spec.gates)} gate(s)")
-        results = run_gates(self.spec.gates, self.spec.cwd, redact=self.recorder.redactor.redact,
-                            cancel=self.cancel)  # fmt: skip
-        metrics.gates = results
-        for gate in results:
-            word = "passed" if gate.ok else f"failed (exit {gate.exitCode})"
-            self.console.progress(f"gate {gate.command}: {word}")
-            self.recorder.events.emit("gate-result", iteration=metrics.index, command=gate.command,
-                                      exitCode=gate.exitCode, ok=gate.ok)  # fmt: skip
-        if all(gate.ok for gate in results):
-            return True
-        self.prompter.remember(self.record.last_text, None, None, None)
-        self.prompter.add_feedback(failed_gates_block(results))
-        self.no_progress.reset()
-        return False
-
-    # -- helpers -------------------------------------------------------------------------
-    def _snapshot(self) -> str | None:
-        if not self.spec.is_loop:
-            return None
-        from jlgcli.runner.worktree import snapshot
-
-        if self.repo == "":
-            from jlgcli.runner.worktree import git_dir
-
-            self.repo = git_dir(self.spec.cwd)
-        ledger = self.spec.ledger_dir or self.spec.cwd / "ledger"
-        return snapshot(self.spec.cwd, (self.spec.artifacts_dir, ledger), repo=self.repo)
-
-    def _save_state(self, stopped: bool) -> None:
-        if not self.spec.is_loop:
-            return
-        from jlgcli.runner.resume import ResumeState
-
-        record, spec = self.record, self.spec
-        state = ResumeState(
-            run_id=record.run_id,
-            task=spec.prompt.text,
-            prompt_source=spec.prompt.source,
-            backend=self.chain.primary.id,
-            completion_mode=spec.completion_mode,
-            options=dict(spec.options),
-            iterations=len(record.metrics),
-            elapsed_ms=record.elapsed_ms(self.clock),
-            cost_usd=self.counters.cost_usd if self.counters.cost_reported else None,
-            session_id=record.session_id,
-            last_report=self.prompter.report,
-            stop_cause=record.cause if stopped else None,
-            metrics=[_metrics_json(m) for m in record.metrics],
-        )
-        self.recorder.save_state(state)
-
-    def _human_timeout(self) -> str:
-        return _human_ms(self.spec.timeout_ms)
-
-
-def _metrics_json(metrics: IterationMetrics) -> dict[str, object]:
-    import dataclasses
-
-    return dataclasses.asdict(metrics)
-
-
-def _human_ms(ms: float) -> str:
-    from jlgcli.durations import format_duration_ms
-
-    return format_duration_ms(ms)
