@@ -31,20 +31,45 @@ class Console:
         self._live = self._err if json_mode else (out if out is not None else sys.stdout)
         self._sleep = sleep
         self._live_ended_with_newline = True
+        self._status_shown = False
 
     def assistant(self, text: str) -> None:
         """Live assistant text (verbosity ≥ 1)."""
         if text and self.verbosity >= 1:
+            self.clear_status()
             self._live.write(text)
             self._live.flush()
             self._live_ended_with_newline = text.endswith("\n")
 
     def _line(self, message: str) -> None:
+        self.clear_status()
         if not self._live_ended_with_newline and self._live is self._err:
             self._err.write("\n")
             self._live_ended_with_newline = True
         self._err.write(message + "\n")
         self._err.flush()
+
+    def is_terminal(self) -> bool:
+        """stderr is a terminal: a status line can be redrawn in place there."""
+        isatty = getattr(self._err, "isatty", None)
+        return bool(isatty and isatty())
+
+    def status(self, text: str) -> None:
+        """One status line redrawn in place on a terminal (verbosity ≥ 1; never on stdout)."""
+        if self.verbosity < 1:
+            return
+        if not self._live_ended_with_newline and self._live is self._err:
+            return  # the agent is mid-line on this same stream: do not break its text
+        self._err.write("\r\x1b[K" + text)
+        self._err.flush()
+        self._status_shown = True
+
+    def clear_status(self) -> None:
+        """Erase the status line before anything else is written."""
+        if self._status_shown:
+            self._status_shown = False
+            self._err.write("\r\x1b[K")
+            self._err.flush()
 
     def end_live(self) -> None:
         """Finish a live block with a newline so progress lines start clean."""

@@ -8,8 +8,9 @@ resume state and the evidence receipt (diff stat, gates, cost) per iteration.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
-from jlgcli.backends.base import BackendRequest
+from jlgcli.backends.base import Backend, BackendRequest
 from jlgcli.completion import Decision
 from jlgcli.completion.protocol import Completion, Reply
 from jlgcli.process.model import Limits
@@ -22,6 +23,7 @@ from jlgcli.runner.prompting import Prompter
 from jlgcli.runner.record import RunRecord
 from jlgcli.runner.recorder import Recorder
 from jlgcli.runner.spec import RunSpec
+from jlgcli.runner.status import LiveStatus
 from jlgcli.runner.summary import IterationMetrics
 from jlgcli.runner.types import Caller
 from jlgcli.runner.waiting import countdown
@@ -129,22 +131,15 @@ class IterationLoop:
             self.tree = self._snapshot() if self.tree is None else self.tree
         remaining = record.remaining_s(self.clock)
         per_call = self.rails.iteration_timeout_s
-        call = self.caller(
-            backend,
-            BackendRequest(
-                prompt=prompt, cwd=str(spec.cwd), model=spec.model,
-                permissions=spec.permissions, extra_args=spec.extra_args,
-                resume_session=session,
-            ),
-            limits=Limits(
-                total_timeout=min(remaining, per_call) if per_call else remaining,
-                idle_timeout=spec.idle_timeout_ms / 1000 or None,
-            ),
-            console=self.console,
-            extra_sinks=self.recorder.sinks(),
-            cancel=self.cancel,
-            on_text=lambda text: self.recorder.activity(iteration, text),
-        )  # fmt: skip
+        label = f"iteration {iteration}/{self.rails.max_iterations} · {backend.id}"
+        status = LiveStatus(self.console, label if spec.is_loop else backend.id)
+
+        def on_text(text: str) -> None:
+            status.saw(text)
+            self.recorder.activity(iteration, text)
+
+        with status:
+            call = self._invoke(backend, prompt, session, remaining, per_call, on_text)
         result = call.result
         record.last_text = result.text
         record.session_id = result.session_id or record.session_id
@@ -166,6 +161,33 @@ class IterationLoop:
         record.metrics.append(metrics)
         self.recorder.call_ended(metrics, result.text)
         return call, prompt
+
+    def _invoke(
+        self,
+        backend: Backend,
+        prompt: str,
+        session: str | None,
+        remaining: float,
+        per_call: float | None,
+        on_text: Callable[[str], None],
+    ) -> CallResult:
+        spec = self.spec
+        return self.caller(
+            backend,
+            BackendRequest(
+                prompt=prompt, cwd=str(spec.cwd), model=spec.model,
+                permissions=spec.permissions, extra_args=spec.extra_args,
+                resume_session=session,
+            ),
+            limits=Limits(
+                total_timeout=min(remaining, per_call) if per_call else remaining,
+                idle_timeout=spec.idle_timeout_ms / 1000 or None,
+            ),
+            console=self.console,
+            extra_sinks=self.recorder.sinks(),
+            cancel=self.cancel,
+            on_text=on_text,
+        )  # fmt: skip
 
     def _forget(self, iteration: int, reason: str) -> None:
         """A limited call is retried (or moved) as the same iteration: out of the count."""
