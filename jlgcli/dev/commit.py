@@ -97,7 +97,7 @@ def commit_step(session: Session, task: Task) -> str:
     if left_out:
         shown += _listing("Left out, as they were before the task started", left_out)
     session.asker.show(shown)
-    if not session.baseline_known:
+    if not record.baseline:
         reporter.warn(
             f"no record of the work tree when {task.id} started: every change is proposed"
         )

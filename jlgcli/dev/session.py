@@ -35,7 +35,6 @@ class Session:
     step: int = 0  # the step running now (for interruption messages)
     # agents, review iterations, accepted warnings and the work tree at step 1 (persisted)
     record: TaskRecord = field(default_factory=lambda: TaskRecord(""))
-    baseline_known: bool = True  # False: resumed without a record of the work tree at step 1
     validation: ValidationReport | None = None
     warned_unset: bool = False
 
@@ -56,7 +55,6 @@ class Session:
         changed = [e.path for e in entries] + [e.source for e in entries if e.source]
         untracked = [e.path for e in entries if e.untracked]
         self.record = TaskRecord.begin(task_id, self.paths.root, changed, untracked)
-        self.baseline_known = True
         self.persist()
         if changed:
             self.reporter.info(
@@ -66,9 +64,7 @@ class Session:
 
     def restore(self, task_id: str) -> None:
         """``resume``: take the record of ``task_id`` back (a fresh one when there is none)."""
-        found = self.store.load_task(task_id)
-        self.baseline_known = found is not None
-        self.record = found or TaskRecord(task_id)
+        self.record = self.store.load_task(task_id) or TaskRecord(task_id, baseline=False)
 
     def persist(self) -> None:
         """Save the record (from step 1 on), so ``resume`` has it after any interruption."""

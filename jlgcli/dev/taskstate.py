@@ -52,6 +52,7 @@ class TaskRecord:
     agents: list[str] = field(default_factory=list)
     review_iterations: int = 0
     warnings: list[str] = field(default_factory=list)
+    baseline: bool = True  # False: made on resume, without the work tree of step 1
 
     @classmethod
     def begin(
@@ -102,6 +103,7 @@ class TaskRecord:
                 [str(v) for v in data["agents"]],
                 int(data["review_iterations"]),
                 [str(v) for v in data["warnings"]],
+                bool(data.get("baseline", True)),
             )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None

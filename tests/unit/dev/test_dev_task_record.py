@@ -130,9 +130,12 @@ def test_resume_without_a_record_proposes_every_change_and_says_so(project: Path
     (Path(git(project, "rev-parse", "--absolute-git-dir").strip()) / "jlgcli-dev").joinpath(
         "task.json"
     ).unlink()
+    result, out, _ = run_loop(project, ScriptedAgent([]), ["n"], command="resume")
+    assert isinstance(result, JlgError)
+    assert "warning: no record of the work tree when TASK-001 started" in out
     result, out, _ = run_loop(project, ScriptedAgent([]), ["y"], command="resume")
     assert isinstance(result, DevResult)
-    assert "warning: no record of the work tree when TASK-001 started" in out
+    assert "warning: no record of the work tree when TASK-001 started" in out  # still unknown
 
 
 def test_split_changes(tmp_path: Path) -> None:
