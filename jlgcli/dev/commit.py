@@ -72,8 +72,11 @@ def _listing(title: str, files: list[str], limit: int = 40) -> str:
     return f"{title} ({len(files)}):\n{listed}{more}\n"
 
 
-def commit_step(session: Session, task: Task) -> str:
-    """Show the message and the files, ask, commit on yes; return the commit's sha."""
+def commit_step(session: Session, task: Task) -> tuple[str, list[str]]:
+    """Show the message and the files, ask, commit on yes.
+
+    Returns the commit's sha and the changed files left out of it.
+    """
     paths, reporter, git, record = session.paths, session.reporter, session.git, session.record
     session.enter(8, "git commit")
     files, left_out = _task_changes(session)
@@ -85,7 +88,7 @@ def commit_step(session: Session, task: Task) -> str:
             reporter.info(f"{task.id} is already committed; cleaning up the context files")
             clean_live_context(session, task.id)
             session.store.forget_task()
-            return git.head_sha()
+            return git.head_sha(), left_out
         raise JlgError(
             DevExitCode.TASK_FAILED,
             f"nothing to commit for {task.id} in {paths.root}",
@@ -116,4 +119,4 @@ def commit_step(session: Session, task: Task) -> str:
     reporter.info(f"committed {sha[:10]} {message.splitlines()[0]}")
     if left_out:
         reporter.info(f"left out of the commit: {len(left_out)} file(s) changed before the task")
-    return sha
+    return sha, left_out

@@ -60,9 +60,16 @@ class DevResult:
     status: Literal["committed", "nothing-to-do"]
     task_id: str | None = None
     commit: str | None = None
+    left_out: tuple[str, ...] = ()  # changed files not committed: changed before the task began
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "task": self.task_id, "commit": self.commit, "exitCode": 0}
+        return {
+            "status": self.status,
+            "task": self.task_id,
+            "commit": self.commit,
+            "leftOut": list(self.left_out),
+            "exitCode": 0,
+        }
 
 
 def _level(options: DevOptions, config_verbose: bool) -> Level:
@@ -237,5 +244,5 @@ def _steps(session: Session, task: Task, start: int) -> DevResult:
         integration(session, task)
     if start <= 7:
         document(session, task)
-    sha = commit_step(session, task)
-    return DevResult("committed", task.id, sha)
+    sha, left_out = commit_step(session, task)
+    return DevResult("committed", task.id, sha, tuple(left_out))

@@ -54,6 +54,7 @@ def test_fr_4_2_step_8_commits_only_what_the_task_changed(project: Path) -> None
     dirty_before_the_task(project)
     result, _, err = run_loop(project, ScriptedAgent(list(GOOD)))
     assert isinstance(result, DevResult) and result.status == "committed"
+    assert set(result.to_json()["leftOut"]) == LEFT_OUT
     files = committed_files(project)
     assert {"greetings/core.py", "tests/test_core.py", "docs/implementation-plan.md"} <= files
     assert "context/completed/TASK-001/current-task.md" in files
@@ -172,3 +173,16 @@ def test_notices_are_shown_once_until_they_change(tmp_path: Path) -> None:
     assert store.new_notices(["a missing"]) == ["a missing"]
     assert store.new_notices(["a missing"]) == []
     assert store.new_notices(["a missing", "b missing"]) == ["a missing", "b missing"]
+
+
+def test_an_unwritable_state_directory(tmp_path: Path) -> None:
+    blocker = tmp_path / "git-dir"
+    blocker.write_text("a file where the git directory should be", encoding="utf-8")
+    store = StateStore(blocker)
+    with pytest.raises(JlgError) as info:
+        store.save_task(TaskRecord("T-1"))
+    assert info.value.code == DevExitCode.TASK_FAILED
+    assert "cannot save the task's state" in info.value.message
+    # notices that cannot be remembered are shown every time rather than lost
+    assert store.new_notices(["n"]) == ["n"]
+    assert store.new_notices(["n"]) == ["n"]
