@@ -53,11 +53,14 @@ class ReboundSession:
         is_windows: bool = IS_WINDOWS,
         task: str | None = None,
         repeat_task: bool = True,
+        show: Callable[[str], None] | None = None,
     ) -> None:
         """``task``: the user's task (default: read from the first prompt, without the
         protocol). ``repeat_task``: every continuation carries the task, bounded, and the
         whole protocol, because the model starts a fresh session at each call; False when
-        the backend continues one session (it has both already).
+        the backend continues one session (it has both already). ``show``: gets each
+        step's ``ReboundOutcome.display()`` (the loop's progress line at default
+        verbosity, instead of the raw JSON reply).
         """
         self.project_root = project_root.resolve()
         self.ledger_root = (ledger_root or self.project_root / "ledger").resolve()
@@ -75,6 +78,7 @@ class ReboundSession:
         self._last_next_prompt: str | None = None
         self._task = task
         self._repeat_task = repeat_task
+        self._show = show
         self._index: dict[str, Any] = {
             "ledgerVersion": LEDGER_VERSION,
             "sessionId": self.session_id,
@@ -307,6 +311,8 @@ class ReboundSession:
             }
         self._index["updatedAt"] = utc_now()
         self._ledger.write_index(self._index)
+        if self._show is not None:
+            self._show(outcome.display())
         return outcome
 
     def _journal(self, step: StepState, phase: str) -> None:

@@ -190,7 +190,7 @@ def _chain_env(tmp_path: Path, project: Path) -> dict[str, str]:
 # they fail (XPASS) the day the runner does it, and the marker must then go.
 @pytest.mark.xfail(
     strict=True,
-    reason="runner: pass payload_ref=transcript_ref(...) to ReboundSession.process_reply",
+    reason="runner: payload_ref=transcript_ref(transcript, iteration, root=cwd) per reply",
 )
 def test_req_auto_050_each_step_references_its_raw_exchange(jlg: Runner, tmp_path: Path) -> None:
     project = tmp_path / "project"
@@ -213,8 +213,8 @@ def test_req_auto_050_each_step_references_its_raw_exchange(jlg: Runner, tmp_pat
 
 @pytest.mark.xfail(
     strict=True,
-    reason="runner: in rebound mode at default verbosity, print ReboundOutcome.display() "
-    "instead of streaming the raw reply",
+    reason="runner: ReboundSession(show=console.progress) and, in rebound mode at default "
+    "verbosity, no live streaming of the raw reply",
 )
 def test_req_auto_050_default_verbosity_shows_the_steps_not_the_raw_json(
     jlg: Runner, tmp_path: Path

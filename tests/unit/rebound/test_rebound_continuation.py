@@ -129,3 +129,11 @@ def test_req_auto_050_payload_ref_is_journaled(root: Path) -> None:
 def test_transcript_ref_outside_the_root_is_absolute(tmp_path: Path) -> None:
     elsewhere = tmp_path / "runs" / "transcript.ndjson"
     assert transcript_ref(elsewhere, 3, root=tmp_path / "project") == f"{elsewhere}#iteration=3"
+
+
+def test_show_gets_each_step_as_displayed(root: Path) -> None:
+    shown: list[str] = []
+    session = ReboundSession(root, session_id="s-cb", show=shown.append)
+    first = session.process_reply(first_prompt(session), chain_reply())
+    last = session.process_reply("p", reply(status="done", summary="3 words"))
+    assert shown == [first.display(), last.display()]
