@@ -56,31 +56,54 @@ def commit_message(task: Task, agent: str, iterations: int, warnings: list[str])
     return subject + "\n\n" + "\n".join(body) + "\n"
 
 
-def commit_step(session: Session, task: Task) -> str:
-    """Show the message and the files, ask, commit on yes; return the commit's sha."""
-    paths, reporter, git = session.paths, session.reporter, session.git
+def _task_changes(session: Session) -> tuple[list[str], list[str]]:
+    """(files to commit, files left out): only what the task changed since step 1 (FR-4.2)."""
+    paths = session.paths
+    live = {paths.show(p) for p in paths.live_context_files}
+    changed: list[str] = []
+    for entry in session.git.status():
+        changed += [name for name in (entry.path, entry.source) if name and name not in live]
+    return session.record.split_changes(paths.root, changed)
+
+
+def _listing(title: str, files: list[str], limit: int = 40) -> str:
+    listed = "\n".join(f"    {name}" for name in files[:limit])
+    more = f"\n    … and {len(files) - limit} more" if len(files) > limit else ""
+    return f"{title} ({len(files)}):\n{listed}{more}\n"
+
+
+def commit_step(session: Session, task: Task) -> tuple[str, list[str]]:
+    """Show the message and the files, ask, commit on yes.
+
+    Returns the commit's sha and the changed files left out of it.
+    """
+    paths, reporter, git, record = session.paths, session.reporter, session.git, session.record
     session.enter(8, "git commit")
-    live = [paths.show(p) for p in paths.live_context_files]
-    files = git.changed_files(exclude=live)
-    message = commit_message(task, session.agent.name, session.review_iterations, session.warnings)
+    files, left_out = _task_changes(session)
+    agent = ", ".join(record.agents) or session.agent.name
+    message = commit_message(task, agent, record.review_iterations, session.warnings)
     if not files:
         subject = (git.last_message() or "").partition("\n")[0]
         if f"({task.id})" in subject:
             reporter.info(f"{task.id} is already committed; cleaning up the context files")
             clean_live_context(session, task.id)
-            return git.head_sha()
+            session.store.forget_task()
+            return git.head_sha(), left_out
         raise JlgError(
             DevExitCode.TASK_FAILED,
             f"nothing to commit for {task.id} in {paths.root}",
             "the agents changed no file; check the plan and the notes in "
             f"{paths.show(paths.archive_dir(task.id))}/",
         )
-    listed = "\n".join(f"    {name}" for name in files[:40])
-    more = f"\n    … and {len(files) - 40} more" if len(files) > 40 else ""
     indented = "\n".join(f"    {line}" if line else "" for line in message.splitlines())
-    session.asker.show(
-        f"Proposed commit message:\n{indented}\nFiles ({len(files)}):\n{listed}{more}\n"
-    )
+    shown = f"Proposed commit message:\n{indented}\n" + _listing("Files", files)
+    if left_out:
+        shown += _listing("Left out, as they were before the task started", left_out)
+    session.asker.show(shown)
+    if not record.baseline:
+        reporter.warn(
+            f"no record of the work tree when {task.id} started: every change is proposed"
+        )
     for warning in session.warnings:
         reporter.error(f"warning carried to the commit: {warning}")
     answer = session.asker.ask(commit_question())
@@ -90,7 +113,10 @@ def commit_step(session: Session, task: Task) -> str:
             "commit not approved: nothing was committed",
             RESUME_HINT + " (it asks again), or commit the changes yourself",
         )
-    sha = git.commit(message, exclude=live)
+    sha = git.commit_paths(message, files)
     clean_live_context(session, task.id)
+    session.store.forget_task()
     reporter.info(f"committed {sha[:10]} {message.splitlines()[0]}")
-    return sha
+    if left_out:
+        reporter.info(f"left out of the commit: {len(left_out)} file(s) changed before the task")
+    return sha, left_out

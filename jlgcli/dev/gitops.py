@@ -7,6 +7,7 @@ failure is a ``JlgError`` naming the command and an output excerpt (FR-8.2).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from jlgcli.dev.fsutil import read_text_capped
@@ -14,6 +15,17 @@ from jlgcli.dev.proc import CommandResult, run_command
 from jlgcli.errors import DevExitCode, JlgError
 
 Runner = Callable[..., CommandResult]
+
+
+@dataclass(frozen=True)
+class StatusEntry:
+    """One line of ``git status``: the path, whether it is untracked, a rename's source."""
+
+    path: str
+    untracked: bool
+    source: str | None = None
+
+
 UNTRACKED_LIMIT = 100_000  # bytes of one new file shown in the diff
 GIT = ("git", "-c", "core.quotepath=false")
 
@@ -55,13 +67,17 @@ class Git:
     def has_head(self) -> bool:
         return self._git("rev-parse", "--verify", "--quiet", "HEAD").ok
 
-    def changed_files(self, exclude: Sequence[str] = ()) -> list[str]:
-        """Paths with uncommitted changes (staged, unstaged or untracked), relative to the root."""
+    def git_dir(self) -> Path:
+        """The repository's git directory (``.git``, or a worktree's own)."""
+        return Path(self._checked("rev-parse", "--absolute-git-dir").strip())
+
+    def status(self, exclude: Sequence[str] = ()) -> list[StatusEntry]:
+        """Every path with uncommitted changes (staged, unstaged or untracked), in git's order."""
         out = self._checked(
             "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".",
             *_excludes(exclude),
         )  # fmt: skip
-        paths: list[str] = []
+        found: list[StatusEntry] = []
         entries = out.split("\0")
         index = 0
         while index < len(entries):
@@ -69,10 +85,16 @@ class Git:
             index += 1
             if len(entry) < 4:
                 continue
-            paths.append(entry[3:])
+            source = None
             if entry[0] in "RC":  # a rename is followed by its source path
+                source = entries[index] if index < len(entries) else None
                 index += 1
-        return paths
+            found.append(StatusEntry(entry[3:], entry[:2] == "??", source))
+        return found
+
+    def changed_files(self, exclude: Sequence[str] = ()) -> list[str]:
+        """Paths with uncommitted changes (staged, unstaged or untracked), relative to the root."""
+        return [entry.path for entry in self.status(exclude)]
 
     def diff(self, exclude: Sequence[str] = ()) -> str:
         """The working tree's changes since HEAD, new files included, ``exclude`` paths left out."""
@@ -118,6 +140,37 @@ class Git:
         self._checked("add", "-A", "--", ".", *_excludes(exclude))
         self._checked("commit", "--quiet", "-F", "-", stdin=message)
         return self.head_sha()
+
+    def commit_paths(self, message: str, paths: Sequence[str]) -> str:
+        """Commit exactly ``paths`` as they are in the work tree; return the new sha.
+
+        Whatever else is staged or changed stays as it is, uncommitted. Paths
+        are literal (no glob) and go through stdin, so any number fits.
+        """
+        gone = [p for p in paths if not _on_disk(self.root / p)]
+        present = [p for p in paths if _on_disk(self.root / p)]
+        literal = ("--literal-pathspecs",)
+        from_stdin = ("--pathspec-from-file=-", "--pathspec-file-nul")
+        if gone:
+            self._checked(
+                *literal, "rm", "-q", "--cached", "--ignore-unmatch", *from_stdin,
+                stdin=_nul_list(gone),
+            )  # fmt: skip
+        if present:
+            self._checked(*literal, "add", "-A", *from_stdin, stdin=_nul_list(present))
+        self._checked(
+            *literal, "commit", "--quiet", "--only", "-m", message, *from_stdin,
+            stdin=_nul_list(paths),
+        )  # fmt: skip
+        return self.head_sha()
+
+
+def _on_disk(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
+
+
+def _nul_list(paths: Sequence[str]) -> str:
+    return "".join(f"{p}\0" for p in paths)
 
 
 def _excludes(paths: Sequence[str]) -> list[str]:

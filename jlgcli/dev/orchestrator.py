@@ -16,10 +16,10 @@ from jlgcli.dev.agent import AgentCaller, BackendAgent, custom_backends_for
 from jlgcli.dev.commit import commit_step
 from jlgcli.dev.config import check_llm, load_config
 from jlgcli.dev.gitops import Git
-from jlgcli.dev.plan import Task
+from jlgcli.dev.plan import Plan, Task
 from jlgcli.dev.plan_edit import load_plan, select_task
 from jlgcli.dev.proc import Interrupted
-from jlgcli.dev.project import ProjectPaths, check_project
+from jlgcli.dev.project import ProjectPaths, check_documents, prepare_project
 from jlgcli.dev.questions import Asker, resume_question
 from jlgcli.dev.report import STEP_NAMES, Level, Reporter
 from jlgcli.dev.session import RESUME_HINT, Session
@@ -32,6 +32,7 @@ from jlgcli.dev.steps import (
     review_loop,
     validation_step,
 )
+from jlgcli.dev.taskstate import StateStore
 from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.process.model import Limits
 
@@ -59,9 +60,16 @@ class DevResult:
     status: Literal["committed", "nothing-to-do"]
     task_id: str | None = None
     commit: str | None = None
+    left_out: tuple[str, ...] = ()  # changed files not committed: changed before the task began
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "task": self.task_id, "commit": self.commit, "exitCode": 0}
+        return {
+            "status": self.status,
+            "task": self.task_id,
+            "commit": self.commit,
+            "leftOut": list(self.left_out),
+            "exitCode": 0,
+        }
 
 
 def _level(options: DevOptions, config_verbose: bool) -> Level:
@@ -101,9 +109,12 @@ def execute_dev(
     if agent is None:
         check_llm(config.llm, tuple(custom), source)
     paths = ProjectPaths.from_config(root, config)
-    check_project(paths, reporter)
+    notices = check_documents(paths)
     git = Git(paths.root)
     git.check_repository()
+    store = StateStore(git.git_dir())
+    for notice in store.new_notices(notices):  # once, not on every command (FR-8.1)
+        reporter.warn(notice)
     real_agent = agent or BackendAgent(
         config.llm,
         custom=custom,
@@ -120,6 +131,7 @@ def execute_dev(
         asker or Asker(assume_yes=options.assume_yes, no_input=options.no_input, err=err),
         real_agent,
         git,
+        store,
     )
     with install_termination_handlers():
         try:
@@ -152,15 +164,40 @@ def _run(session: Session, task_id: str | None) -> DevResult:
     session.step = 1
     task = select_task(plan, task_id)
     if task is None:
-        session.reporter.step(1, "nothing to do")
-        session.reporter.info(f"all {len(plan.tasks)} tasks of {plan.label} are done")
-        return DevResult("nothing-to-do")
+        return _nothing_to_run(session, plan)
+    _check_agent(session)
+    # Every check passed: from here on the run writes (FR-4.2 step 1 records the work tree first).
+    session.begin(task.id)
+    prepare_project(paths, session.reporter)
     session.enter(1, f"{task.id}: {task.title}")
     deps = ", ".join(task.dependencies) or "none"
     session.reporter.info(f"{task.id} (dependencies done: {deps})")
-    _check_agent(session)
     load_task(session, task)
     return _steps(session, task, 3)
+
+
+def _nothing_to_run(session: Session, plan: Plan) -> DevResult:
+    """FR-4.1 found no pending task: all done (exit 0), or say what is left and how to go on."""
+    reporter = session.reporter
+    started = [t for t in plan.tasks if t.status == "in-progress"]
+    if started:
+        listed = ", ".join(t.id for t in started)
+        raise JlgError(
+            DevExitCode.CONFIGURATION,
+            f"no pending task left: {listed} in progress in {plan.label}",
+            "continue it with: jlgcli dev resume (if its context files are gone, set its "
+            "status back to pending and run: jlgcli dev run)",
+        )
+    prepare_project(session.paths, reporter)  # AC-1: the project is set up even so
+    reporter.step(1, "nothing to do")
+    other = [t for t in plan.tasks if t.status != "done"]
+    if other:
+        listed = ", ".join(f"{t.id} ({t.status})" for t in other[:10])
+        reporter.info(f"no pending task left in {plan.label}; not done: {listed}")
+        reporter.info("set a task's status back to pending to run it")
+    else:
+        reporter.info(f"all {len(plan.tasks)} tasks of {plan.label} are done")
+    return DevResult("nothing-to-do")
 
 
 def _resume(session: Session, from_step: int | None) -> DevResult:
@@ -183,25 +220,29 @@ def _resume(session: Session, from_step: int | None) -> DevResult:
                 f"not resumed: {point.task.id} stays where it is",
                 "choose the step yourself: jlgcli dev resume --from-step N (1-8)",
             )
-    session.reporter.say(f"Resuming {point.task.id} from step {start}")
     if start <= 6:
         _check_agent(session)
+    session.restore(point.task.id)
+    prepare_project(paths, session.reporter)
+    session.reporter.say(f"Resuming {point.task.id} from step {start}")
     if start <= 2:
         load_task(session, point.task)
     return _steps(session, point.task, max(start, 3))
 
 
 def _steps(session: Session, task: Task, start: int) -> DevResult:
-    review = True
+    # False once the user answered "n" to a failure: straight to the commit approval (FR-4.3);
+    # step 7 still runs, as it marks the task done and archives its context for the commit.
+    go_on = True
     if start <= 3:
         implement(session, task)
     if start <= 4:
-        review = validation_step(session)
-    if start <= 5 and review:
-        review_loop(session, task)
-    if start <= 6 and review:
+        go_on = validation_step(session)
+    if start <= 5 and go_on:
+        go_on = review_loop(session, task)
+    if start <= 6 and go_on:
         integration(session, task)
     if start <= 7:
         document(session, task)
-    sha = commit_step(session, task)
-    return DevResult("committed", task.id, sha)
+    sha, left_out = commit_step(session, task)
+    return DevResult("committed", task.id, sha, tuple(left_out))

@@ -1,9 +1,10 @@
 """The project's layout and its Phase 1 checks (FR-2.1, FR-2.2).
 
-``check_project`` verifies ``docs/`` and the mandatory documents (every
-missing one is named, exit 2), warns about missing optional documents,
-creates ``context/`` and ``context/completed/``, and writes any missing
-prompt template from the defaults shipped in ``jlgcli/dev/templates/``.
+``check_documents`` verifies ``docs/`` and the mandatory documents (every
+missing one is named, exit 2) and lists the missing optional documents;
+``prepare_project``, run once every check has passed, creates ``context/``
+and ``context/completed/`` and writes any missing prompt template from the
+defaults shipped in ``jlgcli/dev/templates/``.
 """
 
 from __future__ import annotations
@@ -90,8 +91,11 @@ def default_template(name: str) -> str:
     return folder.joinpath(name).read_text(encoding="utf-8")
 
 
-def check_project(paths: ProjectPaths, reporter: Reporter) -> None:
-    """Run the FR-2 checks and set-up; raise ``JlgError`` (exit 2) on a missing mandatory doc."""
+def check_documents(paths: ProjectPaths) -> list[str]:
+    """The FR-2 checks, writing nothing: raise ``JlgError`` (exit 2) on a missing mandatory doc.
+
+    Returns the warnings about missing optional documents (FR-8.1).
+    """
     if not paths.docs.is_dir():
         raise JlgError(
             DevExitCode.CONFIGURATION,
@@ -106,11 +110,18 @@ def check_project(paths: ProjectPaths, reporter: Reporter) -> None:
             f"missing mandatory Phase 1 document(s):\n{listed}",
             "write them before running the development loop (see docs/devloop.md)",
         )
-    for name in OPTIONAL_DOCS:
-        if not (paths.docs / name).is_file():
-            reporter.warn(
-                f"optional document {paths.show(paths.docs / name)} not found; continuing"
-            )
+    return [
+        f"optional document {paths.show(paths.docs / name)} not found; continuing"
+        for name in OPTIONAL_DOCS
+        if not (paths.docs / name).is_file()
+    ]
+
+
+def prepare_project(paths: ProjectPaths, reporter: Reporter) -> None:
+    """Create ``context/``, ``context/completed/`` and any missing prompt template.
+
+    Called once every check has passed, so a run that cannot start writes nothing.
+    """
     for directory in (paths.context, paths.completed, paths.prompts):
         if not directory.is_dir():
             directory.mkdir(parents=True, exist_ok=True)

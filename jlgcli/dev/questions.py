@@ -7,7 +7,9 @@ Each question shows its options and its default (NFR-3). Who answers:
   that would loop (another review round, another retry) are given only
   ``auto_limit`` times; after that the unattended answer is ``abort``;
 * nobody (stdin is not a TTY, or ``--no-input``, and no ``--yes``): the run
-  never waits; it stops with exit 1 and says which flag to pass.
+  never waits; it stops and says which flag to pass. Exit 3 when the question
+  follows a task execution failure (validation, review, agent: FR-8.3), exit 1
+  otherwise (the commit approval, the resume question: nobody approved).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Question:
     default: str
     yes_answer: str
     auto_limit: int | None = None  # how many times --yes may give yes_answer
+    unanswered: DevExitCode = DevExitCode.ABORTED  # the exit code when nobody can answer
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ def review_question() -> Question:
         "y",
         "y",
         auto_limit=1,
+        unanswered=DevExitCode.TASK_FAILED,
     )
 
 
@@ -65,7 +69,13 @@ def resume_question(step: int) -> Question:
 def retry_question(what: str, retries: int) -> Question:
     """FR-6.3: an agent call failed or did not write its file."""
     return Question(
-        f"retry-{what}", f"Retry the {what} agent?", ("retry", ABORT), "retry", "retry", retries
+        f"retry-{what}",
+        f"Retry the {what} agent?",
+        ("retry", ABORT),
+        "retry",
+        "retry",
+        retries,
+        unanswered=DevExitCode.TASK_FAILED,
     )
 
 
@@ -101,7 +111,7 @@ class Asker:
         if self.no_input or not self.interactive:
             why = "--no-input was given" if self.no_input else "stdin is not a terminal"
             raise JlgError(
-                DevExitCode.ABORTED,
+                question.unanswered,
                 f"cannot ask {question.text!r}: {why}; stopped without answering",
                 "pass --yes to answer yes to every question (unattended), "
                 "or run in a terminal; the state is kept for: jlgcli dev resume",

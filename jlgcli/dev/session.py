@@ -14,6 +14,7 @@ from jlgcli.dev.project import ProjectPaths
 from jlgcli.dev.prompts import PromptContext, build_prompt
 from jlgcli.dev.questions import ABORT, Answer, Asker, retry_question
 from jlgcli.dev.report import STEP_NAMES, Reporter
+from jlgcli.dev.taskstate import StateStore, TaskRecord
 from jlgcli.dev.validation import ValidationReport
 from jlgcli.errors import DevExitCode, JlgError
 
@@ -30,16 +31,54 @@ class Session:
     asker: Asker
     agent: AgentCaller
     git: Git
+    store: StateStore
     step: int = 0  # the step running now (for interruption messages)
-    warnings: list[str] = field(default_factory=list)  # carried to the commit message
+    # agents, review iterations, accepted warnings and the work tree at step 1 (persisted)
+    record: TaskRecord = field(default_factory=lambda: TaskRecord(""))
     validation: ValidationReport | None = None
-    review_iterations: int = 0
     warned_unset: bool = False
+
+    @property
+    def warnings(self) -> list[str]:
+        """The problems the user accepted with ``n``; carried to the commit message."""
+        return self.record.warnings
 
     def enter(self, step: int, target: str = "") -> None:
         """Start a step: remember it and print its header."""
         self.step = step
         self.reporter.step(step, target)
+        self.persist()
+
+    def begin(self, task_id: str) -> None:
+        """Step 1: remember the work tree as it is before the task changes anything (FR-4.2)."""
+        entries = self.git.status()
+        changed = [e.path for e in entries] + [e.source for e in entries if e.source]
+        untracked = [e.path for e in entries if e.untracked]
+        self.record = TaskRecord.begin(task_id, self.paths.root, changed, untracked)
+        self.persist()
+        if changed:
+            self.reporter.info(
+                f"{len(changed)} file(s) already changed before {task_id}; "
+                "they stay out of its commit unless the task changes them"
+            )
+
+    def restore(self, task_id: str) -> None:
+        """``resume``: take the record of ``task_id`` back (a fresh one when there is none)."""
+        self.record = self.store.load_task(task_id) or TaskRecord(task_id, baseline=False)
+
+    def persist(self) -> None:
+        """Save the record (from step 1 on), so ``resume`` has it after any interruption."""
+        if self.record.task_id:
+            self.store.save_task(self.record)
+
+    def accept_warning(self, warning: str) -> None:
+        self.record.warnings.append(warning)
+        self.persist()
+
+    def next_review_iteration(self) -> int:
+        self.record.review_iterations += 1
+        self.persist()
+        return self.record.review_iterations
 
     def aborted(self, answer: Answer, problem: str) -> JlgError:
         """The error ending the run after ``abort``: exit 1 typed, exit 3 when --yes gave up."""
@@ -90,6 +129,8 @@ def call_agent(
         prompt = build_prompt(kind, paths, ctx, reporter)
         reporter.detail(f"prompt for the {kind} agent ({agent.name})", prompt)
         reporter.info(f"calling the {kind} agent ({agent.name}) …")
+        session.record.add_agent(agent.name)
+        session.persist()
         reply = agent.call(prompt, paths.root)
         reporter.detail(f"reply of the {kind} agent ({agent.name})", reply.text or "(empty)")
         problem = _problem(kind, reply, expected, shown, before, required, check)

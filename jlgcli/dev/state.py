@@ -1,6 +1,8 @@
 """Where to resume (FR-5.1, FR-5.2, NFR-2): inferred from the context files and the task status.
 
-No separate state file: the files the steps write are the state.
+The files the steps write say where to resume; what they cannot say (the
+work tree at step 1, the agents, the review count, accepted warnings) is in
+the task record of ``taskstate.py``.
 
 ===========================  =====================================  =========  ==========
 task status                  context files                          resume at  ambiguous

@@ -71,26 +71,32 @@ def validate(session: Session, kinds: tuple[str, ...] = VALIDATION_KINDS) -> Val
     return report
 
 
-def ask_after_failure(session: Session, problem: str) -> bool:
-    """FR-4.3: show the problem and ask. True: another review round; False: go on with warnings."""
-    session.reporter.error(problem)
+def ask_after_failure(session: Session, problem: str, details: str = "") -> bool:
+    """FR-4.3: show the problem and ask. True: another review round; False: go on with warnings.
+
+    ``problem`` is one line that says what failed (it becomes the commit's
+    warning on ``n``); ``details`` the failing commands and their output.
+    """
+    session.reporter.error(problem + (f"\n{details}" if details else ""))
     answer = session.asker.ask(review_question())
     if answer.choice == ABORT:
         raise session.aborted(answer, problem)
     if answer.choice == "n":
-        session.warnings.append(problem.splitlines()[0])
-        session.reporter.warn("continuing to the commit approval with this warning")
+        session.accept_warning(problem)
+        session.reporter.warn("going straight to the commit approval with this warning")
         return False
     return True
 
 
 def validation_step(session: Session) -> bool:
-    """Step 4. True: go through the review loop; False: the user chose to skip it (``n``)."""
+    """Step 4. True: go on; False: the user answered ``n``, straight to the commit approval."""
     session.enter(4, "lint, typecheck, test, build")
     report = validate(session)
     if report.ok:
         return True
-    return ask_after_failure(session, "automated validation failed:\n" + report.details())
+    return ask_after_failure(
+        session, f"automated validation failed: {report.summary()}", report.failures_text()
+    )
 
 
 def _validation_text(session: Session) -> str:
@@ -104,8 +110,11 @@ def _review_check(text: str) -> str | None:
     return "no BLOCKING / NON-BLOCKING / NITPICK section or tag found (malformed review)"
 
 
-def review_loop(session: Session, task: Task) -> None:
-    """Step 5: review → fix → re-validate, up to ``maxReviewIterations`` rounds, then ask."""
+def review_loop(session: Session, task: Task) -> bool:
+    """Step 5: review → fix → re-validate, up to ``maxReviewIterations`` rounds, then ask.
+
+    True: the review passed; False: the user answered ``n`` (straight to the commit approval).
+    """
     paths = session.paths
     session.enter(5, paths.show(paths.review))
     limit = session.config.validation.max_review_iterations
@@ -114,8 +123,7 @@ def review_loop(session: Session, task: Task) -> None:
     exclude = [paths.show(paths.context)]
     while True:
         for _ in range(limit):
-            session.review_iterations += 1
-            iteration = session.review_iterations
+            iteration = session.next_review_iteration()
             diff = session.git.diff(exclude=exclude)
             _remove(session, paths.review)
             ctx = PromptContext(
@@ -125,7 +133,7 @@ def review_loop(session: Session, task: Task) -> None:
             review = parse_review(read_text_exact(paths.review))
             session.reporter.info(f"review iteration {iteration}: {review.summary()}")
             if not review.blocking and (session.validation is None or session.validation.ok):
-                return
+                return True
             for finding in review.blocking:
                 session.reporter.info(f"BLOCKING: {finding.text}")
             ctx = PromptContext(
@@ -139,22 +147,28 @@ def review_loop(session: Session, task: Task) -> None:
             f"finding(s) remain(ed) at the last review; validation: "
             f"{session.validation.summary() if session.validation else 'not run'}"
         )
-        if not ask_after_failure(session, problem):
-            return
+        details = session.validation.failures_text() if session.validation else ""
+        if not ask_after_failure(session, problem, details):
+            return False
         session.enter(5, paths.show(paths.review))
 
 
 def integration(session: Session, task: Task) -> None:
-    """Step 6: run the test and build commands again; on failure ask (FR-4.3)."""
+    """Step 6: run the test and build commands again; on failure ask (FR-4.3).
+
+    ``y`` goes back to the review loop, then checks again; ``n`` (here or in
+    that review loop) goes straight to the commit approval with the warning.
+    """
     while True:
         session.enter(6, "test, build")
         report = validate(session, INTEGRATION_KINDS)
         if report.ok:
             return
-        problem = "integration check failed:\n" + report.details()
-        if not ask_after_failure(session, problem):
+        problem = f"integration check failed: {report.summary()}"
+        if not ask_after_failure(session, problem, report.failures_text()):
             return
-        review_loop(session, task)
+        if not review_loop(session, task):
+            return
 
 
 def document(session: Session, task: Task) -> None:

@@ -61,8 +61,12 @@ class ValidationReport:
         return ", ".join(words) or "no validation command configured"
 
     def details(self) -> str:
-        """Every failure with its command and output excerpt (error summary and prompts)."""
-        blocks = [self.summary()]
+        """The summary, then every failure with its command and output (the prompts)."""
+        return "\n\n".join(filter(None, (self.summary(), self.failures_text())))
+
+    def failures_text(self) -> str:
+        """Every failure with its command and output excerpt (FR-8.2)."""
+        blocks = []
         for check in self.failures:
             assert check.result is not None
             excerpt = check.result.excerpt() or "(no output)"

@@ -3,8 +3,9 @@
 The protocol text describes exactly what ``schema.py`` accepts and what
 ``sandbox.py`` / ``paths.py`` refuse, so a model that follows it is never
 refused. Step results are plain text blocks appended to the model's own
-``continuation_prompt``, with a short reminder of the contract because the
-next call may not share a session with this one.
+``continuation_prompt``. The next call may not share a session with this one
+(fresh sessions, the default): then the continuation also carries the original
+task (bounded) and the whole protocol, else a short reminder of the contract.
 """
 
 from __future__ import annotations
@@ -163,9 +164,32 @@ def artifact_problems_block(problems: Sequence[str]) -> str:
     return "Artifacts NOT written:\n" + "\n".join(f"- {p}" for p in problems)
 
 
-def continuation(prompt: str | None, *blocks: str) -> str:
-    """The next prompt: the model's continuation_prompt, the result blocks, the reminder."""
+TASK_LIMIT = 6000  # characters of the original task repeated in each continuation
+
+
+def task_block(task: str, limit: int = TASK_LIMIT) -> str:
+    """The original task, repeated for a model that does not share the first call's session.
+
+    Bounded: a longer task keeps its beginning and its end, and says how much is left out.
+    """
+    text = task.strip()
+    if len(text) > limit:
+        head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
+        text = f"{head}\n[… {len(text) - len(head) - len(tail):,} characters left out …]\n{tail}"
+    return (
+        "=== jlgcli rebound: the task you are working on (from the first prompt) ===\n"
+        f"{text}\n"
+        "=== end of task ==="
+    )
+
+
+def continuation(prompt: str | None, *blocks: str, footer: str = REMINDER) -> str:
+    """The next prompt: the model's continuation_prompt, the result blocks, then ``footer``.
+
+    ``footer``: the short reminder of the contract, or (for a model in a fresh
+    session) the whole protocol.
+    """
     parts = [prompt.strip()] if prompt and prompt.strip() else []
     parts += [b for b in blocks if b]
-    parts.append(REMINDER)
+    parts.append(footer.strip())
     return "\n\n".join(parts)

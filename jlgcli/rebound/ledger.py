@@ -14,6 +14,7 @@ the reply and the artifacts journaled. Any write failure is exit 73.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
@@ -49,6 +50,20 @@ def utc_now() -> str:
 def sha256_text(text: str) -> str:
     """The hash that links a step's continuation prompt to the next step's prompt."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def transcript_ref(transcript: Path, iteration: int, *, root: Path | None = None) -> str:
+    """A step's ``payloadRef``: where the raw exchange of its model call is kept (REQ_AUTO_050).
+
+    ``<transcript>#iteration=<n>``: the records of the run's transcript from
+    its ``iteration-start`` record for ``n``; the path is relative to ``root``
+    (with ``/``) when inside it.
+    """
+    shown = str(transcript)
+    if root is not None:
+        with contextlib.suppress(ValueError):  # outside the root: the path as given
+            shown = transcript.resolve().relative_to(root.resolve()).as_posix()
+    return f"{shown}#iteration={iteration}"
 
 
 def step_file_name(step: int) -> str:

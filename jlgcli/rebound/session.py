@@ -51,7 +51,17 @@ class ReboundSession:
         log: Callable[[str], None] | None = None,
         redact: Redact | None = None,
         is_windows: bool = IS_WINDOWS,
+        task: str | None = None,
+        repeat_task: bool = True,
+        show: Callable[[str], None] | None = None,
     ) -> None:
+        """``task``: the user's task (default: read from the first prompt, without the
+        protocol). ``repeat_task``: every continuation carries the task, bounded, and the
+        whole protocol, because the model starts a fresh session at each call; False when
+        the backend continues one session (it has both already). ``show``: gets each
+        step's ``ReboundOutcome.display()`` (the loop's progress line at default
+        verbosity, instead of the raw JSON reply).
+        """
         self.project_root = project_root.resolve()
         self.ledger_root = (ledger_root or self.project_root / "ledger").resolve()
         self.session_id = session_id or new_session_id()
@@ -66,6 +76,9 @@ class ReboundSession:
         self.step = 0
         self.refusals = 0
         self._last_next_prompt: str | None = None
+        self._task = task
+        self._repeat_task = repeat_task
+        self._show = show
         self._index: dict[str, Any] = {
             "ledgerVersion": LEDGER_VERSION,
             "sessionId": self.session_id,
@@ -100,6 +113,8 @@ class ReboundSession:
         cannot be written; every other problem is an outcome.
         """
         self.step += 1
+        if self.step == 1 and self._task is None:
+            self._task = self._task_from(prompt_sent)
         step = StepState(
             self.step, prompt_sent, reply_text, payload_ref, self._prompt_from(prompt_sent)
         )
@@ -146,7 +161,7 @@ class ReboundSession:
         status: OutcomeStatus = reply.status or "done"
         if status == "continue":
             prompt = (
-                text.continuation(None, text.artifact_problems_block(problems))
+                self._next_prompt(None, [text.artifact_problems_block(problems)])
                 if problems
                 else None
             )
@@ -229,7 +244,22 @@ class ReboundSession:
                     _problems(step.artifacts)
                 )
                 return self._finish(step, "sandbox-violation", error=str(reason))
-        return self._finish(step, "continue", next_prompt=text.continuation(prompt, *blocks))
+        return self._finish(step, "continue", next_prompt=self._next_prompt(prompt, blocks))
+
+    def _next_prompt(self, prompt: str | None, blocks: list[str]) -> str:
+        """The continuation: the model's prompt, the results, and what a fresh session lacks."""
+        if not self._repeat_task:
+            return text.continuation(prompt, *blocks)
+        task = [text.task_block(self._task)] if self._task else []
+        return text.continuation(prompt, *blocks, *task, footer=self.instructions())
+
+    def _task_from(self, first_prompt: str) -> str | None:
+        """The task in the first prompt: the text before the protocol instructions."""
+        found = first_prompt.find(self.instructions().strip())
+        task = first_prompt[:found] if found >= 0 else first_prompt
+        task = task.rstrip()
+        task = task.removesuffix("---").rstrip()
+        return task or None
 
     # -- bookkeeping -----------------------------------------------------------------------
 
@@ -258,6 +288,11 @@ class ReboundSession:
             ],
             execution=step.result,
             error=error,
+            thought_process=step.parse.reply.thought_process
+            if step.parse is not None and step.parse.reply is not None
+            else None,
+            target_script=(step.next_action or {}).get("target_script"),
+            refusal=(step.refusal or {}).get("reason"),
         )
         step.outcome = outcome
         self._journal(step, "complete")
@@ -276,6 +311,8 @@ class ReboundSession:
             }
         self._index["updatedAt"] = utc_now()
         self._ledger.write_index(self._index)
+        if self._show is not None:
+            self._show(outcome.display())
         return outcome
 
     def _journal(self, step: StepState, phase: str) -> None:

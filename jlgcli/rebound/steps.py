@@ -23,6 +23,7 @@ _EXIT_CODES: dict[str, int | None] = {
     "continue": None, "done": 0, "error": 1, "invalid-json": 65,
     "sandbox-violation": 1, "interrupted": 130,
 }  # fmt: skip
+THOUGHT_CHARS = 300  # characters of thought_process shown per step
 
 
 @dataclass(frozen=True)
@@ -44,11 +45,44 @@ class ReboundOutcome:
     artifacts_rejected: list[str] = field(default_factory=list)  # "path: reason"
     execution: ExecutionResult | None = None
     error: str | None = None
+    thought_process: str | None = None
+    target_script: str | None = None
+    refusal: str | None = None  # why target_script was not run
+
+    def display(self, width: int = THOUGHT_CHARS) -> str:
+        """What a person sees of this step at default verbosity (REQ_AUTO_050).
+
+        The model's thought process (cut to ``width`` characters) and what
+        jlgcli did with the reply; the raw JSON reply stays in the ledger.
+        """
+        lines = [f"rebound step {self.step}: {_one_line(self.thought_process, width) or '…'}"]
+        if self.artifacts_written:
+            lines.append(f"  wrote {', '.join(self.artifacts_written)}")
+        lines += [f"  not written: {item}" for item in self.artifacts_rejected]
+        if self.target_script and self.refusal:
+            lines.append(f"  did not run {self.target_script}: {self.refusal}")
+        elif self.target_script and self.execution is not None:
+            lines.append(f"  ran {self.target_script}: {_ran(self.execution)}")
+        if self.status != "continue":
+            ending = self.summary or self.error or ""
+            lines.append(f"  {self.status}" + (f": {_one_line(ending, width)}" if ending else ""))
+        return "\n".join(lines)
 
     @property
     def exit_code(self) -> int | None:
         """The run's exit code when this outcome ends it (DESIGN.md table), else None."""
         return _EXIT_CODES[self.status]
+
+
+def _one_line(text: str | None, width: int) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def _ran(result: ExecutionResult) -> str:
+    if result.stop_reason == "exited":
+        return f"exit {result.exit_code} in {result.duration:.1f} s"
+    return result.stop_reason if result.error is None else f"{result.stop_reason}: {result.error}"
 
 
 @dataclass

@@ -47,7 +47,7 @@ def test_no_input_refuses_even_before_the_commit(tmp_path: Path) -> None:
     root = make_project(tmp_path / "p")
     script = write_script(tmp_path / "s.json", implement(BROKEN), review())
     done = run_dev(root, "run", "--no-input", script=script)
-    assert done.returncode == 1
+    assert done.returncode == 3  # FR-8.3: a task execution failure nobody can answer
     assert (
         "cannot ask 'Continue with another review iteration?': --no-input was given" in done.stderr
     )

@@ -116,3 +116,30 @@ def happy_turns() -> list[dict[str, object]]:
         {"text": "implemented TASK-001", "files": implement_turn()},
         {"text": "reviewed", "files": review_turn()},
     ]
+
+
+def run_loop(
+    root: Path,
+    agent: object,
+    answers: list[str] | None = None,
+    **options: object,
+) -> tuple[object, str, str]:
+    """Run the loop in-process; ``answers``: what a person types (None: unattended, --yes).
+
+    Returns (``DevResult`` or the ``JlgError`` raised, stdout text, stderr text).
+    """
+    from jlgcli.dev.orchestrator import DevOptions, execute_dev
+    from jlgcli.errors import JlgError
+
+    out, err = io.StringIO(), io.StringIO()
+    asker = unattended(err) if answers is None else typed(*answers, err=err)
+    opts = DevOptions(
+        command=str(options.pop("command", "run")),  # type: ignore[arg-type]
+        directory=root,
+        **options,  # type: ignore[arg-type]
+    )
+    try:
+        result: object = execute_dev(opts, agent=agent, asker=asker, out=out, err=err)  # type: ignore[arg-type]
+    except JlgError as exc:
+        result = exc
+    return result, out.getvalue(), err.getvalue()

@@ -94,3 +94,34 @@ def test_failed_commit_names_command_and_output(repo: Path) -> None:
     assert info.value.code == DevExitCode.TASK_FAILED
     assert f"`git commit --quiet -F -` failed in {repo} (exit 1)" in info.value.message
     assert "lint says no" in info.value.message
+
+
+def test_commit_paths_takes_exactly_those_paths(repo: Path) -> None:
+    """FR-4.2 step 8: only the task's files; the user's staged and other changes stay."""
+    for name in ("keep.txt", "old.txt", "gone.txt", "br[a]ck.txt", "staged.txt"):
+        (repo / name).write_text(name, encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "init")
+    (repo / "keep.txt").write_text("the user's edit", encoding="utf-8")
+    (repo / "staged.txt").write_text("staged by the user", encoding="utf-8")
+    git(repo, "add", "staged.txt")
+    git(repo, "mv", "old.txt", "new.txt")
+    (repo / "gone.txt").unlink()
+    (repo / "br[a]ck.txt").write_text("changed", encoding="utf-8")
+    (repo / "brack.txt").write_text("a glob of br[a]ck.txt would match it", encoding="utf-8")
+    (repo / "added.txt").write_text("new", encoding="utf-8")
+    ops = Git(repo)
+    entries = {e.path: e for e in ops.status()}
+    assert entries["new.txt"].source == "old.txt" and entries["added.txt"].untracked
+    task = ["new.txt", "old.txt", "gone.txt", "br[a]ck.txt", "added.txt"]
+    sha = ops.commit_paths("feat(T-1): x\n\nbody\n", task)
+    assert sha == git(repo, "rev-parse", "HEAD").strip()
+    shown = git(repo, "show", "--name-status", "--format=%B", "HEAD")
+    assert shown.startswith("feat(T-1): x\n\nbody\n")
+    changes = {tuple(line.split("\t")[1:]) for line in shown.splitlines() if "\t" in line}
+    assert changes == {("old.txt", "new.txt"), ("gone.txt",), ("br[a]ck.txt",), ("added.txt",)}
+    assert sorted(git(repo, "status", "--porcelain").splitlines()) == [
+        " M keep.txt",
+        "?? brack.txt",
+        "M  staged.txt",
+    ]

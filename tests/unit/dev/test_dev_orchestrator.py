@@ -98,6 +98,7 @@ def test_happy_path_commits(project: Path) -> None:
         "status": "committed",
         "task": "TASK-001",
         "commit": result.commit,
+        "leftOut": [],
         "exitCode": 0,
     }
 

@@ -12,8 +12,9 @@ from jlgcli.dev.project import (
     OPTIONAL_DOCS,
     PROMPT_FILES,
     ProjectPaths,
-    check_project,
+    check_documents,
     default_template,
+    prepare_project,
 )
 from jlgcli.dev.report import Reporter
 from jlgcli.errors import DevExitCode, JlgError
@@ -28,7 +29,7 @@ def project(tmp_path: Path, docs: tuple[str, ...]) -> ProjectPaths:
 
 def test_missing_docs_directory(tmp_path: Path) -> None:
     with pytest.raises(JlgError) as info:
-        check_project(ProjectPaths.from_config(tmp_path, DevConfig()), Reporter("quiet"))
+        check_documents(ProjectPaths.from_config(tmp_path, DevConfig()))
     assert info.value.code == DevExitCode.CONFIGURATION
     assert f"docs directory not found: {tmp_path.resolve() / 'docs'}" == info.value.message
 
@@ -36,7 +37,7 @@ def test_missing_docs_directory(tmp_path: Path) -> None:
 def test_every_missing_mandatory_doc_is_named(tmp_path: Path) -> None:
     paths = project(tmp_path, ("architecture.md",))
     with pytest.raises(JlgError) as info:
-        check_project(paths, Reporter("quiet"))
+        check_documents(paths)
     message = info.value.message
     assert str(paths.docs / "requirements.md") in message
     assert str(paths.docs / "implementation-plan.md") in message
@@ -51,10 +52,12 @@ def test_setup_creates_dirs_templates_and_warns(tmp_path: Path) -> None:
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "code-review.prompt.md").write_text("mine", encoding="utf-8")
     out = io.StringIO()
-    check_project(paths, Reporter("verbose", out, io.StringIO()))
+    warnings = "\n".join(check_documents(paths))
+    assert not paths.context.exists(), "the checks write nothing"
+    prepare_project(paths, Reporter("verbose", out, io.StringIO()))
     log = out.getvalue()
     for name in OPTIONAL_DOCS:
-        assert (f"optional document docs/{name} not found" in log) is (name != "ui-design.md")
+        assert (f"optional document docs/{name} not found" in warnings) is (name != "ui-design.md")
     assert paths.completed.is_dir()
     assert "[mkdir] context" in log
     for name in PROMPT_FILES:

@@ -9,7 +9,7 @@ import pytest
 
 from jlgcli.dev import prompts
 from jlgcli.dev.config import DevConfig
-from jlgcli.dev.project import ProjectPaths, check_project
+from jlgcli.dev.project import ProjectPaths, prepare_project
 from jlgcli.dev.prompts import PromptContext, build_prompt, fill_template, resolve_reference
 from jlgcli.dev.report import Reporter
 from jlgcli.errors import DevExitCode, JlgError
@@ -24,7 +24,7 @@ def paths(tmp_path: Path) -> ProjectPaths:
     (root / "README.md").write_text("readme\n", encoding="utf-8")
     (tmp_path / "outside.md").write_text("secret\n", encoding="utf-8")
     found = ProjectPaths.from_config(root, DevConfig())
-    check_project(found, Reporter("quiet", io.StringIO(), io.StringIO()))
+    prepare_project(found, Reporter("quiet", io.StringIO(), io.StringIO()))
     found.current_task.write_text("### T-1: x\n", encoding="utf-8")
     return found
 
