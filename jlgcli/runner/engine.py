@@ -146,6 +146,9 @@ def make_completion(
             cancel=cancel,
             log=console.detail,
             redact=recorder.redactor.redact,
+            task=spec.prompt.text,
+            repeat_task=spec.session_mode == "fresh",
+            show=console.progress,
         )
         return ReboundCompletion(session)
     return TextCompletion(spec.completion_mode)  # type: ignore[arg-type]

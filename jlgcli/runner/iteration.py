@@ -30,10 +30,13 @@ def call_backend(
     extra_sinks: tuple[Sink, ...] = (),
     cancel: threading.Event | None = None,
     on_text: Callable[[str], None] | None = None,
+    show_live: bool = True,
 ) -> CallResult:
     """Run ``request`` on ``backend``; the assistant's text is shown live as it arrives.
 
-    ``on_text`` also gets the live text (the event stream's agent activity).
+    ``on_text`` also gets the live text (the event stream's agent activity);
+    ``show_live=False`` keeps it off the console (rebound's raw JSON replies at
+    default verbosity: the steps are shown instead).
     """
     from jlgcli.process import run_invocation
 
@@ -41,7 +44,8 @@ def call_backend(
 
     def show(event: OutputEvent) -> None:
         text = parser.feed(event.stream, event.text)
-        console.assistant(text)
+        if show_live:
+            console.assistant(text)
         if text and on_text is not None:
             on_text(text)
 

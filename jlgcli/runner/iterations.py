@@ -187,6 +187,7 @@ class IterationLoop:
             extra_sinks=self.recorder.sinks(),
             cancel=self.cancel,
             on_text=on_text,
+            show_live=spec.completion_mode != "rebound" or self.console.verbosity >= 2,
         )  # fmt: skip
 
     def _forget(self, iteration: int, reason: str) -> None:
@@ -208,7 +209,7 @@ class IterationLoop:
         """Apply the completion protocol, gates and budgets; True when the run stops."""
         record, metrics = self.record, self.record.metrics[-1]
         decision = self.completion.decide(
-            Reply(iteration, call.result.text, prompt, self.recorder.payload_ref())
+            Reply(iteration, call.result.text, prompt, self.recorder.payload_ref(iteration))
         )
         metrics.completion, metrics.summary, metrics.next = (
             decision.status, decision.summary, decision.next,

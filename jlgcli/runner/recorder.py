@@ -124,11 +124,13 @@ class Recorder:
             costUsd=metrics.costUsd, diffStat=metrics.diffStat,
         )  # fmt: skip
 
-    def payload_ref(self) -> str | None:
-        """Where the raw exchange is kept (rebound journals it as ``payloadRef``)."""
+    def payload_ref(self, iteration: int) -> str | None:
+        """Where iteration ``iteration``'s raw exchange is kept (rebound's ``payloadRef``)."""
         if self.run_dir is None:
             return None
-        return str(self.run_dir.transcript.path)
+        from jlgcli.rebound.ledger import transcript_ref
+
+        return transcript_ref(self.run_dir.transcript.path, iteration, root=self.record.spec.cwd)
 
     def save_state(self, state: ResumeState) -> None:
         """Keep what ``--resume`` needs (every loop run; see ``runner.resume``)."""

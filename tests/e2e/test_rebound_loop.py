@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from support.cli import Runner
 
 COUNT_SCRIPT = (
@@ -186,12 +185,6 @@ def _chain_env(tmp_path: Path, project: Path) -> dict[str, str]:
     )
 
 
-# The two tests below need the run core to use what rebound exposes (issue 13): strict, so
-# they fail (XPASS) the day the runner does it, and the marker must then go.
-@pytest.mark.xfail(
-    strict=True,
-    reason="runner: payload_ref=transcript_ref(transcript, iteration, root=cwd) per reply",
-)
 def test_req_auto_050_each_step_references_its_raw_exchange(jlg: Runner, tmp_path: Path) -> None:
     project = tmp_path / "project"
     env = _chain_env(tmp_path, project)
@@ -211,11 +204,6 @@ def test_req_auto_050_each_step_references_its_raw_exchange(jlg: Runner, tmp_pat
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runner: ReboundSession(show=console.progress) and, in rebound mode at default "
-    "verbosity, no live streaming of the raw reply",
-)
 def test_req_auto_050_default_verbosity_shows_the_steps_not_the_raw_json(
     jlg: Runner, tmp_path: Path
 ) -> None:
