@@ -61,6 +61,7 @@ class DevResult:
     task_id: str | None = None
     commit: str | None = None
     left_out: tuple[str, ...] = ()  # changed files not committed: changed before the task began
+    calls: tuple[dict[str, Any], ...] = ()  # every agent call: a recorded run (jlgcli runs)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -68,8 +69,18 @@ class DevResult:
             "task": self.task_id,
             "commit": self.commit,
             "leftOut": list(self.left_out),
+            "agentCalls": list(self.calls),
+            **_totals(self.calls),
             "exitCode": 0,
         }
+
+
+def _totals(calls: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    from jlgcli.dev.taskstate import TaskRecord
+
+    totals = TaskRecord("", calls=list(calls)).totals()
+    del totals["agentCalls"]
+    return totals
 
 
 def _level(options: DevOptions, config_verbose: bool) -> Level:
@@ -244,5 +255,17 @@ def _steps(session: Session, task: Task, start: int) -> DevResult:
         integration(session, task)
     if start <= 7:
         document(session, task)
+    calls = tuple(session.record.calls)  # read before the commit step clears the record
+    totals = session.record.totals()
+    cost = f"${totals['costUsd']:.4f}" if totals["costUsd"] is not None else "cost unknown"
+    session.reporter.say(
+        f"{task.id}: {totals['agentCalls']} agent call(s) · {cost}"
+        + (
+            f" · tokens in {totals['inputTokens'] or 0}, out {totals['outputTokens'] or 0}"
+            if totals["inputTokens"] is not None or totals["outputTokens"] is not None
+            else ""
+        )
+        + " (each is a recorded run: jlgcli runs)"
+    )
     sha, left_out = commit_step(session, task)
-    return DevResult("committed", task.id, sha, tuple(left_out))
+    return DevResult("committed", task.id, sha, tuple(left_out), calls)

@@ -132,6 +132,9 @@ def call_agent(
         session.record.add_agent(agent.name)
         session.persist()
         reply = agent.call(prompt, paths.root)
+        session.record.add_call(kind, agent.name, reply)
+        session.persist()
+        reporter.info(_call_line(kind, agent.name, reply))
         reporter.detail(f"reply of the {kind} agent ({agent.name})", reply.text or "(empty)")
         problem = _problem(kind, reply, expected, shown, before, required, check)
         if problem is None:
@@ -143,6 +146,17 @@ def call_agent(
         answer = session.asker.ask(retry_question(kind, session.config.agent.retries))
         if answer.choice == ABORT:
             raise session.aborted(answer, problem)
+
+
+def _call_line(kind: str, agent: str, reply: AgentReply) -> str:
+    """``the implement agent (claude): run 2026…-ab12 · $0.0123 · tokens in 10, out 5``."""
+    parts = [f"the {kind} agent ({agent}) {'answered' if reply.ok else 'failed'}"]
+    if reply.run_id:
+        parts.append(f"run {reply.run_id}")
+    parts.append(f"${reply.cost_usd:.4f}" if reply.cost_usd is not None else "cost unknown")
+    if reply.input_tokens is not None or reply.output_tokens is not None:
+        parts.append(f"tokens in {reply.input_tokens or 0}, out {reply.output_tokens or 0}")
+    return " · ".join(parts)
 
 
 def _problem(

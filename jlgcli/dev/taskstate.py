@@ -53,6 +53,8 @@ class TaskRecord:
     review_iterations: int = 0
     warnings: list[str] = field(default_factory=list)
     baseline: bool = True  # False: made on resume, without the work tree of step 1
+    # Each agent call: a recorded run of the core (kind, agent, runId, ok, costUsd, tokens).
+    calls: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def begin(
@@ -68,6 +70,34 @@ class TaskRecord:
     def add_agent(self, name: str) -> None:
         if name not in self.agents:
             self.agents.append(name)
+
+    def add_call(self, kind: str, agent: str, reply: Any) -> None:
+        """Remember one agent call: its run id, outcome, cost and tokens (issue 13)."""
+        self.calls.append(
+            {
+                "kind": kind,
+                "agent": agent,
+                "runId": getattr(reply, "run_id", None),
+                "ok": bool(getattr(reply, "ok", False)),
+                "costUsd": getattr(reply, "cost_usd", None),
+                "inputTokens": getattr(reply, "input_tokens", None),
+                "outputTokens": getattr(reply, "output_tokens", None),
+            }
+        )
+
+    def totals(self) -> dict[str, Any]:
+        """Cost and tokens of every call of the task (None when no call reported them)."""
+
+        def total(key: str) -> float | int | None:
+            known = [call[key] for call in self.calls if call.get(key) is not None]
+            return sum(known) if known else None
+
+        return {
+            "agentCalls": len(self.calls),
+            "costUsd": total("costUsd"),
+            "inputTokens": total("inputTokens"),
+            "outputTokens": total("outputTokens"),
+        }
 
     def split_changes(self, root: Path, changed: Iterable[str]) -> tuple[list[str], list[str]]:
         """(``changed`` files the task changed, files left out as they were before it began).
@@ -104,6 +134,7 @@ class TaskRecord:
                 int(data["review_iterations"]),
                 [str(v) for v in data["warnings"]],
                 bool(data.get("baseline", True)),
+                [dict(call) for call in data.get("calls", []) if isinstance(call, dict)],
             )
         except (KeyError, TypeError, ValueError, AttributeError):
             return None

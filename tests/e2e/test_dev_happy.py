@@ -105,3 +105,14 @@ def test_jlgcli_dev_command(tmp_path: Path, jlgcli_exe: str) -> None:
     assert done.returncode == 0, done.stderr
     assert '"status": "committed"' in done.stdout
     assert "[8/8] Commit" in done.stderr  # with --json, progress goes to stderr
+    # Issue 13: each agent call is a recorded run of the core, with its cost in the report.
+    import json
+
+    data = json.loads(done.stdout)
+    run_ids = [call["runId"] for call in data["agentCalls"]]
+    assert len(run_ids) == 2 and all(run_ids) and data["costUsd"] > 0
+    assert "agent call(s) · $" in done.stderr
+    listed = subprocess.run([jlgcli_exe, "runs", "--json"], cwd=root, env=env_with(script),
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                            timeout=60)  # fmt: skip
+    assert all(run_id in listed.stdout for run_id in run_ids), listed.stdout + listed.stderr

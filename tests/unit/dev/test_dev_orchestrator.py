@@ -94,13 +94,23 @@ def test_happy_path_commits(project: Path) -> None:
     assert "# Review task TASK-001 (iteration 1)" in review_prompt
     assert "+def greet(name: str) -> str:" in review_prompt  # the diff of a new file
     assert NOTES.strip() in review_prompt
-    assert result.to_json() == {
+    data = result.to_json()
+    calls = data.pop("agentCalls")
+    assert data == {
         "status": "committed",
         "task": "TASK-001",
         "commit": result.commit,
         "leftOut": [],
+        "costUsd": None,  # the scripted agent reports no cost: unknown, never 0
+        "inputTokens": None,
+        "outputTokens": None,
         "exitCode": 0,
     }
+    assert [(call["kind"], call["agent"], call["ok"]) for call in calls] == [
+        ("implement", "scripted", True),
+        ("review", "scripted", True),
+    ]
+    assert "TASK-001: 2 agent call(s) · cost unknown" in out
 
 
 def test_nothing_to_do(project: Path) -> None:
