@@ -132,3 +132,26 @@ def test_each_call_is_a_recorded_run_with_its_cost(
     assert reply.cost_usd == pytest.approx(0.0123)
     result = json.loads((tmp_path / ".jlgcli" / "runs" / reply.run_id / "result.json").read_text())
     assert result["command"] == "run" and result["costUsd"] == pytest.approx(0.0123)
+
+
+def test_a_hanging_agent_is_stopped_by_the_run_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13: without agent.timeoutSeconds a dev call still gets the run's idle timeout
+    (here set through the config layer, JLGCLI_IDLE_TIMEOUT_MS, as a user would)."""
+    script(tmp_path, monkeypatch, {"hang": True})
+    monkeypatch.setenv("JLGCLI_FAKE_HANG_MAX", "60")
+    monkeypatch.setenv("JLGCLI_IDLE_TIMEOUT_MS", "1500")
+    reply = BackendAgent("claude").call("x", tmp_path)
+    assert not reply.ok and "printed nothing for too long" in (reply.error or "")
+
+
+def test_a_short_rate_limit_is_waited_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 13: a dev-loop call that hits a rate limit waits like a loop does."""
+    path = script(tmp_path, monkeypatch, {"error": "rate-limit", "reset_in_seconds": 1},
+                  {"text": "implemented"})  # fmt: skip
+    lines: list[str] = []
+    reply = BackendAgent("claude", on_line=lines.append).call("x", tmp_path)
+    assert reply.ok and reply.text == "implemented"
+    assert len(list(Path(f"{path}.prompts").glob("[0-9][0-9][0-9].txt"))) == 2
+    assert any("rate-limited" in line and "waiting" in line for line in lines)
