@@ -6,6 +6,11 @@ fast without a login (``codex login status`` is checked first, in the probe);
 JSONL events end with ``turn.completed`` or ``turn.failed``; the final answer
 is the last ``agent_message`` item; logs and warnings go to stderr even on
 success, so stderr alone never means failure.
+
+Limits (backends.md §8, issue 16): ``{"type":"error","message":"Reconnecting...
+1/5 …"}`` is a retry codex makes by itself, not a failure; only
+``turn.failed`` (or an exit without ``turn.completed``) ends the turn, and the
+failure is classified from ``turn.failed.error.message`` alone.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
-from jlgcli.backends.common import find_auth_error
+from jlgcli.backends.limits import find_auth_error
 from jlgcli.backends.probing import (
     AuthVerdict,
     CliInfo,
@@ -111,10 +116,10 @@ class CodexParser(JsonStreamParser):
             error = event.get("error")
             message = error.get("message") if isinstance(error, dict) else None
             self.failure_message = str(message or "codex reported turn.failed")
-            self.note_error(self.failure_message)
         elif kind == "error":
             message = str(event.get("message", ""))
-            self.note_error(message)
+            if not _is_retry_notice(message):
+                self.note_error(message)
             return f"[codex] {short(message)}\n"
         return ""
 
@@ -139,8 +144,7 @@ class CodexParser(JsonStreamParser):
             return f"[tool] {item.get('server', '?')}.{item.get('tool', '?')}\n"
         elif kind == "web_search" and not completed:
             return f"[search] {short(str(item.get('query', '')), 120)}\n"
-        elif kind == "error" and completed:
-            self.note_error(str(item.get("message", "")))
+        elif kind == "error" and completed:  # non-fatal (exec_events.rs): shown, not the cause
             return f"[codex] {short(str(item.get('message', '')))}\n"
         return ""
 
@@ -156,9 +160,13 @@ class CodexParser(JsonStreamParser):
         if self.terminal == "completed" and outcome.exit_code == 0:
             return self.result(outcome, ok=True, text=self.last_message)
         if self.terminal == "failed":
-            message = self.failure_message
-            return self.failure(outcome, message, self.error_kind_of(message))
+            return self.failure_from(outcome, self.failure_message)
         if self.terminal == "completed":
             message = f"codex exited with code {outcome.exit_code} after its turn completed"
-            return self.failure(outcome, message, self.error_kind_of(message))
+            return self.failure(outcome, message, "backend")
         return self.unfinished(outcome)
+
+
+def _is_retry_notice(message: str) -> bool:
+    """codex retrying by itself ("Reconnecting... 1/5 (…)"): progress, not the turn's failure."""
+    return message.lstrip().lower().startswith("reconnecting")

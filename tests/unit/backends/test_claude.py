@@ -173,7 +173,7 @@ def test_rate_limit_event_gives_the_reset_time() -> None:
     r = parsed.result
     assert not r.ok and r.error_kind == "rate-limit" and r.rate_limited
     assert r.rate_limit_reset == 1790000000.0
-    assert "[claude] usage limit reached" in parsed.shown
+    assert "[claude] five-hour limit reached" in parsed.shown
 
 
 @pytest.mark.parametrize("apostrophe", ["'", "’"])

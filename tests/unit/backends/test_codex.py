@@ -75,7 +75,8 @@ def test_recorded_offline_stream_killed_by_idle_timeout() -> None:
             "(https://chatgpt.com/explore/plus), or try again in 5 days 22 hours 11 minutes.",
             "rate-limit",
         ),
-        ("Quota exceeded. Check your plan and billing details.", "rate-limit"),
+        # openai/codex#8987: billing quota, no reset → quota (issue 16)
+        ("Quota exceeded. Check your plan and billing details.", "quota"),
         ("stream error: unexpected status 500", "backend"),
     ],
 )
