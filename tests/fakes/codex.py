@@ -34,6 +34,22 @@ LIMIT = (
 )
 
 
+# codex-rs/protocol/src/error.rs wordings (backends.md §8)
+OUT_OF_CREDITS = "Your workspace is out of credits. Add credits to continue."
+CONTEXT_FULL = (
+    "Codex ran out of room in the model's context window. Start a new thread or clear "
+    "earlier history before retrying."
+)
+UNAUTHORIZED = (
+    "unexpected status 401 Unauthorized: Missing bearer or basic authentication in header"
+)
+# a retry codex makes by itself: non-fatal (exec_events.rs)
+HICCUP = (
+    "Reconnecting... 1/5 (stream disconnected before completion: Rate limit reached for "
+    "gpt-6.1-sol. Please try again in 1.2s.)"
+)
+
+
 def unknown(flag: str) -> None:
     name = flag.split("=")[0]
     fe.fail(
@@ -131,9 +147,17 @@ class Exec:
             session.mkdir(parents=True, exist_ok=True)
         fe.apply(turn, self.cwd, write_files=self.opts.get("sandbox") != "read-only")
         self.start()
+        if turn.signal == "hiccup":
+            self.error(HICCUP)
         if turn.error == "auth":
             self.turn_failed("exceeded retry limit, last status: 401 Unauthorized", turn.code(1))
-        if turn.error == "rate-limit":
+        if turn.error == "auth-invalid":
+            self.turn_failed(UNAUTHORIZED, turn.code(1))
+        if turn.error == "quota":
+            self.turn_failed(OUT_OF_CREDITS, turn.code(1))
+        if turn.error == "context":
+            self.turn_failed(CONTEXT_FULL, turn.code(1))
+        if turn.error in ("rate-limit", "far-limit"):
             message = LIMIT.format(when=fe.duration_text(turn.reset_in_seconds))
             self.error(message)
             self.turn_failed(message, turn.code(1))
