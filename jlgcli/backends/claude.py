@@ -27,7 +27,14 @@ from typing import Any
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
 from jlgcli.backends.common import format_version, parse_version
 from jlgcli.backends.limits import LimitKind, find_auth_error, structured_verdict
-from jlgcli.backends.probing import AuthVerdict, CliInfo, ProbeContext, probe_cli, run_quietly
+from jlgcli.backends.probing import (
+    AuthVerdict,
+    CliInfo,
+    ProbeContext,
+    broken_verdict,
+    probe_cli,
+    run_quietly,
+)
 from jlgcli.backends.resets import epoch_seconds
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
@@ -73,6 +80,9 @@ def check_login(ctx: ProbeContext) -> AuthVerdict:
     answer = run_quietly([ctx.executable, "auth", "status"], deadline=ctx.deadline)
     if answer is None or answer.timed_out:
         return AuthVerdict("unknown", "`claude auth status` did not answer in time")
+    broken = broken_verdict(INFO.executable, answer)
+    if broken is not None:
+        return broken
     data = _json_object(answer.stdout)
     logged_in = data.get("loggedIn") if data else None
     if isinstance(logged_in, bool):

@@ -23,6 +23,7 @@ from jlgcli.backends.probing import (
     AuthVerdict,
     CliInfo,
     ProbeContext,
+    broken_verdict,
     first_set,
     probe_cli,
     run_quietly,
@@ -49,6 +50,9 @@ def check_login(ctx: ProbeContext) -> AuthVerdict:
     answer = run_quietly([ctx.executable, "login", "status"], deadline=ctx.deadline)
     if answer is None or answer.timed_out:
         return AuthVerdict("unknown", "`codex login status` did not answer in time")
+    broken = broken_verdict(INFO.executable, answer)
+    if broken is not None:
+        return broken
     said = " ".join((answer.stdout + " " + answer.stderr).split())
     if answer.exit_code == 0:
         return AuthVerdict("ok", short(said, 120) or "logged in")
