@@ -304,6 +304,25 @@ def test_probe_before_auth_status_existed(monkeypatch: pytest.MonkeyPatch) -> No
     assert a.status == "available" and "not checked" in a.detail
 
 
+@pytest.mark.parametrize(
+    ("version", "noted"),
+    [("2.0.30", True), ("2.1.44", True), ("2.1.45", False), ("2.1.197", False)],
+)
+def test_probe_says_when_limits_are_read_from_text(
+    monkeypatch: pytest.MonkeyPatch, version: str, noted: bool
+) -> None:
+    """issue 16: claude before 2.1.45 has no rate_limit_event; `jlgcli backends` says so."""
+    monkeypatch.setenv("JLGCLI_FAKE_VERSION", version)
+    a = ClaudeBackend().probe()
+    assert a.status == "available"
+    assert ("usage limits read from claude's text" in a.detail) == noted
+
+
+def test_invocation_drops_the_nested_session_guard(tmp_path: Path) -> None:
+    inv = ClaudeBackend().invocation(BackendRequest(prompt="p", cwd=str(tmp_path)))
+    assert {"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"} <= set(inv.env_remove)
+
+
 def test_hanging_probe_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JLGCLI_FAKE_PROBE_HANG", "1")
     a = ClaudeBackend().probe(timeout=0.5)
