@@ -68,6 +68,11 @@ class CodexBackend:
 
     id = "codex"
 
+    def __init__(self) -> None:
+        # thread id → (input, output) token totals last reported: a resumed thread's
+        # turn.completed.usage is the thread's total, not this call's (backends.md §8).
+        self._thread_totals: dict[str, tuple[int, int]] = {}
+
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.50.0, logged in (``codex login status`` or ``CODEX_API_KEY``)."""
         return probe_cli(INFO, check_login, timeout=timeout)
@@ -89,8 +94,8 @@ class CodexBackend:
         return Invocation(argv=tuple(argv), cwd=request.cwd, stdin=request.prompt)
 
     def parser(self) -> CodexParser:
-        """A fresh ``exec --json`` parser."""
-        return CodexParser()
+        """A fresh ``exec --json`` parser (sharing this backend's per-thread token totals)."""
+        return CodexParser(thread_totals=self._thread_totals)
 
 
 class CodexParser(JsonStreamParser):
@@ -99,8 +104,10 @@ class CodexParser(JsonStreamParser):
     cli = "codex"
     output_format = "`exec --json` events"
 
-    def __init__(self) -> None:
+    def __init__(self, *, thread_totals: dict[str, tuple[int, int]] | None = None) -> None:
         super().__init__()
+        self.thread_totals = {} if thread_totals is None else thread_totals
+        self._baseline: tuple[int, int] | None = None  # the thread's totals before this call
         self.last_message = ""
         self.terminal: str | None = None  # "completed" | "failed"
         self.failure_message = ""
@@ -153,12 +160,21 @@ class CodexParser(JsonStreamParser):
         return ""
 
     def _usage(self, usage: object) -> None:
+        """This call's tokens: the thread total minus what earlier calls on it reported."""
         if not isinstance(usage, dict):
             return
-        for key, attr in (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens")):
-            value = usage.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                setattr(self, attr, (getattr(self, attr) or 0) + value)
+        values = [usage.get(key) for key in ("input_tokens", "output_tokens")]
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            return
+        total = (int(values[0] or 0), int(values[1] or 0))
+        thread = self.session_id or ""
+        if self._baseline is None:
+            self._baseline = self.thread_totals.get(thread, (0, 0))
+        grew = all(now >= then for now, then in zip(total, self._baseline, strict=True))
+        before = self._baseline if grew else (0, 0)  # a new thread under a reused id
+        self.input_tokens, self.output_tokens = total[0] - before[0], total[1] - before[1]
+        if thread:
+            self.thread_totals[thread] = total
 
     def classify(self, outcome: ProcessOutcome) -> BackendResult:
         if self.terminal == "completed" and outcome.exit_code == 0:

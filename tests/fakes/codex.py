@@ -181,13 +181,15 @@ class Exec:
             )
         self.item({"type": "agent_message", "text": turn.text})
         if self.json:
+            # the usage is the thread's running total (backends.md §8): 1200 in / 34 out per turn
+            turns = self.count_turn()
             fe.emit(
                 {
                     "type": "turn.completed",
                     "usage": {
-                        "input_tokens": 1200,
-                        "cached_input_tokens": 200,
-                        "output_tokens": 34,
+                        "input_tokens": 1200 * turns,
+                        "cached_input_tokens": 200 * turns,
+                        "output_tokens": 34 * turns,
                         "reasoning_output_tokens": 0,
                     },
                 }
@@ -196,6 +198,19 @@ class Exec:
             fe.out(turn.text + "\n")
             fe.err("tokens used\n1234\n")
         sys.exit(turn.code(0))
+
+    def count_turn(self) -> int:
+        """Turns of this thread so far, this one included (kept in its session folder)."""
+        counter = codex_home() / "sessions" / self.sid / "turns"
+        if self.opts.get("ephemeral"):
+            return 1
+        try:
+            turns = int(counter.read_text(encoding="utf-8")) + 1
+        except (OSError, ValueError):
+            turns = 1
+        counter.parent.mkdir(parents=True, exist_ok=True)
+        counter.write_text(str(turns), encoding="utf-8")
+        return turns
 
     def start(self) -> None:
         if self.json:

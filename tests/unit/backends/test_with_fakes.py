@@ -176,6 +176,8 @@ def test_codex_resume_by_thread_id(work: Path) -> None:
     first, _, _ = run_backend(codex, request(work))
     again, _, _ = run_backend(codex, request(work, resume_session=first.session_id))
     assert again.ok and again.session_id == first.session_id
+    # the fake reports the thread's running total, as codex does: each call counts its own
+    assert (first.input_tokens, again.input_tokens) == (1200, 1200)
     bad, _, _ = run_backend(codex, request(work, resume_session="no-such-thread"))
     assert not bad.ok and "no rollout found" in (bad.error or "")
 
