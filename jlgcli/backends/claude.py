@@ -264,6 +264,10 @@ class ClaudeParser(JsonStreamParser):
     def classify(self, outcome: ProcessOutcome) -> BackendResult:
         final = self.final
         if final is None:
+            kind = ASSISTANT_ERRORS.get(self.assistant_error or "")
+            if kind is not None and self.last_error:  # ended after its error, without a result
+                verdict = structured_verdict(kind, self.last_error, reset=self.limit_reset)
+                return self.verdict_failure(outcome, verdict, short(self.last_error, 500))
             return self.unfinished(outcome)
         subtype = final.get("subtype")
         result_text = final.get("result") if isinstance(final.get("result"), str) else None

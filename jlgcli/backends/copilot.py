@@ -198,16 +198,18 @@ class CopilotParser(JsonStreamParser):
 
     def classify(self, outcome: ProcessOutcome) -> BackendResult:
         final = self.final
-        if final is None:
-            return self.unfinished(outcome)
-        blocked = final.get("outcome") == "blocked"
-        if final.get("exitCode") == 0 and outcome.exit_code == 0 and not blocked:
-            return self.result(outcome, ok=True, text=self.final_text)
         kind = ERROR_TYPES.get(self.session_error_type or "")
         message = self.session_errors[-1] if self.session_errors else ""
-        if kind is not None:
+        if final is None and kind is None:
+            return self.unfinished(outcome)
+        blocked = final is not None and final.get("outcome") == "blocked"
+        succeeded = final is not None and final.get("exitCode") == 0 and outcome.exit_code == 0
+        if succeeded and not blocked:
+            return self.result(outcome, ok=True, text=self.final_text)
+        if kind is not None:  # also when the stream ended without its result
             verdict = structured_verdict(kind, message)
             return self.verdict_failure(outcome, verdict, short(message, 500))
+        assert final is not None
         if blocked:
             blocker = str(final.get("blocker") or "no reason given")
             return self.failure_from(outcome, message or f"copilot was blocked: {short(blocker)}")

@@ -381,3 +381,13 @@ def test_gemini_quota_in_the_last_error_event() -> None:
     )
     r = parse(GeminiParser(), stream, code=1).result
     assert r.error_kind == "quota"
+
+
+def test_structured_kinds_hold_when_the_stream_ends_without_its_result() -> None:
+    # the error event came, then the process died before its final result line
+    copilot = jsonl(
+        P_START, p_error("quota", "You've reached the spending limit for this session.")
+    )
+    assert parse(CopilotParser(), copilot, code=1).result.error_kind == "quota"
+    claude = jsonl(C_INIT, c_assistant("Something unusual", "billing_error"))
+    assert parse(ClaudeParser(), claude, code=1).result.error_kind == "quota"
