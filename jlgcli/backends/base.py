@@ -15,6 +15,10 @@ from jlgcli.process.model import Invocation, ProcessOutcome, StreamName
 
 AvailabilityStatus = Literal["available", "missing", "unauthenticated", "unsupported", "unknown"]
 Permissions = Literal["read-only", "edit", "full"]
+# auth: not logged in / bad key (exit 6) · rate-limit: resets, worth waiting for ·
+# quota: credit or quota exhausted with no useful reset (fail over or stop) ·
+# input: the CLI rejected its input · backend: any other failure of the CLI ·
+# protocol: output jlgcli cannot read · timeout: stopped by a deadline.
 ErrorKind = Literal["auth", "rate-limit", "quota", "input", "backend", "protocol", "timeout"]
 
 
@@ -45,7 +49,15 @@ class BackendRequest:
 
 @dataclass(frozen=True)
 class BackendResult:
-    """The normalised outcome of one backend call."""
+    """The normalised outcome of one backend call.
+
+    ``rate_limited`` is True exactly when ``error_kind == "rate-limit"``;
+    ``rate_limit_reset`` is then the reset the CLI stated (epoch seconds, even a
+    far one such as "resets in 5 days": the run core compares it with its
+    deadline), or None. A ``quota`` failure is never ``rate_limited`` and has
+    no reset. A successful call (``ok``) is never rate limited, even when the
+    CLI reported a limit it then went past (claude's extra usage).
+    """
 
     text: str  # the final assistant message only (completion is decided on it)
     ok: bool

@@ -6,6 +6,14 @@ the last event is ``result``; failures (auth, network, limits) come back as
 the result is keyed on ``is_error``, never on the exit code alone.
 ``--permission-mode bypassPermissions`` is refused as root unless
 ``IS_SANDBOX=1``, which is set only when running as root with ``full``.
+
+Limits (backends.md §8, issue 16): a ``rate_limit_event`` with
+``status:"rejected"`` and ``isUsingOverage:true`` means the turn goes on,
+billed as extra usage (not a limit); ``assistant.error`` names the failure
+(``rate_limit``, ``billing_error``, ``authentication_failed`` …). claude older
+than 2.1.45 has no ``rate_limit_event`` and 2.0.x no ``assistant.error``: for
+those the result text is matched ("5-hour limit reached ∙ resets 3pm"), and
+``jlgcli backends`` says so.
 """
 
 from __future__ import annotations
@@ -13,11 +21,20 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from jlgcli.backends.base import Availability, BackendRequest, BackendResult, ErrorKind
-from jlgcli.backends.common import find_auth_error
-from jlgcli.backends.probing import AuthVerdict, CliInfo, ProbeContext, probe_cli, run_quietly
+from jlgcli.backends.base import Availability, BackendRequest, BackendResult
+from jlgcli.backends.common import format_version, parse_version
+from jlgcli.backends.limits import LimitKind, find_auth_error, structured_verdict
+from jlgcli.backends.probing import (
+    AuthVerdict,
+    CliInfo,
+    ProbeContext,
+    broken_verdict,
+    probe_cli,
+    run_quietly,
+)
 from jlgcli.backends.resets import epoch_seconds
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
@@ -32,8 +49,20 @@ INFO = CliInfo(
     update_hint="claude update (or npm install -g @anthropic-ai/claude-code@latest)",
 )
 AUTH_STATUS_SINCE = (2, 1, 41)  # `claude auth status` shipped in 2.1.41
+# rate_limit_event appeared around 2.1.45 (backends.md §8); older versions are read from text.
+STRUCTURED_LIMITS_SINCE = (2, 1, 45)
 PERMISSION_MODES = {"read-only": "plan", "edit": "acceptEdits", "full": "bypassPermissions"}
-_AUTH_ERRORS = ("authentication_failed", "oauth_org_not_allowed")
+# assistant.error values (backends.md §5.1) that say which kind of failure this is.
+ASSISTANT_ERRORS: dict[str, LimitKind] = {
+    "authentication_failed": "auth",
+    "oauth_org_not_allowed": "auth",
+    "rate_limit": "rate-limit",
+    "billing_error": "quota",
+}
+# Set by a running Claude Code session; claude 2.1.39+ refuses to start when it sees
+# CLAUDECODE ("Claude Code cannot be launched inside another Claude Code session",
+# anthropics/claude-code#25434). jlgcli's child is its own session: drop them.
+NESTED_SESSION_VARIABLES = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
 
 
 _GETEUID: Callable[[], int] | None = getattr(os, "geteuid", None)  # absent on Windows
@@ -51,6 +80,9 @@ def check_login(ctx: ProbeContext) -> AuthVerdict:
     answer = run_quietly([ctx.executable, "auth", "status"], deadline=ctx.deadline)
     if answer is None or answer.timed_out:
         return AuthVerdict("unknown", "`claude auth status` did not answer in time")
+    broken = broken_verdict(INFO.executable, answer)
+    if broken is not None:
+        return broken
     data = _json_object(answer.stdout)
     logged_in = data.get("loggedIn") if data else None
     if isinstance(logged_in, bool):
@@ -83,8 +115,11 @@ class ClaudeBackend:
         self._is_root = is_root
 
     def probe(self, timeout: float = 2.0) -> Availability:
-        """Installed, version ≥ 2.0.0, ``claude auth status`` says logged in."""
-        return probe_cli(INFO, check_login, timeout=timeout)
+        """Installed, version ≥ 2.0.0, ``claude auth status`` says logged in.
+
+        Before 2.1.45 the detail says usage limits are read from claude's text.
+        """
+        return with_limit_note(probe_cli(INFO, check_login, timeout=timeout))
 
     def invocation(self, request: BackendRequest) -> Invocation:
         """``claude -p --output-format stream-json --verbose [...]`` with the prompt on stdin."""
@@ -99,11 +134,30 @@ class ClaudeBackend:
         env = {}
         if request.permissions == "full" and self._is_root():
             env["IS_SANDBOX"] = "1"  # claude refuses bypassPermissions as root otherwise
-        return Invocation(argv=tuple(argv), cwd=request.cwd, env=env, stdin=request.prompt)
+        return Invocation(
+            argv=tuple(argv),
+            cwd=request.cwd,
+            env=env,
+            env_remove=NESTED_SESSION_VARIABLES,
+            stdin=request.prompt,
+        )
 
     def parser(self) -> ClaudeParser:
         """A fresh stream-json parser."""
         return ClaudeParser()
+
+
+def with_limit_note(availability: Availability) -> Availability:
+    """Say how usage limits are detected when this claude predates structured limit events."""
+    version = parse_version(availability.version or "")
+    if version is None or version >= STRUCTURED_LIMITS_SINCE:
+        return availability
+    note = (
+        f"usage limits read from claude's text (structured limit events need "
+        f"{format_version(STRUCTURED_LIMITS_SINCE)}+)"
+    )
+    detail = f"{availability.detail}; {note}" if availability.detail else note
+    return replace(availability, detail=detail)
 
 
 class ClaudeParser(JsonStreamParser):
@@ -117,6 +171,8 @@ class ClaudeParser(JsonStreamParser):
         self.last_text = ""
         self.final: dict[str, Any] | None = None
         self.assistant_error: str | None = None
+        self.limit_rejected = False  # a rate_limit_event refused the call (no overage)
+        self.limit_reset: float | None = None
 
     def on_event(self, event: dict[str, Any]) -> str:
         kind = event.get("type")
@@ -162,7 +218,6 @@ class ClaudeParser(JsonStreamParser):
             return ""
         if subtype == "api_retry":
             error = str(event.get("error_status") or event.get("error") or "error")
-            self.note_error(f"API retry: {error}")
             delay = event.get("retry_delay_ms")
             wait = f" in {float(delay) / 1000:.1f}s" if isinstance(delay, (int, float)) else ""
             return (
@@ -177,11 +232,17 @@ class ClaudeParser(JsonStreamParser):
         if not isinstance(info, dict):
             return ""
         status = info.get("status")
+        which = str(info.get("rateLimitType") or "usage").replace("_", "-")
+        if status == "rejected" and _on_overage(info):
+            self.extra["overage"] = "true"
+            return f"[claude] {which} limit reached; continuing on extra usage (billed)\n"
         if status == "rejected":
-            self.note_rate_limit(None, epoch_seconds(info.get("resetsAt")))
-            return "[claude] usage limit reached\n"
+            self.limit_rejected = True
+            self.limit_reset = epoch_seconds(info.get("resetsAt"))
+            self.extra["rate_limit_type"] = str(info.get("rateLimitType") or "")
+            return f"[claude] {which} limit reached\n"
         if status == "allowed_warning":
-            return "[claude] close to the usage limit\n"
+            return f"[claude] close to the {which} limit\n"
         return ""
 
     def _usage(self, event: dict[str, Any]) -> None:
@@ -203,6 +264,10 @@ class ClaudeParser(JsonStreamParser):
     def classify(self, outcome: ProcessOutcome) -> BackendResult:
         final = self.final
         if final is None:
+            kind = ASSISTANT_ERRORS.get(self.assistant_error or "")
+            if kind is not None and self.last_error:  # ended after its error, without a result
+                verdict = structured_verdict(kind, self.last_error, reset=self.limit_reset)
+                return self.verdict_failure(outcome, verdict, short(self.last_error, 500))
             return self.unfinished(outcome)
         subtype = final.get("subtype")
         result_text = final.get("result") if isinstance(final.get("result"), str) else None
@@ -216,15 +281,21 @@ class ClaudeParser(JsonStreamParser):
             or ("; ".join(str(e) for e in errors) if isinstance(errors, list) else "")
             or f"claude reported {subtype or 'an error'}"
         )
-        return self.failure(outcome, message, self._kind(message))
+        kind = ASSISTANT_ERRORS.get(self.assistant_error or "")
+        if kind is None and self.limit_rejected:
+            kind = "rate-limit"  # 2.1.45+ without assistant.error: the event decides
+        if kind is None:
+            return self.failure_from(outcome, message)  # claude 2.0.x: text only
+        verdict = structured_verdict(kind, message, reset=self.limit_reset)
+        return self.verdict_failure(outcome, verdict, short(message, 500))
 
-    def _kind(self, message: str) -> ErrorKind:
-        if self.assistant_error in _AUTH_ERRORS:
-            return "auth"
-        if self.assistant_error == "rate_limit":
-            self.note_rate_limit(message)
-            return "rate-limit"
-        return self.error_kind_of(message)
+
+def _on_overage(info: dict[str, Any]) -> bool:
+    """Whether a rejected limit is covered by extra usage (the turn goes on, billed)."""
+    return info.get("isUsingOverage") is True or info.get("overageStatus") in (
+        "allowed",
+        "allowed_warning",
+    )
 
 
 def _tool_input(block: dict[str, Any]) -> str:

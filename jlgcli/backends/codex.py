@@ -6,6 +6,11 @@ fast without a login (``codex login status`` is checked first, in the probe);
 JSONL events end with ``turn.completed`` or ``turn.failed``; the final answer
 is the last ``agent_message`` item; logs and warnings go to stderr even on
 success, so stderr alone never means failure.
+
+Limits (backends.md §8, issue 16): ``{"type":"error","message":"Reconnecting...
+1/5 …"}`` is a retry codex makes by itself, not a failure; only
+``turn.failed`` (or an exit without ``turn.completed``) ends the turn, and the
+failure is classified from ``turn.failed.error.message`` alone.
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ from __future__ import annotations
 from typing import Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
-from jlgcli.backends.common import find_auth_error
+from jlgcli.backends.limits import find_auth_error
 from jlgcli.backends.probing import (
     AuthVerdict,
     CliInfo,
     ProbeContext,
+    broken_verdict,
     first_set,
     probe_cli,
     run_quietly,
@@ -44,6 +50,9 @@ def check_login(ctx: ProbeContext) -> AuthVerdict:
     answer = run_quietly([ctx.executable, "login", "status"], deadline=ctx.deadline)
     if answer is None or answer.timed_out:
         return AuthVerdict("unknown", "`codex login status` did not answer in time")
+    broken = broken_verdict(INFO.executable, answer)
+    if broken is not None:
+        return broken
     said = " ".join((answer.stdout + " " + answer.stderr).split())
     if answer.exit_code == 0:
         return AuthVerdict("ok", short(said, 120) or "logged in")
@@ -58,6 +67,11 @@ class CodexBackend:
     """The ``codex`` backend."""
 
     id = "codex"
+
+    def __init__(self) -> None:
+        # thread id → (input, output) token totals last reported: a resumed thread's
+        # turn.completed.usage is the thread's total, not this call's (backends.md §8).
+        self._thread_totals: dict[str, tuple[int, int]] = {}
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.50.0, logged in (``codex login status`` or ``CODEX_API_KEY``)."""
@@ -80,8 +94,8 @@ class CodexBackend:
         return Invocation(argv=tuple(argv), cwd=request.cwd, stdin=request.prompt)
 
     def parser(self) -> CodexParser:
-        """A fresh ``exec --json`` parser."""
-        return CodexParser()
+        """A fresh ``exec --json`` parser (sharing this backend's per-thread token totals)."""
+        return CodexParser(thread_totals=self._thread_totals)
 
 
 class CodexParser(JsonStreamParser):
@@ -90,8 +104,10 @@ class CodexParser(JsonStreamParser):
     cli = "codex"
     output_format = "`exec --json` events"
 
-    def __init__(self) -> None:
+    def __init__(self, *, thread_totals: dict[str, tuple[int, int]] | None = None) -> None:
         super().__init__()
+        self.thread_totals = {} if thread_totals is None else thread_totals
+        self._baseline: tuple[int, int] | None = None  # the thread's totals before this call
         self.last_message = ""
         self.terminal: str | None = None  # "completed" | "failed"
         self.failure_message = ""
@@ -111,10 +127,10 @@ class CodexParser(JsonStreamParser):
             error = event.get("error")
             message = error.get("message") if isinstance(error, dict) else None
             self.failure_message = str(message or "codex reported turn.failed")
-            self.note_error(self.failure_message)
         elif kind == "error":
             message = str(event.get("message", ""))
-            self.note_error(message)
+            if not _is_retry_notice(message):
+                self.note_error(message)
             return f"[codex] {short(message)}\n"
         return ""
 
@@ -139,26 +155,38 @@ class CodexParser(JsonStreamParser):
             return f"[tool] {item.get('server', '?')}.{item.get('tool', '?')}\n"
         elif kind == "web_search" and not completed:
             return f"[search] {short(str(item.get('query', '')), 120)}\n"
-        elif kind == "error" and completed:
-            self.note_error(str(item.get("message", "")))
+        elif kind == "error" and completed:  # non-fatal (exec_events.rs): shown, not the cause
             return f"[codex] {short(str(item.get('message', '')))}\n"
         return ""
 
     def _usage(self, usage: object) -> None:
+        """This call's tokens: the thread total minus what earlier calls on it reported."""
         if not isinstance(usage, dict):
             return
-        for key, attr in (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens")):
-            value = usage.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                setattr(self, attr, (getattr(self, attr) or 0) + value)
+        values = [usage.get(key) for key in ("input_tokens", "output_tokens")]
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            return
+        total = (int(values[0] or 0), int(values[1] or 0))
+        thread = self.session_id or ""
+        if self._baseline is None:
+            self._baseline = self.thread_totals.get(thread, (0, 0))
+        grew = all(now >= then for now, then in zip(total, self._baseline, strict=True))
+        before = self._baseline if grew else (0, 0)  # a new thread under a reused id
+        self.input_tokens, self.output_tokens = total[0] - before[0], total[1] - before[1]
+        if thread:
+            self.thread_totals[thread] = total
 
     def classify(self, outcome: ProcessOutcome) -> BackendResult:
         if self.terminal == "completed" and outcome.exit_code == 0:
             return self.result(outcome, ok=True, text=self.last_message)
         if self.terminal == "failed":
-            message = self.failure_message
-            return self.failure(outcome, message, self.error_kind_of(message))
+            return self.failure_from(outcome, self.failure_message)
         if self.terminal == "completed":
             message = f"codex exited with code {outcome.exit_code} after its turn completed"
-            return self.failure(outcome, message, self.error_kind_of(message))
+            return self.failure(outcome, message, "backend")
         return self.unfinished(outcome)
+
+
+def _is_retry_notice(message: str) -> bool:
+    """codex retrying by itself ("Reconnecting... 1/5 (…)"): progress, not the turn's failure."""
+    return message.lstrip().lower().startswith("reconnecting")

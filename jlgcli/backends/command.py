@@ -30,9 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from jlgcli.ansi import clean_terminal_text
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult, ErrorKind
-from jlgcli.backends.common import LineSplitter, TailBuffer, find_rate_limit, parse_version
+from jlgcli.backends.common import LineSplitter, TailBuffer, parse_version
+from jlgcli.backends.limits import classify_error_text
 from jlgcli.backends.probing import run_quietly
-from jlgcli.backends.resets import parse_reset_time
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process import resolve_executable
 from jlgcli.process.model import (
@@ -286,16 +286,16 @@ class CommandParser:
             error = f"{self.name} exited with code {outcome.exit_code}" + (
                 f": {said[-1][:300]}" if said else ""
             )
-            limit = find_rate_limit(self.stderr.text() + "\n" + text[-4000:])
-            if limit is not None:
+            verdict = classify_error_text(self.stderr.text() + "\n" + text[-4000:])
+            if verdict is not None:
                 return BackendResult(
                     text=text,
                     ok=False,
                     exit_code=outcome.exit_code,
-                    error=limit,
-                    error_kind="rate-limit",
-                    rate_limited=True,
-                    rate_limit_reset=parse_reset_time(limit),
+                    error=verdict.line,
+                    error_kind=verdict.kind,
+                    rate_limited=verdict.kind == "rate-limit",
+                    rate_limit_reset=verdict.reset,
                     output_tail=tail,
                 )
             return BackendResult(

@@ -1,9 +1,8 @@
-"""Helpers every adapter shares: bounded buffers, versions, rate-limit and auth text.
+"""Helpers every adapter shares: bounded buffers and versions.
 
-The regexes here run only over *error* text (a failed result, stderr, an
-error event), never over a successful answer: a model may well write "rate
-limit" in a perfectly good reply. Apostrophes are matched as ``'`` and ``’``
-because codex 0.169 prints a curly one (backends.md §7).
+The rate-limit, quota and auth texts live in ``limits.py`` (re-exported here);
+they run only over *error* text, never over a successful answer: a model may
+well write "rate limit" in a perfectly good reply.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import deque
 
+from jlgcli.backends.limits import find_auth_error, find_rate_limit
 from jlgcli.backends.resets import parse_reset_time
 
 __all__ = [
@@ -27,22 +27,6 @@ __all__ = [
 DEFAULT_TAIL_CHARS = 64 * 1024
 DEFAULT_MAX_LINE_CHARS = 16 * 1024 * 1024  # one NDJSON event; a huge final answer fits
 
-_APOS = "['’]"
-_RATE_LIMIT = re.compile(
-    rf"You{_APOS}ve (?:hit|reached) your (?:[\w-]+ )*limit"
-    rf"|You{_APOS}ve used (?:up )?(?:all |\d+% )?(?:of )?your"
-    rf"|You{_APOS}re out of (?:[\w-]+ )*credits"
-    r"|usage limit|rate[ _-]?limit|RESOURCE_EXHAUSTED|Too Many Requests|\bstatus:? 429\b"
-    r"|\b429\b.{0,40}(?:request|quota|limit)|quota exceeded|exceeded your current quota"
-    r"|monthly spend limit",
-    re.IGNORECASE,
-)
-_AUTH = re.compile(
-    r"Not logged in|Please run /login|No authentication information found"
-    r"|Please set an Auth method|Invalid API key|authentication_failed|oauth_org_not_allowed"
-    r"|\b401\b.{0,20}Unauthorized|OAuth token (?:has )?expired|Failed to authenticate",
-    re.IGNORECASE,
-)
 _VERSION = re.compile(r"(?<![\w.])v?(\d+)\.(\d+)(?:\.(\d+))?")
 
 
@@ -135,22 +119,3 @@ def format_version(version: tuple[int, int, int]) -> str:
 def version_at_least(version: tuple[int, int, int], minimum: tuple[int, int, int]) -> bool:
     """Whether ``version >= minimum``."""
     return version >= minimum
-
-
-def find_rate_limit(text: str) -> str | None:
-    """The line of ``text`` that says a usage/rate limit was hit, or None."""
-    match = _RATE_LIMIT.search(text)
-    return _line_around(text, match.start()) if match else None
-
-
-def find_auth_error(text: str) -> str | None:
-    """The line of ``text`` that says the CLI is not logged in / the key is bad, or None."""
-    match = _AUTH.search(text)
-    return _line_around(text, match.start()) if match else None
-
-
-def _line_around(text: str, index: int) -> str:
-    start = text.rfind("\n", 0, index) + 1
-    end = text.find("\n", index)
-    line = text[start : end if end != -1 else len(text)].strip()
-    return line[:500]

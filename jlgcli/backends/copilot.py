@@ -7,6 +7,13 @@ from stdin ("Piped input is ignored if you also provide a prompt with -p");
 (``Error: No authentication information found.``) with no JSON at all. There
 is no status command, so the probe looks for a token variable, copilot's own
 stored login (``config.json``) or a GitHub CLI login.
+
+Limits (backends.md §8, issue 16): ``session.error`` carries ``data.errorType``
+(``quota``, ``rate_limit``, ``authentication`` …), which decides the kind; auth
+failures before the session starts are plain text on stderr ("Error:
+Authentication token found but could not be validated."). A long
+``assistant.message`` may come in chunks (``chunkIndex``/``chunkCount``): they
+are joined.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
+from jlgcli.backends.limits import LimitKind, structured_verdict
 from jlgcli.backends.probing import (
     AuthVerdict,
     CliInfo,
@@ -39,6 +47,12 @@ INFO = CliInfo(
     npm_package="@github/copilot",
     update_hint="copilot update (or npm install -g @github/copilot@latest)",
 )
+# session.error data.errorType values that decide the kind (copilot-sdk session-events.ts).
+ERROR_TYPES: dict[str, LimitKind] = {
+    "quota": "quota",
+    "rate_limit": "rate-limit",
+    "authentication": "auth",
+}
 TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")  # copilot's precedence
 PERMISSION_FLAGS: dict[str, tuple[str, ...]] = {
     "read-only": ("--allow-all-tools", "--deny-tool", "write", "--deny-tool", "shell"),
@@ -124,6 +138,9 @@ class CopilotParser(JsonStreamParser):
         self.streamed: set[str] = set()  # message ids already shown through deltas
         self.final: dict[str, Any] | None = None
         self.session_errors: list[str] = []
+        self.session_error_type: str | None = None  # errorType of the last session.error
+        self.message_id: str | None = None  # the assistant.message being assembled
+        self.message_chunks: list[str] = []
 
     def on_event(self, event: dict[str, Any]) -> str:
         kind = event.get("type")
@@ -139,6 +156,7 @@ class CopilotParser(JsonStreamParser):
         if kind == "session.error":
             message = str(data.get("message") or data.get("errorType") or "session error")
             self.session_errors.append(message)
+            self.session_error_type = str(data.get("errorType") or "") or None
             self.note_error(message)
             return f"[copilot] error: {short(message)}\n"
         if kind == "session.warning":
@@ -152,13 +170,21 @@ class CopilotParser(JsonStreamParser):
     def _message(self, data: dict[str, Any]) -> str:
         content = data.get("content") if isinstance(data.get("content"), str) else ""
         assert isinstance(content, str)
-        requests = data.get("toolRequests")
-        if not requests and content.strip():
-            self.final_text = content
-        streamed = str(data.get("messageId")) in self.streamed
-        if streamed:
-            return "\n" if content and not content.endswith("\n") else ""
-        return content.rstrip("\n") + "\n" if content.strip() else ""
+        message_id = str(data.get("messageId"))
+        index = data.get("chunkIndex")
+        continued = message_id == self.message_id and (isinstance(index, int) and index > 0)
+        if not continued:
+            self.message_id, self.message_chunks = message_id, []
+        self.message_chunks.append(content)
+        whole = "".join(self.message_chunks)
+        if not data.get("toolRequests") and whole.strip():
+            self.final_text = whole
+        last_chunk = not isinstance(data.get("chunkCount"), int) or index == data["chunkCount"] - 1
+        if message_id in self.streamed:
+            return "\n" if last_chunk and content and not content.endswith("\n") else ""
+        if not content.strip():
+            return ""
+        return content if not last_chunk else content.rstrip("\n") + "\n"
 
     def _result(self, event: dict[str, Any]) -> None:
         self.final = event
@@ -172,19 +198,28 @@ class CopilotParser(JsonStreamParser):
 
     def classify(self, outcome: ProcessOutcome) -> BackendResult:
         final = self.final
-        if final is None:
+        kind = ERROR_TYPES.get(self.session_error_type or "")
+        message = self.session_errors[-1] if self.session_errors else ""
+        if final is None and kind is None:
             return self.unfinished(outcome)
-        if final.get("outcome") == "blocked":
-            message = (
-                f"copilot was blocked: {short(str(final.get('blocker') or 'no reason given'))}"
-            )
-            return self.failure(outcome, message, self.error_kind_of(message))
-        if final.get("exitCode") == 0 and outcome.exit_code == 0:
+        blocked = final is not None and final.get("outcome") == "blocked"
+        succeeded = final is not None and final.get("exitCode") == 0 and outcome.exit_code == 0
+        if succeeded and not blocked:
             return self.result(outcome, ok=True, text=self.final_text)
-        message = (self.session_errors[-1] if self.session_errors else "") or (
-            f"copilot reported exit code {final.get('exitCode')}: {self._last_words()}"
+        if kind is not None:  # also when the stream ended without its result
+            verdict = structured_verdict(kind, message)
+            return self.verdict_failure(outcome, verdict, short(message, 500))
+        assert final is not None
+        if blocked:
+            blocker = str(final.get("blocker") or "no reason given")
+            return self.failure_from(outcome, message or f"copilot was blocked: {short(blocker)}")
+        if message:
+            return self.failure_from(outcome, message)
+        return self.failure(
+            outcome,
+            f"copilot reported exit code {final.get('exitCode')}: {self._last_words()}",
+            "backend",
         )
-        return self.failure(outcome, message, self.error_kind_of(message))
 
 
 def _arguments(data: dict[str, Any]) -> str:

@@ -8,6 +8,13 @@ without ``--skip-trust``); fatal errors have their own exit codes (41 auth,
 JSON; assistant text arrives as ``message`` deltas; ``result.status`` says
 how it ended. ``--resume`` takes an index or ``latest``, never a session id:
 a resume request starts a fresh session with a warning.
+
+Limits (backends.md §8, issue 16): an error ends as ``result`` with
+``error:{type,message}``; the type names gemini's error class
+(``TerminalQuotaError``: a daily quota, ``RetryableQuotaError``: retry later,
+authentication errors) and decides the kind, the message only sharpens it
+("Your quota will reset after 19h14m47s" is a wait, not a dead end). When
+``result.error`` is absent, the last ``error`` event gives the reason.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult, ErrorKind
+from jlgcli.backends.limits import LimitKind, classify_error_text, structured_verdict
 from jlgcli.backends.probing import (
     AuthVerdict,
     CliInfo,
@@ -53,6 +61,22 @@ EXIT_CODES: dict[int, tuple[ErrorKind, str]] = {
     55: ("backend", "gemini does not trust this folder"),
 }
 _KEY_NAMES = ("GEMINI_API_KEY",)
+
+
+def error_type_kind(error_type: str) -> LimitKind | None:
+    """The kind gemini's ``error.type`` (its error class name) decides, if any.
+
+    Classes from google-gemini/gemini-cli ``packages/core/src/utils/googleQuotaErrors.ts``
+    (``TerminalQuotaError``, ``RetryableQuotaError``) and ``FatalAuthenticationError``.
+    """
+    name = error_type.lower()
+    if "terminalquota" in name:
+        return "quota"
+    if "retryablequota" in name or "ratelimit" in name.replace("_", ""):
+        return "rate-limit"
+    if "authentication" in name or name in ("auth", "unauthenticated"):
+        return "auth"
+    return None
 
 
 def check_login(ctx: ProbeContext) -> AuthVerdict:
@@ -183,7 +207,12 @@ class GeminiParser(JsonStreamParser):
             message = error.get("message") if isinstance(error, dict) else ""
             return f"[tool] failed: {short(str(message or ''))}\n"
         elif kind == "error":
-            message = str(event.get("message") or event.get("error") or "")
+            nested = event.get("error")
+            message = str(
+                event.get("message")
+                or (nested.get("message") if isinstance(nested, dict) else nested)
+                or ""
+            )
             self.note_error(message)
             return f"[gemini] {short(message)}\n"
         elif kind == "result":
@@ -218,17 +247,27 @@ class GeminiParser(JsonStreamParser):
         if final is not None and final.get("status") == "success" and code == 0:
             return self.result(outcome, ok=True, text=self.previous_turn)
         if final is not None and final.get("status") == "error":
-            error = final.get("error")
-            message = (
-                str(error.get("message") if isinstance(error, dict) else "") or "gemini failed"
-            )
-            return self.failure(outcome, message, self.error_kind_of(message))
+            return self._error_result(outcome, final.get("error"))
         if final is not None:
             message = f"gemini exited with code {code} after reporting {final.get('status')}"
-            return self.failure(outcome, message, self.error_kind_of(message))
+            if self.last_error:
+                return self.failure_from(outcome, f"{self.last_error} ({message})")
+            return self.failure(outcome, message, "backend")
         if code is not None and code in EXIT_CODES:
             kind, what = EXIT_CODES[code]
-            if kind == "backend":
-                kind = self.error_kind_of("")
+            verdict = classify_error_text(self._plain_text())
+            if kind == "backend" and verdict is not None:
+                return self.verdict_failure(outcome, verdict)
             return self.failure(outcome, f"{what} (exit code {code}): {self._last_words()}", kind)
         return self.unfinished(outcome)
+
+    def _error_result(self, outcome: ProcessOutcome, error: object) -> BackendResult:
+        """``result.status == "error"``: its ``error``, else the last ``error`` event."""
+        message = str(error.get("message") or "") if isinstance(error, dict) else ""
+        error_type = str(error.get("type") or "") if isinstance(error, dict) else ""
+        message = message or self.last_error or "gemini failed without saying why"
+        kind = error_type_kind(error_type)
+        if kind is not None:
+            verdict = structured_verdict(kind, message)
+            return self.verdict_failure(outcome, verdict, short(message, 500))
+        return self.failure_from(outcome, message)

@@ -19,10 +19,12 @@ from typing import Literal
 
 from jlgcli.backends.base import Availability
 from jlgcli.backends.common import format_version, parse_version, version_at_least
+from jlgcli.backends.startup import interpreter_hint, missing_interpreter, start_failure
 from jlgcli.process import ExecutableNotFound, capture, resolve_executable
 from jlgcli.process.model import CaptureResult
 
-AuthState = Literal["ok", "missing", "unknown"]
+# broken: the login check could not even start the CLI (see startup.py)
+AuthState = Literal["ok", "missing", "unknown", "broken"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,15 @@ def probe_cli(
             detail=f"`{info.executable}` is not on PATH",
             hint=f"install it: {info.install_hint}",
         )
+    missing = missing_interpreter(path, path=environ.get("PATH"))
+    if missing is not None:
+        return Availability(
+            info.id,
+            "unknown",
+            path=path,
+            detail=f"`{info.executable}` cannot start: it needs `{missing}`, which is not found",
+            hint=interpreter_hint(missing, info.install_hint),
+        )
     version = npm_package_version(path, info.npm_package) if info.npm_package else None
     if version is None:
         answer = run_quietly([path, "--version"], deadline=deadline)
@@ -89,6 +100,16 @@ def probe_cli(
                 hint=f"run `{info.executable} --version` by hand to see what it waits for",
             )
         version = parse_version(answer.stdout + "\n" + answer.stderr)
+        not_started = start_failure(answer)
+        if not_started is not None:
+            return Availability(
+                info.id,
+                "unknown",
+                path=path,
+                detail=f"`{info.executable}` cannot start ({not_started})",
+                hint=f"check what `{info.executable}` needs to run (its interpreter, e.g. node); "
+                f"reinstall: {info.install_hint}",
+            )
         if version is None and answer.exit_code != 0:
             said = " / ".join((answer.stderr or answer.stdout).strip().splitlines()[-2:])
             return Availability(
@@ -121,6 +142,16 @@ def probe_cli(
             detail=detail,
             hint=f"log in: {info.login_hint}",
         )
+    if verdict.state == "broken":
+        return Availability(
+            info.id,
+            "unknown",
+            version=shown,
+            path=path,
+            detail=detail,
+            hint=f"check what `{info.executable}` needs to run (its interpreter, e.g. node); "
+            f"reinstall: {info.install_hint}",
+        )
     if verdict.state == "unknown":
         return Availability(
             info.id,
@@ -131,6 +162,14 @@ def probe_cli(
             hint=f"check the login by hand; to log in: {info.login_hint}",
         )
     return Availability(info.id, "available", version=shown, path=path, detail=detail)
+
+
+def broken_verdict(executable: str, answer: CaptureResult) -> AuthVerdict | None:
+    """``broken`` when a login-check command could not start the CLI at all, else None."""
+    not_started = start_failure(answer)
+    if not_started is None:
+        return None
+    return AuthVerdict("broken", f"`{executable}` cannot start ({not_started})")
 
 
 def run_quietly(

@@ -16,14 +16,8 @@ from typing import Any
 
 from jlgcli.ansi import clean_terminal_text
 from jlgcli.backends.base import BackendResult, ErrorKind
-from jlgcli.backends.common import (
-    DEFAULT_TAIL_CHARS,
-    LineSplitter,
-    TailBuffer,
-    find_auth_error,
-    find_rate_limit,
-    parse_reset_time,
-)
+from jlgcli.backends.common import DEFAULT_TAIL_CHARS, LineSplitter, TailBuffer
+from jlgcli.backends.limits import Verdict, classify_error_text
 from jlgcli.process.model import ProcessOutcome, StopReason, StreamName
 
 _NEEDS_CLEANING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
@@ -53,7 +47,6 @@ class JsonStreamParser:
             "stderr": LineSplitter(),
         }
         self.output_tail = TailBuffer(tail_chars)  # raw output of both streams
-        self.error_text = TailBuffer(16 * 1024)  # stderr, plain stdout and error events
         self.plain_stdout = TailBuffer(16 * 1024)  # stdout lines that were not JSON
         self.stderr_lines = TailBuffer(16 * 1024)
         self.events = 0
@@ -62,8 +55,7 @@ class JsonStreamParser:
         self.cost_usd: float | None = None
         self.input_tokens: int | None = None
         self.output_tokens: int | None = None
-        self.rate_limited = False
-        self.rate_limit_reset: float | None = None
+        self.last_error = ""  # the latest error event (not retry notices)
         self.extra: dict[str, str] = {}
 
     # -- StreamParser protocol -------------------------------------------------
@@ -107,17 +99,14 @@ class JsonStreamParser:
 
     # -- helpers for subclasses --------------------------------------------------
     def note_error(self, message: str) -> None:
-        """Remember an error message for rate-limit/auth detection and reports."""
-        if message:
-            self.error_text.append(message.rstrip("\n") + "\n")
+        """Remember the latest error event: the cause when the stream ends without a final event.
 
-    def note_rate_limit(self, text: str | None, reset: float | None = None) -> None:
-        """Mark the call rate limited; parse a reset time from ``text`` if none is given."""
-        self.rate_limited = True
-        if reset is not None:
-            self.rate_limit_reset = reset
-        elif self.rate_limit_reset is None and text:
-            self.rate_limit_reset = parse_reset_time(text)
+        Retry notices (claude ``api_retry``, codex "Reconnecting... 1/5") are not
+        errors: adapters do not note them, so a later unrelated failure is never
+        blamed on a retry that succeeded (issue 16).
+        """
+        if message.strip():
+            self.last_error = message.strip()
 
     def result(
         self,
@@ -127,10 +116,14 @@ class JsonStreamParser:
         text: str,
         error: str | None = None,
         kind: ErrorKind | None = None,
+        reset: float | None = None,
     ) -> BackendResult:
-        """A ``BackendResult`` carrying everything gathered so far."""
-        if kind == "rate-limit" and not self.rate_limited:
-            self.note_rate_limit(error)
+        """A ``BackendResult`` carrying everything gathered so far.
+
+        ``rate_limited`` is exactly ``kind == "rate-limit"``: a successful call is
+        never rate limited, whatever limit events came before it.
+        """
+        limited = kind == "rate-limit"
         return BackendResult(
             text=text,
             ok=ok,
@@ -141,40 +134,58 @@ class JsonStreamParser:
             cost_usd=self.cost_usd,
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
-            rate_limit_reset=self.rate_limit_reset,
-            rate_limited=self.rate_limited,
+            rate_limit_reset=reset if limited else None,
+            rate_limited=limited,
             output_tail=self.output_tail.text(),
             extra=dict(self.extra),
         )
 
     def failure(
-        self, outcome: ProcessOutcome, error: str, kind: ErrorKind, text: str = ""
+        self,
+        outcome: ProcessOutcome,
+        error: str,
+        kind: ErrorKind,
+        text: str = "",
+        reset: float | None = None,
     ) -> BackendResult:
-        """An unsuccessful result; the kind is sharpened by rate-limit/auth text when found."""
-        return self.result(outcome, ok=False, text=text, error=error, kind=kind)
+        """An unsuccessful result of a known kind."""
+        return self.result(outcome, ok=False, text=text, error=error, kind=kind, reset=reset)
 
-    def error_kind_of(self, message: str, default: ErrorKind = "backend") -> ErrorKind:
-        """``rate-limit`` or ``auth`` when ``message`` (or earlier error text) says so."""
-        haystack = message + "\n" + self.error_text.text()
-        limit = find_rate_limit(haystack)
-        if limit is not None or self.rate_limited:
-            self.note_rate_limit(limit)
-            return "rate-limit"
-        if find_auth_error(haystack) is not None:
-            return "auth"
-        return default
+    def verdict_failure(
+        self, outcome: ProcessOutcome, verdict: Verdict, error: str | None = None, text: str = ""
+    ) -> BackendResult:
+        """An unsuccessful result a limit/quota/auth verdict decided."""
+        return self.failure(outcome, error or verdict.line, verdict.kind, text, verdict.reset)
+
+    def failure_from(
+        self, outcome: ProcessOutcome, message: str, default: ErrorKind = "backend", text: str = ""
+    ) -> BackendResult:
+        """A failure whose kind comes from ``message`` (the event that ended the turn) alone."""
+        flat = short(message, 500)
+        verdict = classify_error_text(message)
+        if verdict is not None:
+            return self.verdict_failure(outcome, verdict, flat, text)
+        return self.failure(outcome, flat, default, text)
 
     def unfinished(self, outcome: ProcessOutcome, text: str = "") -> BackendResult:
-        """No final event: say why as precisely as the output allows."""
-        errors = self.error_text.text()
-        kind = self.error_kind_of("", default="protocol")
-        if kind != "protocol":
-            line = find_rate_limit(errors) if kind == "rate-limit" else find_auth_error(errors)
-            return self.failure(outcome, line or errors.strip()[-500:], kind, text)
+        """No final event: say why as precisely as the output allows.
+
+        With no event at all, the CLI failed in plain text (stderr/stdout): that
+        text is classified. With events, only the last error event counts (or,
+        with none and a failed exit, the last lines of stderr).
+        """
+        said = self.last_error if self.events else self._plain_text()
+        if self.events and not said and outcome.exit_code not in (0, None):
+            said = self._last_stderr_lines()  # a fatal error printed outside the JSON channel
+        verdict = classify_error_text(said)
+        if verdict is not None:
+            return self.verdict_failure(outcome, verdict, text=text)
         code = outcome.exit_code
         if self.events:
             message = f"{self.cli}'s event stream ended without its final event (truncated)"
-            if self.plain_lines:
+            if self.last_error:
+                message += f"; last error: {short(self.last_error, 300)}"
+            elif self.plain_lines:
                 message += f"; last output: {self._last_words(stdout_first=True)}"
         elif self.plain_lines:
             message = f"{self.cli} did not print {self.output_format}: "
@@ -192,6 +203,12 @@ class JsonStreamParser:
             message += f" (exit code {code})"
         return self.failure(outcome, message, "protocol", text)
 
+    def _last_stderr_lines(self, count: int = 8) -> str:
+        return "\n".join(self.stderr_lines.text().strip().splitlines()[-count:])
+
+    def _plain_text(self) -> str:
+        return self.stderr_lines.text() + "\n" + self.plain_stdout.text()
+
     def _last_words(self, *, stdout_first: bool = False) -> str:
         first, second = self.stderr_lines.text(), self.plain_stdout.text()
         words = ((second or first) if stdout_first else (first or second)).strip()
@@ -203,12 +220,11 @@ class JsonStreamParser:
             return self.result(outcome, ok=False, text="", error=f"{self.cli} was cancelled")
         what = "idle timeout (no output)" if outcome.stop_reason is StopReason.IDLE else "timeout"
         message = f"{self.cli} was stopped by the {what} after {outcome.duration:.0f}s"
-        kind: ErrorKind = (
-            "rate-limit" if self.error_kind_of("", "timeout") == "rate-limit" else "timeout"
-        )
-        if kind == "rate-limit":
-            message += " while rate limited"
-        return self.failure(outcome, message, kind)
+        # Stopped while the CLI was saying it is limited: that is why it made no progress.
+        verdict = classify_error_text(self.last_error)
+        if verdict is not None and verdict.kind == "rate-limit":
+            return self.verdict_failure(outcome, verdict, message + " while rate limited")
+        return self.failure(outcome, message, "timeout")
 
     def _line(self, stream: StreamName, raw: str) -> str:
         line = clean_line(raw).strip()
@@ -216,7 +232,6 @@ class JsonStreamParser:
             return ""
         if stream == "stderr":
             self.stderr_lines.append(line + "\n")
-            self.note_error(line)
             return self.on_stderr_line(line)
         if line.startswith("{"):
             try:
@@ -231,5 +246,4 @@ class JsonStreamParser:
                     self.events -= 1
         self.plain_lines += 1
         self.plain_stdout.append(line + "\n")
-        self.note_error(line)
         return self.on_plain_line(line)

@@ -14,6 +14,18 @@ its real CLI's flags, reads the prompt the way the real CLI does, then asks
 - ``JLGCLI_FAKE_PROBE_HANG=1``: ``--version`` and auth-status probes never answer.
 - A hang lasts at most ``JLGCLI_FAKE_HANG_MAX`` seconds (default 300), then exit 124.
 
+A turn's ``error`` picks a failure, in each CLI's own wording and format
+(backends.md §8, issue 16): ``auth``, ``rate-limit`` (reset in
+``reset_in_seconds``), ``backend``, ``truncated``, and ``quota`` (credit or
+quota gone, no reset), ``far-limit`` (a limit with a far stated reset: claude
+weekly, gemini capacity), ``auth-invalid`` (a bad key/token rather than no
+login), claude ``legacy-limit`` (2.0.x text, no structured events), codex
+``context`` (context window full), gemini ``error-event`` (reason only in an
+``error`` event). A turn's ``signal`` adds a non-fatal event to an answer:
+claude ``overage`` (limit rejected, billed as extra usage), codex ``hiccup``
+(``Reconnecting... 1/5``), copilot ``chunks`` (final message in chunks).
+The fake claude refuses to run when ``CLAUDECODE`` is set, like the real one.
+
 Standard library only: a fake must start fast.
 """
 
@@ -43,7 +55,8 @@ class Turn:
     stdout_noise: str = ""
     stderr: str = ""
     exit_code: int | None = None  # None: the real CLI's code for this outcome
-    error: str | None = None  # auth | rate-limit | backend | truncated
+    error: str | None = None  # see the module docstring
+    signal: str | None = None  # see the module docstring
     reset_in_seconds: float = 3600.0
     delay_seconds: float = 0.0
     hang: bool = False

@@ -18,6 +18,12 @@ import _fake_engine as fe
 
 VERSION = "2.1.197"
 NOT_LOGGED_IN = "Not logged in · Please run /login"
+# claude 2.1.39+ refuses to start inside another Claude Code session (anthropics/claude-code#25434)
+NESTED = (
+    "Error: Claude Code cannot be launched inside another Claude Code session.\n"
+    "Nested sessions share runtime resources and will crash all active sessions.\n"
+    "To bypass this check, unset the CLAUDECODE environment variable."
+)
 FORMATS = ("text", "json", "stream-json")
 MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
 VALUES = fe.table(
@@ -55,6 +61,8 @@ def main(argv: list[str]) -> None:
     if argv[:1] in (["-h"], ["--help"]):
         fe.out("Usage: claude [options] [command] [prompt]\n")
         sys.exit(0)
+    if os.environ.get("CLAUDECODE"):
+        fe.fail(NESTED, 1)
     opts, positionals = fe.parse_args(argv, values=VALUES, switches=SWITCHES, on_unknown=unknown)
     fmt = opts.get("format", "text")
     if fmt not in FORMATS:
@@ -169,24 +177,25 @@ class Run:
     def answer(self, turn: fe.Turn) -> None:
         if turn.error == "auth":
             self.failure(NOT_LOGGED_IN, "authentication_failed", turn.code(1), "none")
-        if turn.error == "rate-limit":
+        if turn.error in ("rate-limit", "far-limit"):
             reset = fe.reset_at(turn)
-            if self.fmt == "stream-json":
-                self.stream_init()
-                fe.emit(
-                    {
-                        "type": "rate_limit_event",
-                        "rate_limit_info": {
-                            "status": "rejected",
-                            "resetsAt": int(reset),
-                            "rateLimitType": "five_hour",
-                        },
-                        "session_id": self.sid,
-                        "uuid": fe.new_id(),
-                    }
-                )
-            text = f"You've hit your limit · resets {fe.clock_text(reset)} (UTC)"
+            weekly = turn.error == "far-limit"
+            self.stream_init()
+            self.limit_event(reset, "seven_day" if weekly else "five_hour")
+            when = f"in {fe.duration_text(turn.reset_in_seconds)}" if weekly else None
+            text = (
+                f"You’ve hit your weekly limit · resets {when}"
+                if weekly
+                else f"You've hit your limit · resets {fe.clock_text(reset)} (UTC)"
+            )
             self.failure(text, "rate_limit", turn.code(1), init=False)
+        if turn.error == "legacy-limit":  # claude 2.0.x: no rate_limit_event, no assistant.error
+            text = f"5-hour limit reached ∙ resets {fe.clock_text(fe.reset_at(turn))}"
+            self.failure(text, None, turn.code(1))
+        if turn.error == "quota":
+            self.failure("You're out of usage credits", "billing_error", turn.code(1))
+        if turn.error == "auth-invalid":
+            self.failure("Invalid API key · Fix external API key", "authentication_failed", 1)
         if turn.error == "backend":
             self.failure(
                 'API Error: 500 {"type":"error","error":{"type":"api_error",'
@@ -223,6 +232,23 @@ class Run:
                     )
             fe.hang_forever()
         self.success(turn)
+
+    def limit_event(self, reset: float, kind: str, **extra: object) -> None:
+        if self.fmt != "stream-json":
+            return
+        fe.emit(
+            {
+                "type": "rate_limit_event",
+                "rate_limit_info": {
+                    "status": "rejected",
+                    "resetsAt": int(reset),
+                    "rateLimitType": kind,
+                    **extra,
+                },
+                "session_id": self.sid,
+                "uuid": fe.new_id(),
+            }
+        )
 
     def stream_init(self, api_key_source: str = "ANTHROPIC_API_KEY") -> None:
         if self.fmt != "stream-json":
@@ -281,7 +307,7 @@ class Run:
     def failure(
         self,
         text: str,
-        error: str,
+        error: str | None,
         code: int,
         api_key_source: str = "ANTHROPIC_API_KEY",
         init: bool = True,
@@ -313,6 +339,8 @@ class Run:
             fe.out(turn.text + "\n")
             sys.exit(turn.code(0))
         self.stream_init()
+        if turn.signal == "overage":  # the limit is hit, the turn goes on billed as extra usage
+            self.limit_event(fe.reset_at(turn), "five_hour", isUsingOverage=True)
         turns = 1
         if self.fmt == "stream-json":
             for index, name in enumerate(turn.files):

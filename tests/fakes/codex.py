@@ -34,6 +34,22 @@ LIMIT = (
 )
 
 
+# codex-rs/protocol/src/error.rs wordings (backends.md §8)
+OUT_OF_CREDITS = "Your workspace is out of credits. Add credits to continue."
+CONTEXT_FULL = (
+    "Codex ran out of room in the model's context window. Start a new thread or clear "
+    "earlier history before retrying."
+)
+UNAUTHORIZED = (
+    "unexpected status 401 Unauthorized: Missing bearer or basic authentication in header"
+)
+# a retry codex makes by itself: non-fatal (exec_events.rs)
+HICCUP = (
+    "Reconnecting... 1/5 (stream disconnected before completion: Rate limit reached for "
+    "gpt-6.1-sol. Please try again in 1.2s.)"
+)
+
+
 def unknown(flag: str) -> None:
     name = flag.split("=")[0]
     fe.fail(
@@ -131,9 +147,17 @@ class Exec:
             session.mkdir(parents=True, exist_ok=True)
         fe.apply(turn, self.cwd, write_files=self.opts.get("sandbox") != "read-only")
         self.start()
+        if turn.signal == "hiccup":
+            self.error(HICCUP)
         if turn.error == "auth":
             self.turn_failed("exceeded retry limit, last status: 401 Unauthorized", turn.code(1))
-        if turn.error == "rate-limit":
+        if turn.error == "auth-invalid":
+            self.turn_failed(UNAUTHORIZED, turn.code(1))
+        if turn.error == "quota":
+            self.turn_failed(OUT_OF_CREDITS, turn.code(1))
+        if turn.error == "context":
+            self.turn_failed(CONTEXT_FULL, turn.code(1))
+        if turn.error in ("rate-limit", "far-limit"):
             message = LIMIT.format(when=fe.duration_text(turn.reset_in_seconds))
             self.error(message)
             self.turn_failed(message, turn.code(1))
@@ -157,13 +181,15 @@ class Exec:
             )
         self.item({"type": "agent_message", "text": turn.text})
         if self.json:
+            # the usage is the thread's running total (backends.md §8): 1200 in / 34 out per turn
+            turns = self.count_turn()
             fe.emit(
                 {
                     "type": "turn.completed",
                     "usage": {
-                        "input_tokens": 1200,
-                        "cached_input_tokens": 200,
-                        "output_tokens": 34,
+                        "input_tokens": 1200 * turns,
+                        "cached_input_tokens": 200 * turns,
+                        "output_tokens": 34 * turns,
                         "reasoning_output_tokens": 0,
                     },
                 }
@@ -172,6 +198,19 @@ class Exec:
             fe.out(turn.text + "\n")
             fe.err("tokens used\n1234\n")
         sys.exit(turn.code(0))
+
+    def count_turn(self) -> int:
+        """Turns of this thread so far, this one included (kept in its session folder)."""
+        counter = codex_home() / "sessions" / self.sid / "turns"
+        if self.opts.get("ephemeral"):
+            return 1
+        try:
+            turns = int(counter.read_text(encoding="utf-8")) + 1
+        except (OSError, ValueError):
+            turns = 1
+        counter.parent.mkdir(parents=True, exist_ok=True)
+        counter.write_text(str(turns), encoding="utf-8")
+        return turns
 
     def start(self) -> None:
         if self.json:

@@ -23,6 +23,12 @@ To authenticate, you can use any of the following methods:
   • Start 'copilot' and run the '/login' command
   • Set the COPILOT_GITHUB_TOKEN, GH_TOKEN, or GITHUB_TOKEN environment variable
   • Run 'gh auth login' to authenticate with the GitHub CLI"""
+# cli-main.js (backends.md §8): a token that exists but is refused; same instructions follow
+INVALID_TOKEN = AUTH_ERROR.replace(
+    "Error: No authentication information found.",
+    "Error: Authentication token found but could not be validated.",
+)
+OUT_OF_CREDITS = "You've run out of your included AI credits for the month."
 VALUES = fe.table(
     "prompt: -p --prompt | format: --output-format | model: --model | "
     "allow_tool: --allow-tool | deny_tool: --deny-tool | available: --available-tools | "
@@ -84,6 +90,8 @@ def main(argv: list[str]) -> None:
     if resume and not (state / resume).exists():
         fe.fail(f"Error: No session found matching '{resume}'.", 1)
     turn = fe.next_turn(prompt, argv)
+    if turn.error in ("auth", "auth-invalid"):  # checked before any JSON (backends.md §3)
+        fe.fail(AUTH_ERROR if turn.error == "auth" else INVALID_TOKEN, turn.code(1))
     sid = turn.session_id or resume or opts.get("session_id") or fe.new_id()
     (state / sid).mkdir(parents=True, exist_ok=True)
     may_write = bool(opts.get("allow_all_tools") or opts.get("allow_all"))
@@ -130,17 +138,19 @@ class Session:
     def answer(self, turn: fe.Turn) -> None:
         self.event("session.start", {"sessionId": self.sid, "version": 1})
         self.event("assistant.turn_start", {"turnId": "0"})
-        if turn.error == "auth":
-            fe.fail(AUTH_ERROR, turn.code(1))
-        if turn.error in ("rate-limit", "backend"):
+        if turn.error in ("rate-limit", "far-limit", "backend", "quota"):
             wait = fe.duration_text(turn.reset_in_seconds)
-            message = (
-                "Sorry, you've hit a rate limit that restricts the number of Copilot model "
-                f"requests you can make. Please try again in {wait}."
-                if turn.error == "rate-limit"
-                else "Execution failed: Error: 500 Internal Server Error"
+            kind, message = {
+                "quota": ("quota", OUT_OF_CREDITS),
+                "backend": ("model_call", "Execution failed: Error: 500 Internal Server Error"),
+            }.get(
+                turn.error,
+                (
+                    "rate_limit",
+                    "Sorry, you've hit a rate limit that restricts the number of Copilot model "
+                    f"requests you can make. Please try again in {wait}.",
+                ),
             )
-            kind = "rate_limit" if turn.error == "rate-limit" else "model_call"
             self.event("session.error", {"errorType": kind, "message": message})
             if not self.json:
                 fe.err(f"Error: {message}\n")
@@ -172,15 +182,30 @@ class Session:
                     {"message": "Permission denied and could not request permission from user"},
                 )
         half = len(turn.text) // 2
-        for piece in (turn.text[:half], turn.text[half:]):
+        pieces = (turn.text[:half], turn.text[half:])
+        if turn.signal == "chunks":  # a long answer arrives as chunks of one message
+            for index, piece in enumerate(pieces):
+                self.event(
+                    "assistant.message",
+                    {
+                        "messageId": "final",
+                        "content": piece,
+                        "toolRequests": [],
+                        "chunkIndex": index,
+                        "chunkCount": len(pieces),
+                    },
+                )
+        else:
+            for piece in pieces:
+                self.event(
+                    "assistant.message_delta",
+                    {"messageId": "final", "deltaContent": piece},
+                    ephemeral=True,
+                )
             self.event(
-                "assistant.message_delta",
-                {"messageId": "final", "deltaContent": piece},
-                ephemeral=True,
+                "assistant.message",
+                {"messageId": "final", "content": turn.text, "toolRequests": []},
             )
-        self.event(
-            "assistant.message", {"messageId": "final", "content": turn.text, "toolRequests": []}
-        )
         self.event("assistant.turn_end", {"turnId": "0"})
         if not self.json:
             fe.out(turn.text + "\n")

@@ -92,6 +92,31 @@ def fatal(message: str, code: int, fmt: str) -> None:
     fe.fail(message, code)
 
 
+def api_error(turn: fe.Turn) -> str:
+    """gemini's wording of an API failure (googleQuotaErrors.ts, errorParsing.ts; §8)."""
+    if turn.error == "rate-limit":
+        return (
+            '[API Error: got status: 429 Too Many Requests. {"error":{"code":429,'
+            '"message":"You exceeded your current quota. Please retry in '
+            f'{turn.reset_in_seconds:g}s.","status":"RESOURCE_EXHAUSTED"}}}}]'
+        )
+    if turn.error == "far-limit":
+        left = max(0, round(turn.reset_in_seconds))
+        hours, rest = divmod(left, 3600)
+        return (
+            "[API Error: You have exhausted your capacity on this model. Your quota will reset "
+            f"after {hours}h{rest // 60}m{rest % 60}s.]"
+        )
+    if turn.error == "quota":
+        return "[API Error: You have exhausted your daily quota on this model.]"
+    if turn.error == "auth-invalid":
+        return (
+            "[API Error: API key not valid. Please pass a valid API key. "
+            "(Status: INVALID_ARGUMENT)]"
+        )
+    return "[API Error: exception TypeError: fetch failed sending request]"
+
+
 class Stream:
     """stream-json events, one pretty JSON object (json) or plain text."""
 
@@ -120,14 +145,12 @@ class Stream:
         self.event("message", role="user", content=self.prompt)
         if turn.error == "auth":
             fatal(auth_message(), turn.code(41), self.fmt)
-        if turn.error in ("rate-limit", "backend"):
-            message = (
-                '[API Error: got status: 429 Too Many Requests. {"error":{"code":429,'
-                '"message":"You exceeded your current quota. Please retry in '
-                f'{turn.reset_in_seconds:g}s.","status":"RESOURCE_EXHAUSTED"}}}}]'
-                if turn.error == "rate-limit"
-                else "[API Error: exception TypeError: fetch failed sending request]"
-            )
+        if turn.error == "error-event":  # the reason only in an error event (nonInteractiveCli.ts)
+            self.event("error", severity="error", message="Model stream ended unexpectedly")
+            self.event("result", status="error", stats=self.stats())
+            sys.exit(turn.code(1))
+        if turn.error in ("rate-limit", "far-limit", "backend", "quota", "auth-invalid"):
+            message = api_error(turn)
             self.event(
                 "result",
                 status="error",

@@ -173,7 +173,7 @@ def test_rate_limit_event_gives_the_reset_time() -> None:
     r = parsed.result
     assert not r.ok and r.error_kind == "rate-limit" and r.rate_limited
     assert r.rate_limit_reset == 1790000000.0
-    assert "[claude] usage limit reached" in parsed.shown
+    assert "[claude] five-hour limit reached" in parsed.shown
 
 
 @pytest.mark.parametrize("apostrophe", ["'", "’"])
@@ -302,6 +302,25 @@ def test_probe_before_auth_status_existed(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("JLGCLI_FAKE_LOGGED_OUT", "1")  # not asked: that claude has no `auth status`
     a = ClaudeBackend().probe()
     assert a.status == "available" and "not checked" in a.detail
+
+
+@pytest.mark.parametrize(
+    ("version", "noted"),
+    [("2.0.30", True), ("2.1.44", True), ("2.1.45", False), ("2.1.197", False)],
+)
+def test_probe_says_when_limits_are_read_from_text(
+    monkeypatch: pytest.MonkeyPatch, version: str, noted: bool
+) -> None:
+    """issue 16: claude before 2.1.45 has no rate_limit_event; `jlgcli backends` says so."""
+    monkeypatch.setenv("JLGCLI_FAKE_VERSION", version)
+    a = ClaudeBackend().probe()
+    assert a.status == "available"
+    assert ("usage limits read from claude's text" in a.detail) == noted
+
+
+def test_invocation_drops_the_nested_session_guard(tmp_path: Path) -> None:
+    inv = ClaudeBackend().invocation(BackendRequest(prompt="p", cwd=str(tmp_path)))
+    assert {"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"} <= set(inv.env_remove)
 
 
 def test_hanging_probe_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -75,7 +75,8 @@ def test_recorded_offline_stream_killed_by_idle_timeout() -> None:
             "(https://chatgpt.com/explore/plus), or try again in 5 days 22 hours 11 minutes.",
             "rate-limit",
         ),
-        ("Quota exceeded. Check your plan and billing details.", "rate-limit"),
+        # openai/codex#8987: billing quota, no reset → quota (issue 16)
+        ("Quota exceeded. Check your plan and billing details.", "quota"),
         ("stream error: unexpected status 500", "backend"),
     ],
 )
@@ -209,3 +210,27 @@ def test_login_status_answers(
 
     monkeypatch.setattr(codex, "run_quietly", lambda argv, deadline: answer)
     assert check_login(ProbeContext("codex", (0, 169, 0), 0.0, {})).state == state
+
+
+def test_resumed_thread_reports_this_calls_tokens_not_the_thread_total() -> None:
+    """backends.md §8: turn.completed.usage is the thread's total; a resumed call adds the
+    difference (codex-rs/exec/src/event_processor_with_jsonl_output.rs)."""
+    backend = CodexBackend()
+
+    def call(total_in: int, total_out: int, thread: str = "01a200ec") -> tuple[int | None, ...]:
+        stream = lines(
+            json.dumps({"type": "thread.started", "thread_id": thread}),
+            json.dumps(
+                {
+                    "type": "turn.completed",
+                    "usage": {"input_tokens": total_in, "output_tokens": total_out},
+                }
+            ),
+        )
+        r = parse(backend.parser(), stream).result
+        return r.input_tokens, r.output_tokens
+
+    assert call(1000, 30) == (1000, 30)
+    assert call(2500, 70) == (1500, 40)
+    assert call(400, 10, thread="other") == (400, 10)  # another thread starts from zero
+    assert call(300, 5) == (300, 5)  # totals that shrank: a fresh thread under that id

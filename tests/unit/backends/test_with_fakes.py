@@ -176,6 +176,8 @@ def test_codex_resume_by_thread_id(work: Path) -> None:
     first, _, _ = run_backend(codex, request(work))
     again, _, _ = run_backend(codex, request(work, resume_session=first.session_id))
     assert again.ok and again.session_id == first.session_id
+    # the fake reports the thread's running total, as codex does: each call counts its own
+    assert (first.input_tokens, again.input_tokens) == (1200, 1200)
     bad, _, _ = run_backend(codex, request(work, resume_session="no-such-thread"))
     assert not bad.ok and "no rollout found" in (bad.error or "")
 
@@ -188,3 +190,97 @@ def test_a_hanging_fake_gives_up_after_its_cap(
     monkeypatch.setenv("JLGCLI_FAKE_HANG_MAX", "0.2")
     result, outcome, _ = run_backend(get_backend("codex"), request(work))
     assert outcome.exit_code == 124 and not result.ok
+
+
+# --- limit, quota and auth signals through the real spawn path (backends.md §8, issue 16) ---
+SIGNALS = [
+    ("claude", {"error": "quota"}, "quota"),
+    ("claude", {"error": "auth-invalid"}, "auth"),
+    ("claude", {"error": "far-limit", "reset_in_seconds": 5 * 86400}, "rate-limit"),
+    ("claude", {"error": "legacy-limit", "reset_in_seconds": 3 * 3600}, "rate-limit"),
+    ("codex", {"error": "quota"}, "quota"),
+    ("codex", {"error": "auth-invalid"}, "auth"),
+    ("codex", {"error": "context", "signal": "hiccup"}, "backend"),
+    ("copilot", {"error": "quota"}, "quota"),
+    ("copilot", {"error": "auth-invalid"}, "auth"),
+    ("gemini", {"error": "quota"}, "quota"),
+    ("gemini", {"error": "auth-invalid"}, "auth"),
+    ("gemini", {"error": "far-limit", "reset_in_seconds": 19 * 3600 + 14 * 60 + 47}, "rate-limit"),
+    ("gemini", {"error": "error-event"}, "backend"),
+]
+
+
+@pytest.mark.parametrize(("name", "turn", "kind"), SIGNALS)
+def test_limit_quota_and_auth_signals(
+    name: str,
+    turn: dict[str, Any],
+    kind: str,
+    work: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    script(tmp_path, monkeypatch, turn)
+    started = time.time()
+    result, _, _ = run_backend(get_backend(name), request(work))
+    assert not result.ok and result.error_kind == kind, (result.error, result.output_tail)
+    assert result.rate_limited == (kind == "rate-limit")
+    if kind == "rate-limit":  # a far reset is kept (the run core compares it with its deadline)
+        assert result.rate_limit_reset is not None
+        if turn["error"] != "legacy-limit":  # "resets 3pm" has no zone: local time
+            assert abs(result.rate_limit_reset - (started + turn["reset_in_seconds"])) < 120
+    else:
+        assert result.rate_limit_reset is None
+    assert "gemini failed" not in (result.error or "")
+
+
+def test_copilot_invalid_token_names_the_auth_line(
+    work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script(tmp_path, monkeypatch, {"error": "auth-invalid"})
+    result, _, _ = run_backend(get_backend("copilot"), request(work))
+    assert result.error == "Error: Authentication token found but could not be validated."
+
+
+def test_gemini_keeps_the_reason_of_its_error_event(
+    work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script(tmp_path, monkeypatch, {"error": "error-event"})
+    result, _, _ = run_backend(get_backend("gemini"), request(work))
+    assert result.error == "Model stream ended unexpectedly"
+
+
+@pytest.mark.parametrize(
+    ("name", "turn"),
+    [
+        ("claude", {"text": "paid answer\nDONE", "signal": "overage"}),
+        ("codex", {"text": "after a hiccup\nDONE", "signal": "hiccup"}),
+        ("copilot", {"text": "a long answer in two chunks\nDONE", "signal": "chunks"}),
+    ],
+)
+def test_non_fatal_signals_keep_the_answer(
+    name: str, turn: dict[str, Any], work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script(tmp_path, monkeypatch, turn)
+    result, _, _ = run_backend(get_backend(name), request(work))
+    assert result.ok and result.text.strip() == turn["text"], result.error
+    assert not result.rate_limited and result.rate_limit_reset is None
+
+
+def test_claude_runs_when_started_inside_a_claude_code_session(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """claude 2.1.39+ refuses to run with CLAUDECODE set; jlgcli's child must not inherit it."""
+    monkeypatch.setenv("CLAUDECODE", "1")
+    monkeypatch.setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
+    result, _, _ = run_backend(get_backend("claude"), request(work))
+    assert result.ok, result.error
+
+
+def test_the_fake_claude_refuses_to_nest_like_the_real_one(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jlgcli.process import capture
+
+    monkeypatch.setenv("CLAUDECODE", "1")
+    answer = capture(["claude", "-p", "hi"], timeout=20)
+    assert answer.exit_code == 1 and "inside another Claude Code session" in answer.stderr

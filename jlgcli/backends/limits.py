@@ -1,0 +1,142 @@
+"""Is a failure a rate limit, an exhausted quota, or an auth problem? (issue 16)
+
+Three outcomes the run core treats differently:
+
+- ``rate-limit``: the limit resets, waiting is worth it (with the reset time
+  when the CLI states one, even a far one: "resets in 5 days");
+- ``quota``: credit or quota exhausted with no useful reset ("You've run out
+  of your included AI credits for the month."): fail over or stop;
+- ``auth``: not logged in, bad key or token (exit 6).
+
+Adapters classify from their CLI's structured fields first (claude
+``assistant.error``, copilot ``errorType``, gemini ``error.type``) and call
+``classify_error_text`` only as a fallback, and only on the text of the
+event that ended the turn: never on a successful answer, never on a retry
+notice seen earlier. A quota-like message that states a reset ("Your quota
+will reset after 19h14m47s") is a rate limit with that reset. Apostrophes
+match ``'`` and ``’`` (codex 0.169 prints a curly one, backends.md §7).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from jlgcli.backends.resets import parse_reset_time
+
+LimitKind = Literal["rate-limit", "quota", "auth"]
+
+_APOS = "['’]"
+_AUTH = re.compile(
+    r"Not logged in|Please run /login|No authentication information found"
+    r"|Authentication token found but could not be validated"
+    r"|Please set an Auth method|Invalid API key|API key not valid|authentication_failed"
+    r"|oauth_org_not_allowed|\b401\b.{0,20}Unauthorized|OAuth token (?:has )?expired"
+    r"|Failed to authenticate",
+    re.IGNORECASE,
+)
+# Credit or quota gone, no reset worth waiting for (unless the message states one).
+_QUOTA = re.compile(
+    r"out of (?:your )?(?:[\w-]+ )*credits"  # claude, codex workspace, copilot AI credits
+    r"|\bspend(?:ing)? (?:cap|limit)\b"  # codex spend cap, copilot session, claude monthly
+    r"|exhausted your (?:[\w-]+ )*quota"  # gemini daily quota
+    r"|\bquota exceeded\b|exceeded your current quota|insufficient[_ ]quota"
+    r"|check your plan and billing|\bbilling_error\b",
+    re.IGNORECASE,
+)
+# A limit that resets: wait for it.
+_RATE_LIMIT = re.compile(
+    rf"You{_APOS}ve (?:hit|reached) (?:your|a) (?:[\w-]+ )*limit"
+    rf"|You{_APOS}ve used (?:up )?(?:all |\d+% )?(?:of )?your"
+    rf"|You{_APOS}re out of (?:[\w-]+ )*usage"
+    r"|usage limit|rate[ _-]?limit|\blimit reached\b|RESOURCE_EXHAUSTED|Too Many Requests"
+    r"|\bstatus:? 429\b|\b429\b.{0,40}(?:request|quota|limit)|exhausted your capacity",
+    re.IGNORECASE,
+)
+# claude 1.x: "Claude AI usage limit reached|1750000000" (the reset as epoch seconds)
+_PIPE_EPOCH = re.compile(r"limit reached\|(\d{9,11})\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a failure's text says: its kind, the line that says so, the reset if stated."""
+
+    kind: LimitKind
+    line: str
+    reset: float | None = None
+
+
+def classify_error_text(text: str, *, now: float | None = None) -> Verdict | None:
+    """The limit/quota/auth verdict of one error message, or None for any other failure.
+
+    The reset is looked for in the whole message ("…quota.\\nPlease retry in
+    37.5s." states it on the next line).
+    """
+    if not text:
+        return None
+    auth = _AUTH.search(text)
+    if auth is not None:
+        return Verdict("auth", line_around(text, auth.start()))
+    quota = _QUOTA.search(text)
+    limit = _RATE_LIMIT.search(text)
+    found = quota or limit
+    if found is None:
+        return None
+    reset = reset_in(text, now=now)
+    if quota is not None and reset is None:
+        return Verdict("quota", line_around(text, quota.start()))
+    return Verdict("rate-limit", line_around(text, found.start()), reset)
+
+
+def structured_verdict(
+    kind: LimitKind, message: str, *, reset: float | None = None, now: float | None = None
+) -> Verdict:
+    """A verdict a structured field decided; the message may only sharpen it.
+
+    A ``quota`` whose message states a reset is a rate limit with that reset;
+    a ``rate-limit`` with no reset whose message says credit is gone ("You're
+    out of usage credits") is a quota.
+    """
+    line = first_line(message)
+    if kind == "auth":
+        return Verdict("auth", line)
+    stated = reset if reset is not None else reset_in(message, now=now)
+    if stated is None and (kind == "quota" or _QUOTA.search(message)):
+        return Verdict("quota", line)
+    return Verdict("rate-limit", line, stated)
+
+
+def reset_in(text: str, *, now: float | None = None) -> float | None:
+    """The reset stated anywhere in ``text`` (epoch seconds), or None."""
+    piped = _PIPE_EPOCH.search(text)
+    if piped is not None:
+        return float(piped.group(1))
+    return parse_reset_time(text, now=now)
+
+
+def find_rate_limit(text: str) -> str | None:
+    """The line of ``text`` that says a usage/rate limit or quota was hit, or None."""
+    match = _QUOTA.search(text) or _RATE_LIMIT.search(text)
+    return line_around(text, match.start()) if match else None
+
+
+def find_auth_error(text: str) -> str | None:
+    """The line of ``text`` that says the CLI is not logged in / the key is bad, or None."""
+    match = _AUTH.search(text)
+    return line_around(text, match.start()) if match else None
+
+
+def first_line(text: str) -> str:
+    """The first non-empty line of ``text`` (at most 500 characters)."""
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:500]
+    return ""
+
+
+def line_around(text: str, index: int) -> str:
+    """The line of ``text`` holding ``index``, stripped, at most 500 characters."""
+    start = text.rfind("\n", 0, index) + 1
+    end = text.find("\n", index)
+    return text[start : end if end != -1 else len(text)].strip()[:500]
