@@ -170,6 +170,10 @@ def _at(epoch: float) -> str:
 
 
 def _human(seconds: float) -> str:
+    """``4d23h`` past two days (a weekly limit), else the usual short form."""
+    if seconds >= 2 * 86400:
+        days, rest = divmod(int(seconds), 86400)
+        return f"{days}d{rest // 3600:02d}h"
     from jlgcli.durations import format_duration_ms
 
     return format_duration_ms(seconds * 1000)

@@ -130,3 +130,40 @@ def test_fallback_flag_takes_a_list(jlg: Runner, task: Path, tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr
     result = jlg("loop", str(task), "-b", "claude", "--fallback", "nope")
     assert result.returncode == 64
+
+
+def test_claude_at_its_weekly_limit_fails_over_to_codex_and_says_so(
+    jlg: Runner, task: Path, tmp_path: Path
+) -> None:
+    """Issue 16 done-when: --backend claude --fallback codex --timeout 1h, claude's weekly
+    limit resets in 5 days: the loop finishes on codex, exit 0, and says so."""
+    env = script(tmp_path, {"error": "far-limit", "reset_in_seconds": 5 * 86400},
+                 {"text": "Finished on codex.\nDONE"}, repeat_last=False)  # fmt: skip
+    result = jlg("loop", str(task), "--backend", "claude", "--fallback", "codex",
+                 "--timeout", "1h", "--json", env=env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["stopCause"] == "done" and data["text"].startswith("Finished on codex")
+    (only,) = data["iterationMetrics"]
+    assert only["backend"] == "codex"
+    assert "claude: rate-limited, resets in 4d" in only["switchReason"]
+    assert "switched to codex" in result.stderr
+    again = tmp_path / "again"
+    again.mkdir()
+    env = script(again, {"error": "far-limit", "reset_in_seconds": 5 * 86400},
+                 {"text": "ok\nDONE"}, repeat_last=False)  # fmt: skip
+    human = jlg("loop", str(task), "--backend", "claude", "--fallback", "codex",
+                "--timeout", "1h", env=env)  # fmt: skip
+    assert human.returncode == 0, human.stderr
+    assert "backend     codex" in human.stderr  # the summary names who finished
+
+
+def test_quota_exhausted_without_fallback_stops_with_its_own_cause(
+    jlg: Runner, task: Path, tmp_path: Path
+) -> None:
+    env = script(tmp_path, {"error": "quota"})
+    result = jlg("loop", str(task), "--backend", "codex", "--json", env=env)
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout)
+    assert data["stopCause"] == "quota-exhausted" and data["iterations"] == 0
+    assert "--fallback" in data["error"]["hint"]
