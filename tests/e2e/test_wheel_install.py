@@ -105,6 +105,11 @@ def test_the_installed_wheel_runs_the_demo_from_anywhere(installed: Path, tmp_pa
     where = _run([str(installed.parent / "python"), "-c", "import jlgcli; print(jlgcli.__file__)"],
                  cwd=tmp_path)  # fmt: skip
     assert ROOT not in Path(where.stdout.strip()).parents  # the wheel, not this work tree
+    python = str(installed.parent / "python")
+    as_module = _run([python, "-m", "jlgcli", "--version"], cwd=elsewhere)
+    assert as_module.stdout == version.stdout, as_module.stderr  # README: `python -m jlgcli`
+    invoke_door = _run([python, "-c", "import jlgcli.invoke_tasks"], cwd=elsewhere)
+    assert invoke_door.returncode == 0, invoke_door.stderr  # the [invoke] extra's door
     demo = _run([str(installed), "demo", "--json"], cwd=elsewhere)
     assert demo.returncode == 0, demo.stderr
     summary = json.loads(demo.stdout)
