@@ -37,7 +37,7 @@ param(
 )
 
 # The release workflow stamps these two lines with the repository and tag of the release.
-$DefaultRepo = 'jlguenego/jlgcli'
+$DefaultRepo = 'OWNER/REPO'
 $DefaultVersion = 'latest'
 
 $AssetName = 'jlgcli-windows-x64.zip'
@@ -149,6 +149,9 @@ function Install-Jlgcli {
                 throw "no checksum for ${zip}: pass -Sha256 or put $AssetName.sha256 next to it"
             }
         } else {
+            if ($repository -eq 'OWNER/REPO') {
+                throw "this install.ps1 is not a release's copy: pass -Repo OWNER/NAME (or set JLGCLI_REPO), or use -ArchivePath ZIP"
+            }
             $url = Get-ReleaseUrl $repository $tag $AssetName
             $zip = Join-Path $work $AssetName
             Write-Host "Downloading $url"

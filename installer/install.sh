@@ -10,7 +10,8 @@
 set -eu
 
 # The release workflow stamps these two lines with the repository and tag of the release.
-DEFAULT_REPO="jlguenego/jlgcli"
+# OWNER/REPO: a placeholder, replaced by the real repository in each release (release.py stamp)
+DEFAULT_REPO="OWNER/REPO"
 DEFAULT_VERSION="latest"
 
 REPO="${JLGCLI_REPO:-$DEFAULT_REPO}"
@@ -87,6 +88,7 @@ download() {
 }
 
 release_url() {
+    [ "$REPO" != "OWNER/REPO" ] || die "this install.sh is not a release's copy: pass --repo OWNER/NAME (or set JLGCLI_REPO), or use --archive ZIP"
     if [ "$VERSION" = "latest" ]; then
         printf 'https://github.com/%s/releases/latest/download/%s' "$REPO" "$1"
     else

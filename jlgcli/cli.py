@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 # Commands listed by --help, in this order; each is jlgcli/commands/<name>.py.
 COMMAND_MODULES: tuple[str, ...] = (
+    "demo",
     "run",
     "loop",
     "backends",

@@ -7,10 +7,11 @@ are replaced rather than crashing.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 from jlgcli.errors import ExitCode, JlgError
 
@@ -27,10 +28,36 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n")
 
 
-def read_prompt(source: str, *, stdin: BinaryIO | None = None, cwd: Path | None = None) -> Prompt:
+def end_of_input_keys(windows: bool | None = None) -> str:
+    """The keys that end typed input on this OS's terminals (the one OS difference here)."""
+    if windows is None:
+        windows = os.name == "nt"
+    return "Ctrl-Z then Enter" if windows else "Ctrl-D"
+
+
+def _announce_terminal_read(stream: BinaryIO, stderr: TextIO | None) -> None:
+    """A person typing the prompt is told so; a pipe or a file is read silently."""
+    try:
+        interactive = stream.isatty()
+    except (AttributeError, ValueError):  # a closed or odd stream: not a person typing
+        interactive = False
+    if interactive:
+        out = stderr if stderr is not None else sys.stderr
+        out.write(f"reading the prompt from stdin ({end_of_input_keys()} to end)\n")
+        out.flush()
+
+
+def read_prompt(
+    source: str,
+    *,
+    stdin: BinaryIO | None = None,
+    cwd: Path | None = None,
+    stderr: TextIO | None = None,
+) -> Prompt:
     """Read the prompt from a file path or ``-`` (stdin)."""
     if source == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
+        _announce_terminal_read(stream, stderr)
         text = _decode(stream.read())
         origin = "-"
     else:

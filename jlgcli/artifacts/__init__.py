@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         load_run,
         read_run,
     )
+    from jlgcli.artifacts.project import project_root, under_project
     from jlgcli.artifacts.redact import MASK, Redactor, StreamRedactor, is_secret_name
     from jlgcli.artifacts.rundir import RunDirectory
     from jlgcli.artifacts.transcript import TranscriptSink, json_escape_utf8
@@ -34,6 +35,7 @@ _WHERE = {
     "layout": ("DEFAULT_ROOT", "default_root"),
     "listing": ("INCOMPLETE", "UNREADABLE", "IterationFiles", "RunDetail", "RunInfo",
                 "list_runs", "load_run", "read_run"),
+    "project": ("project_root", "under_project"),
     "redact": ("MASK", "Redactor", "StreamRedactor", "is_secret_name"),
     "rundir": ("RunDirectory",),
     "transcript": ("TranscriptSink", "json_escape_utf8"),
@@ -63,8 +65,10 @@ __all__ = [
     "list_runs",
     "load_run",
     "new_run_id",
+    "project_root",
     "read_run",
     "run_id_time",
+    "under_project",
 ]
 
 

@@ -28,6 +28,7 @@ from jlgcli.errors import ExitCode, JlgError
 INCOMPLETE = "incomplete"
 UNREADABLE = "unreadable"
 _HINT_DIR = "pass --dir DIR to read another artifacts directory"
+LATEST = "latest"  # ``runs show latest``, like ``ledger show latest``
 
 
 @dataclass(frozen=True)
@@ -119,8 +120,10 @@ def list_runs(root: Path, limit: int | None = 20) -> list[RunInfo]:
 
 
 def load_run(root: Path, run_id: str) -> RunDetail:
-    """One run by id or unique id prefix; an unknown or ambiguous id is ``JlgError`` 64."""
+    """One run by id, unique id prefix or ``latest``; unknown or ambiguous: ``JlgError`` 64."""
     names = _run_names(root)
+    if run_id == LATEST and names and LATEST not in names:
+        run_id = names[0]
     matches = [name for name in names if name == run_id] or [
         name for name in names if run_id and name.startswith(run_id)
     ]
@@ -131,7 +134,10 @@ def load_run(root: Path, run_id: str) -> RunDetail:
         elif names:
             message, hint = f"no run {run_id!r} in {root}", "recent runs: " + ", ".join(shown)
         else:
-            message, hint = f"no runs recorded in {root}", "run with --artifacts, or " + _HINT_DIR
+            message = f"no runs recorded in {root}"
+            hint = (
+                "runs are recorded only with --artifacts (or the artifacts setting); " + _HINT_DIR
+            )
         raise JlgError(ExitCode.USAGE, message, hint=hint)
     path = root / matches[0]
     meta, _ = _read_json(path / META_FILE)

@@ -41,17 +41,20 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _dir_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--dir", metavar="DIR", help="ledger directory (default: ./ledger, or ledgerDir)"
+        "--dir", metavar="DIR", help="ledger directory (default: ledger/ at the project root)"
     )
 
 
 def _ledger_root(args: argparse.Namespace) -> Path:
+    """``--dir``, else the ``ledgerDir`` setting (default ``ledger``) at the project root."""
     if getattr(args, "dir", None):
         return Path(args.dir)
+    from jlgcli.artifacts.project import under_project
     from jlgcli.config import resolve_settings
 
-    configured = resolve_settings().values.get("ledgerDir")
-    return Path.cwd() / str(configured or "ledger")
+    cwd = Path.cwd()
+    configured = resolve_settings(cwd).values.get("ledgerDir")
+    return under_project(Path(str(configured or "ledger")), cwd)
 
 
 def show(args: argparse.Namespace) -> int:

@@ -10,13 +10,15 @@ if TYPE_CHECKING:
     from datetime import datetime
 
 EPILOG = """examples:
-  jlgcli runs                              the 20 most recent runs in ./.jlgcli/runs
+  jlgcli runs                              the 20 most recent runs of this project
+  jlgcli runs show latest                  the most recent run
   jlgcli runs --limit 5 --json             the 5 most recent, as one JSON object
   jlgcli runs show 20261122T023015Z        one run (a unique id prefix is enough)
   jlgcli runs --dir build/jlgcli-runs      runs recorded with --artifacts-dir build/jlgcli-runs
 """
 
 HANDLER = "jlgcli.commands.runs:execute"
+NOT_RECORDED = "runs are recorded only with --artifacts (or `jlgcli config set artifacts true`)"
 
 
 def _positive_int(text: str) -> int:
@@ -34,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     runs = subparsers.add_parser(
         "runs",
         help="list recent runs recorded with --artifacts",
-        description="List the runs recorded with --artifacts (newest first): id, date, "
+        description="List the runs recorded with --artifacts in this project's .jlgcli/runs "
+        "(found from any sub-directory), newest first: id, date, "
         "backend, status, iterations, duration. A run killed before it finished is "
         "'incomplete'; a run directory with corrupt files is 'unreadable'.",
         epilog=EPILOG,
@@ -53,7 +56,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="Show one recorded run: its status, meta.json, result.json, "
         "iterations and the paths of its files.",
     )
-    show.add_argument("run_id", metavar="ID", help="a run id, or a unique prefix of one")
+    show.add_argument("run_id", metavar="ID",
+                      help="a run id, a unique prefix of one, or 'latest'")  # fmt: skip
     _add_dir_option(show, default=argparse.SUPPRESS)  # keep `runs --dir X show ID` working
     show.set_defaults(handler=HANDLER, runs_action="show")
 
@@ -61,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 def _add_dir_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
     parser.add_argument(
         "--dir", dest="runs_dir", metavar="DIR", default=default,
-        help="the artifacts directory (default: the artifactsDir setting, .jlgcli/runs)",
+        help="the artifacts directory (default: the artifactsDir setting, .jlgcli/runs, "
+        "at the project root)",
     )  # fmt: skip
 
 
@@ -75,8 +80,10 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def _root(flag: str | None, cwd: Path) -> Path:
-    """``--dir``, else the ``artifactsDir`` setting, relative to the working directory."""
-    from jlgcli.artifacts.rundir import DEFAULT_ROOT
+    """``--dir`` (relative to the working directory), else the ``artifactsDir`` setting
+    relative to the project root: where ``run --artifacts`` writes from any sub-directory."""
+    from jlgcli.artifacts.layout import DEFAULT_ROOT
+    from jlgcli.artifacts.project import under_project
     from jlgcli.errors import JlgError
 
     if flag:
@@ -87,7 +94,7 @@ def _root(flag: str | None, cwd: Path) -> Path:
         configured = resolve_settings(cwd).values.get("artifactsDir")
     except JlgError:
         configured = None  # a broken config must not hide the runs already recorded
-    return cwd / Path(configured) if configured else cwd / DEFAULT_ROOT
+    return under_project(Path(configured) if configured else DEFAULT_ROOT, cwd)
 
 
 def _list(root: Path, limit: int, want_json: bool) -> int:
@@ -99,7 +106,7 @@ def _list(root: Path, limit: int, want_json: bool) -> int:
         emit_json({"root": str(root), "runs": [info.to_json() for info in runs]})
         return 0
     if not runs:
-        err(f"no runs recorded in {root} (run or loop with --artifacts to record one)")
+        err(f"no runs recorded in {root}: {NOT_RECORDED}")
         return 0
     rows = [
         [

@@ -124,7 +124,7 @@ def collect_change(
         names = tuple(files)
     else:
         listed = _git([*base, "--name-only", "-z"], cwd, 4_000_000)
-        _check(listed)
+        _check(listed, cwd)
         names = tuple(name for name in listed.text.split("\0") if name)
     diff, truncated = "", False
     if max_diff_bytes > 0 and names:
@@ -132,19 +132,41 @@ def collect_change(
         # overflow a Windows command line (32k characters), and git knows them anyway.
         pathspecs = ["--", *names] if files else []
         found = _git([*base, *pathspecs], cwd, max_diff_bytes)
-        _check(found)
+        _check(found, cwd)
         diff, truncated = found.text, found.truncated
         if truncated and "\n" in diff:  # end on a whole line
             diff = diff[: diff.rindex("\n") + 1]
     return Change(names, diff, truncated, f"{refs[0]}...{refs[1]}" if refs else "staged")
 
 
-def _check(result: _GitOutput) -> None:
+def _check(result: _GitOutput, cwd: Path) -> None:
     if result.exit_code in (0, None) or result.truncated:
         return
-    detail = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else ""
-    raise JlgError(ExitCode.USAGE, f"cannot read the change with git: {detail or 'git failed'}",
-                   hint="run jlgcli hook inside a git work tree (pre-commit does)")  # fmt: skip
+    # Outside a work tree `git diff --cached` prints its usage text: ask git plainly instead.
+    inside = _git(["git", "rev-parse", "--is-inside-work-tree"], cwd, 1000)
+    if inside.exit_code != 0 or inside.text.strip() != "true":
+        raise JlgError(
+            ExitCode.USAGE,
+            f"not inside a git work tree ({cwd}): there is no change to review",
+            hint="run jlgcli hook inside a git repository (pre-commit does)",
+        )
+    raise JlgError(
+        ExitCode.USAGE,
+        f"cannot read the change with git: {git_problem(result.stderr)}",
+        hint="run jlgcli hook inside a git work tree (pre-commit does)",
+    )
+
+
+def git_problem(stderr: str) -> str:
+    """The line of git's stderr that says what is wrong; never a fragment of its usage text."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for prefix in ("fatal:", "error:"):
+        for line in lines:
+            if line.lower().startswith(prefix):
+                return line[len(prefix) :].strip() or line
+    usage = next((n for n, line in enumerate(lines) if line.lower().startswith("usage:")), None)
+    before_usage = lines if usage is None else lines[:usage]
+    return before_usage[0] if before_usage else "git failed"
 
 
 def _fence(text: str) -> str:
@@ -180,6 +202,13 @@ def _wrapped(text: str, budget: int) -> list[str]:
     return ["  " + line for line in out]
 
 
+def _labelled(label: str, text: str) -> list[str]:
+    """``label: text`` wrapped at the report width, never cut mid-sentence."""
+    return textwrap.wrap(
+        f"{label}: {text}", REPORT_WIDTH, subsequent_indent="  ", break_on_hyphens=False
+    )
+
+
 def hook_report(summary: RunSummary, change: Change) -> str:
     """One screen at most: the verdict, why, and how to see more or skip once."""
     diff = "cut at the size limit" if change.truncated else "complete"
@@ -192,9 +221,9 @@ def hook_report(summary: RunSummary, change: Change) -> str:
     reason = summary.summary or (summary.error.message if summary.error else "") or summary.text
     lines += _wrapped(reason or "(no message)", REPORT_MAX_LINES - 6)
     if summary.error is not None and summary.error.hint:
-        lines.append(f"hint: {summary.error.hint}")
+        lines += _labelled("hint", summary.error.hint)
     lines.append(f"reviewed: {reviewed}")
     if summary.runDir:
-        lines.append(f"artifacts: {summary.runDir}")
+        lines.append(f"artifacts: {summary.runDir}")  # a path: never wrapped or cut
     lines.append("more output: add -v to the hook's args · skip once: SKIP=jlgcli-run git commit …")
-    return "\n".join(line[:REPORT_WIDTH] for line in lines[:REPORT_MAX_LINES]) + "\n"
+    return "\n".join(lines[:REPORT_MAX_LINES]) + "\n"

@@ -108,3 +108,14 @@ def test_help_has_examples(jlg: Runner) -> None:
     result = jlg("ledger", "--help")
     assert result.returncode == 0
     assert "jlgcli ledger show latest" in result.stdout
+
+
+def test_the_ledger_is_read_at_the_project_root(jlg: Runner, project: Path) -> None:
+    # issue 19 item 9: from a sub-directory, like the config (git root or .jlgcli.json)
+    (project / ".git").mkdir()
+    sub = project / "workbench" / "scripts"
+    listed = jlg("ledger", "list", "--json", cwd=sub)
+    assert listed.returncode == 0, listed.stderr
+    assert [s["sessionId"] for s in json.loads(listed.stdout)["sessions"]] == [SESSION]
+    shown = jlg("ledger", "show", "latest", cwd=sub)
+    assert shown.returncode == 0, shown.stderr

@@ -62,3 +62,55 @@ def test_list_and_show_recorded_runs(jlg: Runner, tmp_path: Path) -> None:
     assert unknown.returncode == 64
     assert json.loads(unknown.stdout)["exitCode"] == 64
     assert "recent runs: 20260103T000000Z-cccccc" in unknown.stderr
+
+
+# --- the project root, from any sub-directory (issue 19 item 9) ----------------------------
+
+
+def _record(root: Path, run_id: str, status: str = "done") -> None:
+    with RunDirectory.create(root, run_id) as run:
+        run.write_meta({"backend": "claude"})
+        run.write_result({"status": status, "exitCode": 0, "backend": "claude", "iterations": 1})
+
+
+def test_runs_are_read_at_the_project_root_from_a_sub_directory(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    sub = project / "src" / "pkg"
+    sub.mkdir(parents=True)
+    (project / ".jlgcli.json").write_text("{}", encoding="utf-8")
+    _record(project / ".jlgcli" / "runs", "20260101T000000Z-aaaaaa")
+    _record(project / ".jlgcli" / "runs", "20260102T000000Z-bbbbbb", status="error")
+
+    listed = jlg("runs", "--json", cwd=sub)
+    assert listed.returncode == 0, listed.stderr
+    data = json.loads(listed.stdout)
+    assert Path(data["root"]) == (project / ".jlgcli" / "runs").resolve()
+    assert [run["runId"] for run in data["runs"]] == [
+        "20260102T000000Z-bbbbbb",
+        "20260101T000000Z-aaaaaa",
+    ]
+    assert not (sub / ".jlgcli").exists()
+
+
+def test_runs_show_latest_is_the_newest_run(jlg: Runner, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # a git work tree's root is the project root too
+    sub = tmp_path / "docs"
+    sub.mkdir()
+    root = tmp_path / ".jlgcli" / "runs"
+    _record(root, "20260101T000000Z-aaaaaa")
+    _record(root, "20260105T000000Z-cccccc", status="error")
+    shown = jlg("runs", "show", "latest", "--json", cwd=sub)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["run"]["runId"] == "20260105T000000Z-cccccc"
+
+
+def test_no_runs_says_they_are_recorded_only_with_artifacts(jlg: Runner, tmp_path: Path) -> None:
+    listed = jlg("runs")
+    assert listed.returncode == 0
+    assert "only with --artifacts" in listed.stderr
+    assert "config set artifacts true" in listed.stderr
+    latest = jlg("runs", "show", "latest")
+    assert latest.returncode == 64
+    assert "only with --artifacts" in latest.stderr

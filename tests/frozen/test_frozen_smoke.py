@@ -224,3 +224,11 @@ def test_doctor_knows_it_is_the_standalone_exe(frozen, package, frozen_exe: Path
     assert f"standalone executable {frozen_exe}" in checks["jlgcli"]["summary"]
     statuses = {c["name"]: c["status"] for c in json_out(theirs)["checks"]}
     assert {name: c["status"] for name, c in checks.items()} == statuses
+
+
+def test_demo_replays_the_bundled_recording(frozen, package) -> None:
+    # issue 19 item 4: the recording is package data, so the exe carries it too.
+    ours, theirs = frozen("demo", "--json", "-q"), package("demo", "--json", "-q")
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert json_out(ours)["iterations"] == 3
+    assert stable(json_out(ours)) == stable(json_out(theirs))

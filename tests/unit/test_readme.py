@@ -17,5 +17,5 @@ def test_readme_tables_are_current() -> None:
 
 def test_readme_has_the_two_setup_commands() -> None:
     text = README.read_text(encoding="utf-8")
-    assert "jlgcli loop examples/quickstart/task.md --backend replay" in text
+    assert "python3 -m venv .venv && . .venv/bin/activate && pip install . && jlgcli demo" in text
     assert "pip install -e '.[test]' && python -m pytest --cov" in text

@@ -93,7 +93,7 @@ def test_setup_program_is_built_and_tested(workflow: dict[str, Any]) -> None:
 
 def test_publish_attaches_everything_with_checksums(workflow: dict[str, Any]) -> None:
     publish = workflow["jobs"]["publish"]
-    assert set(publish["needs"]) == {"build", "setup", "test-setup"}
+    assert set(publish["needs"]) == {"build", "python-dist", "setup", "test-setup"}
     assert publish["if"].startswith("startsWith(github.ref, 'refs/tags/v')")
     scripts = _scripts(workflow, "publish")
     for fragment in ("release.py stamp", "release.py manifests", "release.py sums",
@@ -104,8 +104,9 @@ def test_publish_attaches_everything_with_checksums(workflow: dict[str, Any]) ->
 def test_least_privilege(workflow: dict[str, Any]) -> None:
     assert workflow["permissions"] == {"contents": "read"}
     writers = [name for name, job in workflow["jobs"].items() if "permissions" in job]
-    assert writers == ["publish"]
+    assert writers == ["publish", "pypi"]
     assert workflow["jobs"]["publish"]["permissions"] == {"contents": "write"}
+    assert workflow["jobs"]["pypi"]["permissions"] == {"id-token": "write"}
 
 
 def test_actions_are_pinned_to_a_commit(workflow: dict[str, Any]) -> None:
@@ -125,3 +126,20 @@ def test_every_installer_file_it_names_exists() -> None:
     text = WORKFLOW.read_text(encoding="utf-8")
     for path in set(re.findall(r"installer/[\w.-]+", text)):
         assert (ROOT / path).is_file(), path
+
+
+def test_the_wheel_is_built_tried_and_published_to_pypi(workflow: dict[str, Any]) -> None:
+    # issue 19 item 1: `pip install jlgcli` needs the package on PyPI; trusted publishing
+    # (OIDC in a protected environment, no token) after the GitHub release exists.
+    scripts = _scripts(workflow, "python-dist")
+    order = ["python -m build", "pip install dist/*.whl", 'jlgcli" demo']
+    positions = [scripts.index(fragment) for fragment in order]
+    assert positions == sorted(positions)
+    pypi = workflow["jobs"]["pypi"]
+    assert pypi["if"].startswith("startsWith(github.ref, 'refs/tags/v')")
+    assert set(pypi["needs"]) == {"python-dist", "publish"}
+    assert pypi["environment"]["name"] == "pypi"
+    assert pypi["runs-on"].startswith("ubuntu")  # a container action
+    uses = [str(step.get("uses", "")) for step in pypi["steps"]]
+    assert uses[-1].startswith("pypa/gh-action-pypi-publish@")
+    assert not any("password" in step.get("with", {}) for step in pypi["steps"])

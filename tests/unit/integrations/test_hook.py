@@ -235,3 +235,42 @@ def test_staged_names_are_not_repeated_on_the_git_command_line(repo, monkeypatch
     assert all("--" not in argv for argv in calls)
     hook.collect_change(repo, ["file_001.txt"], env={})
     assert calls[-1][-2:] == ["--", "file_001.txt"]
+
+
+# --- issue 19 item 11: plain errors, whole hints ------------------------------------------
+
+
+def test_outside_a_git_work_tree_says_so_without_git_usage_text(tmp_path):
+    with pytest.raises(JlgError) as caught:
+        hook.collect_change(tmp_path, env={})
+    message = caught.value.message
+    assert message.startswith("not inside a git work tree")
+    assert "usage" not in message and "--" not in message and "option" not in message
+    assert "git repository" in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("stderr", "problem"),
+    [
+        ("fatal: bad revision 'x...y'\n", "bad revision 'x...y'"),
+        ("warning: w\nerror: unknown option `cached'\nusage: git diff --no-index\n"
+         "    --output <file>       output to a specific file\n", "unknown option `cached'"),
+        ("something odd\nusage: git diff\n    --output <file>  x\n", "something odd"),
+        ("usage: git diff\n    --output <file>  x\n", "git failed"),
+        ("", "git failed"),
+    ],
+)  # fmt: skip
+def test_git_problem_is_never_a_usage_fragment(stderr, problem):
+    assert hook.git_problem(stderr) == problem
+
+
+def test_a_long_hint_is_wrapped_whole_not_cut(make_summary):
+    hint = ('the model must end its reply with a JSON object like {"status": "done", '
+            '"summary": "..."}; or use --completion marker')  # fmt: skip
+    summary = make_summary(stopCause="invalid-json",
+                           error=ErrorInfo(code=65, message="no JSON", hint=hint))  # fmt: skip
+    lines = hook.hook_report(summary, CHANGE).splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("hint: "))
+    end = next(n for n, line in enumerate(lines) if line.startswith("reviewed: "))
+    assert " ".join(line.strip() for line in lines[start:end]) == f"hint: {hint}"
+    assert all(len(line) <= hook.REPORT_WIDTH for line in lines)

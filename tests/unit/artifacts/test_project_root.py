@@ -1,0 +1,41 @@
+"""``project_root``: where runs and the ledger live (issue 19 item 9, F-006)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jlgcli import config
+from jlgcli.artifacts import project_root, under_project
+from jlgcli.artifacts.project import PROJECT_FILE_NAME
+
+
+def test_the_project_file_name_is_the_configs() -> None:
+    assert PROJECT_FILE_NAME == config.PROJECT_FILE_NAME
+
+
+def test_the_nearest_project_file_wins_over_the_git_root(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    project = tmp_path / "app"
+    sub = project / "src"
+    sub.mkdir(parents=True)
+    (project / PROJECT_FILE_NAME).write_text("{}", encoding="utf-8")
+    assert project_root(sub) == project.resolve()
+
+
+def test_else_the_git_work_tree_root(tmp_path: Path) -> None:
+    (tmp_path / ".git").write_text("gitdir: elsewhere\n", encoding="utf-8")  # a worktree
+    sub = tmp_path / "a" / "b"
+    sub.mkdir(parents=True)
+    assert project_root(sub) == tmp_path.resolve()
+
+
+def test_else_the_working_directory(tmp_path: Path) -> None:
+    assert project_root(tmp_path) == tmp_path.resolve()
+
+
+def test_under_project_keeps_absolute_paths(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    assert under_project(Path(".jlgcli/runs"), sub) == tmp_path.resolve() / ".jlgcli" / "runs"
+    assert under_project(tmp_path / "elsewhere", sub) == tmp_path / "elsewhere"
