@@ -2,15 +2,18 @@
 
 The first thing a new user can run after ``pipx install``: no agent CLI, no
 network, any directory. It is ``jlgcli loop <task> --backend replay --replay
-<recording>`` on the recording shipped in ``jlgcli/demo/``, parsed by the real
-CLI parser and run by the same function as ``jlgcli loop`` (F-004 loop, the
+<recording>`` on the recording shipped in ``jlgcli/demo/``, run by the same core
+(``jlgcli.api``) as ``jlgcli loop`` (F-004 loop, the
 replay backend of F-005), so everything but the model is real.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jlgcli.runner.options import RunOptions
 
 EPILOG = """examples:
   jlgcli demo                        replay the recorded loop (three iterations, then DONE)
@@ -41,27 +44,30 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(handler="jlgcli.commands.demo:execute")
 
 
-def demo_loop_argv(args: argparse.Namespace) -> list[str]:
-    """The ``jlgcli loop`` command line of the demo (parsed by the real CLI parser)."""
+def demo_options(args: argparse.Namespace) -> RunOptions:
+    """The loop options of the demo: the shipped task and recording, pinned."""
     from jlgcli.demo import RECORDING_DIR, TASK_FILE
+    from jlgcli.runner.options import RunOptions
 
     recorded = len(list((RECORDING_DIR / "iterations").glob("*/final.md")))
     # Pinned so that a project's or user's config cannot change what the replay shows.
-    argv = ["loop", str(TASK_FILE), "--backend", "replay", "--replay", str(RECORDING_DIR),
-            "--completion", "marker", "--session", "fresh",
-            "--max-iterations", str(args.max_iterations or recorded),
-            "--artifacts" if args.artifacts else "--no-artifacts"]  # fmt: skip
-    if args.verbosity is not None:
-        argv += ["--verbosity", str(args.verbosity)]
-    if args.json:
-        argv.append("--json")
-    return argv
+    return RunOptions(
+        prompt=str(TASK_FILE),
+        backend="replay",
+        replay=str(RECORDING_DIR),
+        completion="marker",
+        session="fresh",
+        max_iterations=args.max_iterations or recorded,
+        artifacts=bool(args.artifacts),
+        verbosity=args.verbosity,
+        resumable=False,  # a replay leaves nothing behind in the user's directory
+    )
 
 
 def execute(args: argparse.Namespace) -> int:
-    """Replay the shipped recording through ``jlgcli loop``'s own code path."""
-    from jlgcli.cli import build_parser
-    from jlgcli.commands.run_actions import execute_loop
+    """Replay the shipped recording through the same core as ``jlgcli loop``."""
+    from jlgcli.api import execute as run_core
+    from jlgcli.commands.run_actions import report
 
-    loop_args = build_parser().parse_args(demo_loop_argv(args))
-    return execute_loop(loop_args)  # the one call to the loop (a future jlgcli.api.loop)
+    summary = run_core("loop", demo_options(args), json_mode=bool(args.json))
+    return report(summary, json_mode=bool(args.json))

@@ -6,9 +6,11 @@ import argparse
 from typing import TYPE_CHECKING
 
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.output import emit_json
 
 if TYPE_CHECKING:
     from jlgcli.runner.spec import Command
+    from jlgcli.runner.summary import RunSummary
 
 
 def execute_run(args: argparse.Namespace) -> int:
@@ -23,7 +25,6 @@ def execute_loop(args: argparse.Namespace) -> int:
 
 def _execute(args: argparse.Namespace, command: Command) -> int:
     from jlgcli.api import execute
-    from jlgcli.output import emit_json
     from jlgcli.runner.options import RunOptions
 
     options = RunOptions.from_namespace(args)
@@ -31,10 +32,15 @@ def _execute(args: argparse.Namespace, command: Command) -> int:
         raise JlgError(ExitCode.USAGE, "--events - and --json both want stdout",
                        hint="write the events to a file: --events events.jsonl")  # fmt: skip
     summary = execute(command, options, json_mode=bool(args.json))
+    return report(summary, json_mode=bool(args.json), github=bool(getattr(args, "github", False)))
+
+
+def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int:
+    """What the command line does with a summary: publish it, print it; the exit code."""
     from jlgcli.integrations.github import publish
 
-    publish(summary, force=bool(getattr(args, "github", False)))
-    if args.json:
+    publish(summary, force=github)
+    if json_mode:
         emit_json(summary.to_json())
     else:
         from jlgcli.runner.console import Console

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jlgcli.backends.base import Availability, Backend
@@ -135,12 +136,13 @@ def make_completion(
     if not spec.is_loop:
         return NoCompletion()
     if spec.completion_mode == "rebound":
+        from jlgcli.artifacts.project import under_project
         from jlgcli.rebound.completion import ReboundCompletion
         from jlgcli.rebound.session import ReboundSession
 
         session = ReboundSession(
             spec.cwd,
-            ledger_root=spec.ledger_dir,
+            ledger_root=spec.ledger_dir or under_project(Path("ledger"), spec.cwd),
             session_id=record.run_id,
             script_timeout=spec.script_timeout_s,
             cancel=cancel,

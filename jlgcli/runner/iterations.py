@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from jlgcli.backends.base import Backend, BackendRequest
 from jlgcli.completion import Decision
@@ -300,11 +301,15 @@ class IterationLoop:
             from jlgcli.runner.worktree import git_dir
 
             self.repo = git_dir(self.spec.cwd)
-        ledger = self.spec.ledger_dir or self.spec.cwd / "ledger"
-        return snapshot(self.spec.cwd, (self.spec.artifacts_dir, ledger), repo=self.repo)
+        from jlgcli.artifacts.project import under_project
+
+        cwd = self.spec.cwd
+        ledger = self.spec.ledger_dir or under_project(Path("ledger"), cwd)
+        runs = under_project(self.spec.artifacts_dir, cwd)
+        return snapshot(cwd, (runs, ledger), repo=self.repo)
 
     def _save_state(self, stopped: bool) -> None:
-        if not self.spec.is_loop:
+        if not (self.spec.is_loop and self.spec.resumable):
             return
         from jlgcli.runner.resume import ResumeState
 

@@ -68,6 +68,7 @@ class RunOptions:
     max_cost: str | float | None = None
     events: str | None = None
     resume: str | None = None
+    resumable: bool | None = None  # False: keep no resume state (the demo)
 
     def under(self, explicit: RunOptions) -> RunOptions:
         """These options with every field ``explicit`` gives replacing them (flags beat config)."""
@@ -153,8 +154,10 @@ def _resumed(options: RunOptions) -> tuple[RunOptions, ResumeState]:
 
     cwd = _cwd(options.cwd)
     flags = _flag_settings(RunOptions(artifacts_dir=options.artifacts_dir))
+    from jlgcli.artifacts.project import under_project
+
     root = Path(resolve_settings(cwd=cwd, flags=flags).values["artifactsDir"])
-    state = load_state(root if root.is_absolute() else cwd / root, str(options.resume))
+    state = load_state(under_project(root, cwd), str(options.resume))
     saved = state.options
     recorded = RunOptions(
         prompt=state.prompt_source,
@@ -250,5 +253,6 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         max_cost_usd=_max_cost(options.max_cost),
         events_path=options.events,
         resume=resume,
+        resumable=options.resumable is not False,
     )
     return spec, int(values["verbosity"])

@@ -22,9 +22,11 @@ if TYPE_CHECKING:
 
 
 def runs_root(record: RunRecord) -> Path:
-    """Where this run's directory goes (``artifactsDir``, relative to the run's cwd)."""
-    root = record.spec.artifacts_dir
-    return root if root.is_absolute() else record.spec.cwd / root
+    """Where this run's directory goes: ``artifactsDir``, relative to the project root
+    (the directory of ``.jlgcli.json``, else the git root, else the cwd)."""
+    from jlgcli.artifacts.project import under_project
+
+    return under_project(record.spec.artifacts_dir, record.spec.cwd)
 
 
 class Recorder:

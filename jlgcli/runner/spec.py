@@ -46,6 +46,7 @@ class RunSpec:
     max_cost_usd: float | None = None
     events_path: str | None = None  # "-" for stdout
     resume: ResumeState | None = None
+    resumable: bool = True  # keep state.json for --resume (the demo leaves no file behind)
 
     @property
     def is_loop(self) -> bool:

@@ -94,6 +94,24 @@ def test_runs_are_read_at_the_project_root_from_a_sub_directory(
     assert not (sub / ".jlgcli").exists()
 
 
+def test_a_run_from_a_sub_directory_is_written_at_the_project_root(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    """Issue 19 item 9: a run in sub/ does not create sub/.jlgcli/runs; runs lists it."""
+    project = tmp_path / "project"
+    sub = project / "src"
+    sub.mkdir(parents=True)
+    (project / ".jlgcli.json").write_text("{}", encoding="utf-8")
+    (sub / "task.md").write_text("Do it.\n", encoding="utf-8")
+    result = jlg("loop", "task.md", "-b", "claude", "--artifacts", "--json", cwd=sub)
+    assert result.returncode == 0, result.stderr
+    run_dir = Path(json.loads(result.stdout)["runDir"])
+    assert run_dir.parent == (project / ".jlgcli" / "runs").resolve()
+    assert not (sub / ".jlgcli").exists()
+    listed = jlg("runs", "--json", cwd=sub)
+    assert json.loads(listed.stdout)["runs"][0]["runId"] == run_dir.name
+
+
 def test_runs_show_latest_is_the_newest_run(jlg: Runner, tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()  # a git work tree's root is the project root too
     sub = tmp_path / "docs"
