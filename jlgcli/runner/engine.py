@@ -45,8 +45,8 @@ def execute(
         state.open_artifacts()
         state.prepare()
         _iterate(state, selected.backend, cancel)
-    except KeyboardInterrupt:
-        state.stop("interrupted", "interrupted by Ctrl-C: the backend's process tree was stopped")
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP/SIGQUIT (issue 14)
+        _interrupted(state, getattr(exc, "signum", None))
     except JlgError as exc:
         cause = _SETUP_CAUSES.get(ExitCode(exc.code)) if exc.code in _SETUP_CAUSES else None
         if cause is None:
@@ -136,7 +136,7 @@ def _call_timeout(state: RunState, remaining: float) -> float:
 def _stopped_by_process(state: RunState, call: CallResult) -> bool:
     reason = call.outcome.stop_reason
     if reason is StopReason.CANCELLED:
-        state.stop("interrupted", "interrupted: the backend's process tree was stopped")
+        _interrupted(state, call.outcome.interrupted_by)
     elif reason is StopReason.TIMEOUT:
         if state.remaining_s() <= 0.05:
             state.stop("timeout", f"total timeout of {state.spec.timeout_ms} ms reached (RG-012)")
@@ -154,6 +154,16 @@ def _stopped_by_process(state: RunState, call: CallResult) -> bool:
     else:
         return False
     return True
+
+
+def _interrupted(state: RunState, signum: int | None) -> None:
+    """Stop with cause ``interrupted``, the signal's name, and exit 128 + its number."""
+    from jlgcli.process.signals import signal_name
+
+    name = "Ctrl-C" if signum in (None, 2) else signal_name(signum or 2)
+    if signum is not None:
+        state.exit_code = 128 + signum
+    state.stop("interrupted", f"interrupted by {name}: the backend's process tree was stopped")
 
 
 def _rate_limit_wait(call: CallResult, backoff_index: int) -> float:

@@ -44,6 +44,7 @@ class RunState:
         self.metrics: list[IterationMetrics] = []
         self.diagnosis: list[str] = []
         self.cause = "error"
+        self.exit_code: int | None = None  # overrides EXIT_CODES[cause] (128 + a signal)
         self.error: ErrorInfo | None = None
         self.last_text = ""
         self.last_summary: str | None = None
@@ -240,11 +241,12 @@ class RunState:
         self, cause: str, message: str | None, *, error: JlgError | None = None, tail: str = ""
     ) -> None:
         self.cause = cause
+        code = self.exit_code or EXIT_CODES[cause]
         if self._rebound is not None:  # the ledger index records why the chain ended
-            self._rebound.close(cause, exit_code=EXIT_CODES[cause])
+            self._rebound.close(cause, exit_code=code)
         if message and cause != "done":
             hint = error.hint if error is not None else _HINTS.get(cause)
-            self.error = ErrorInfo(code=EXIT_CODES[cause], message=message, hint=hint)
+            self.error = ErrorInfo(code=code, message=message, hint=hint)
         if tail.strip():
             self.diagnosis.append("output tail: " + tail.strip()[-500:])
 
@@ -270,7 +272,7 @@ class RunState:
             command=self.spec.command,
             status=status_of(self.cause),
             stopCause=self.cause,  # type: ignore[arg-type]
-            exitCode=EXIT_CODES[self.cause],
+            exitCode=self.exit_code or EXIT_CODES[self.cause],
             backend=self.backend_id,
             backendVersion=self.backend_version,
             model=self.spec.model,
