@@ -127,7 +127,7 @@ def test_windows_console_handler_is_registered_and_removed() -> None:
     calls: list[tuple[Any, bool]] = []
 
     class FakeKernel32:
-        def SetConsoleCtrlHandler(self, callback: Any, add: bool) -> int:  # noqa: N802
+        def SetConsoleCtrlHandler(self, callback: Any, add: bool) -> int:
             calls.append((callback, add))
             return 1
 
