@@ -164,6 +164,18 @@ def _carries_mark(process: psutil.Process) -> bool:
         return False
 
 
+def signal_processes(processes: Iterable[psutil.Process], signum: int | None) -> None:
+    """Send ``signum`` to each process still running (None: SIGKILL / TerminateProcess)."""
+    import psutil
+
+    for process in processes:
+        with contextlib.suppress(psutil.Error, OSError):
+            if signum is None:
+                process.kill()
+            else:
+                process.send_signal(signum)
+
+
 def end_processes(
     processes: Iterable[psutil.Process], *, grace: float, log: Log, reason: str
 ) -> list[int]:

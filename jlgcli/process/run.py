@@ -33,6 +33,7 @@ from jlgcli.process.descendants import (
     descendants_of,
     end_processes,
     orphans,
+    signal_processes,
     tree_token,
 )
 from jlgcli.process.interactive import InteractiveDriver
@@ -48,7 +49,7 @@ from jlgcli.process.model import (
 from jlgcli.process.signals import interrupt_signal, signal_name
 from jlgcli.process.spawn import IS_WINDOWS, child_env, resolve_argv, stdin_bytes
 from jlgcli.process.terminal import TerminalResponder
-from jlgcli.process.tree import Ladder, stop_tree, tree_alive, wait_until
+from jlgcli.process.tree import Ladder, Rung, posix_signal, stop_tree, tree_alive, wait_until
 
 DRAIN_AFTER_EXIT = 0.5  # seconds to keep reading once the whole tree is gone
 TICK = 0.1  # longest wait between checks of the cancel event and the child's exit
@@ -174,6 +175,9 @@ class _Run:
     def _end_leftovers(self) -> None:
         """End what escaped the group: the stop-time descendants and re-parented orphans."""
         grace = self.limits.kill_grace
+        if self.ladder is not None and self.ladder.last_rung in ("terminate", "kill"):
+            # They had the ladder's SIGTERM already: only the rest of that grace period.
+            grace = max(0.0, (self.ladder.next_due or 0.0) - time.monotonic())
         while True:
             try:
                 end_processes(
@@ -304,8 +308,20 @@ class _Run:
             grace=self.limits.kill_grace,
             log=self.log,
             start_at="terminate" if start_at == "terminate" else "polite",
+            on_rung=self._signal_escapers,
         )
         self.ladder.advance()
+
+    def _signal_escapers(self, rung: Rung) -> None:
+        """Each rung also reaches the descendants that left the group (issue 14)."""
+        escapers = [*self.snapshot, *orphans()]
+        if not escapers:
+            return
+        if IS_WINDOWS and rung != "kill":  # pragma: no cover - no signals there
+            return
+        signum = None if IS_WINDOWS else int(posix_signal(rung))
+        self.log(f"kill ladder: also to {len(escapers)} process(es) outside the group")
+        signal_processes(escapers, signum)
 
     def _interrupted(self, exc: BaseException) -> None:
         if self.stop_reason is None:

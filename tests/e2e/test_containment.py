@@ -1,0 +1,178 @@
+"""Containment end to end (issue 14): no agent outlives jlgcli, and every ending says how it ended.
+
+The agent is ``data/escaping_agent.py`` behind a ``command`` backend: it leaves
+one grandchild in its process group and one daemon that left it with
+``setsid``, both ignoring SIGINT/SIGTERM/SIGHUP/SIGQUIT. "No process left" is
+checked by pid with psutil once jlgcli has exited (a zombie is dead).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform != "linux", reason="Linux: subreaper and POSIX signals"),
+]
+
+AGENT = Path(__file__).parent / "data" / "escaping_agent.py"
+PIDS = ("agent.pid", "grandchild.pid", "daemon.pid")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Iterator[Path]:
+    """A directory with a task and a ``grand`` backend running the escaping agent."""
+    (tmp_path / "task.md").write_text("Do the thing.\n", encoding="utf-8")
+    (tmp_path / "pids").mkdir()
+    yield tmp_path
+    for name in PIDS:  # whatever a failed test left behind
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int((tmp_path / "pids" / name).read_text()), signal.SIGKILL)
+
+
+def configure(project: Path, mode: str) -> None:
+    argv = [sys.executable, str(AGENT), mode, str(project / "pids")]
+    backend: dict[str, Any] = {"argv": argv, "prompt": "stdin"}
+    (project / ".jlgcli.json").write_text(
+        json.dumps({"backend": "grand", "backends": {"grand": backend}}), encoding="utf-8"
+    )
+
+
+def start(jlgcli_exe: str, project: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
+    popen.setdefault("stdout", subprocess.PIPE)
+    popen.setdefault("stderr", subprocess.PIPE)
+    return subprocess.Popen(
+        [jlgcli_exe, "loop", "task.md", "--artifacts", *args],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+        **popen,
+    )
+
+
+def wait_for_pids(project: Path, proc: subprocess.Popen[str]) -> list[int]:
+    marker = project / "pids" / "agent.pid"
+    deadline = time.monotonic() + 60
+    while not marker.exists():  # polling the marker file the agent writes last
+        assert proc.poll() is None, "jlgcli ended before the agent was ready"
+        assert time.monotonic() < deadline, "the agent never started"
+        time.sleep(0.02)
+    return [int((project / "pids" / name).read_text()) for name in PIDS]
+
+
+def left_alive(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+def result_of(project: Path) -> dict[str, Any]:
+    (result,) = (project / ".jlgcli" / "runs").glob("*/result.json")
+    data: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.mark.parametrize("name", ["SIGHUP", "SIGQUIT", "SIGTERM", "SIGINT"])
+def test_each_signal_stops_the_whole_tree_writes_the_result_and_exits_128_plus_n(
+    jlgcli_exe: str, project: Path, name: str
+) -> None:
+    configure(project, "hang")
+    number = int(getattr(signal, name))
+    proc = start(jlgcli_exe, project, "--json")
+    pids = wait_for_pids(project, proc)
+    proc.send_signal(number)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + number, err
+    assert left_alive(pids) == []
+    summary = json.loads(out)
+    assert (summary["stopCause"], summary["exitCode"]) == ("interrupted", 128 + number)
+    expected = "Ctrl-C" if name == "SIGINT" else name
+    assert expected in summary["error"]["message"]
+    recorded = result_of(project)
+    assert (recorded["stopCause"], recorded["exitCode"]) == ("interrupted", 128 + number)
+    assert expected in recorded["error"]["message"]
+
+
+def test_a_setsid_daemon_is_gone_after_a_timeout(jlgcli_exe: str, project: Path) -> None:
+    configure(project, "hang")
+    proc = start(jlgcli_exe, project, "--json", "--iteration-timeout", "2s")
+    pids = wait_for_pids(project, proc)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 75, err
+    assert json.loads(out)["stopCause"] == "iteration-timeout"
+    assert left_alive(pids) == []
+
+
+def test_a_setsid_daemon_is_gone_after_a_normal_agent_exit(jlgcli_exe: str, project: Path) -> None:
+    configure(project, "done")
+    proc = start(jlgcli_exe, project, "--json")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert json.loads(out)["stopCause"] == "done"
+    pids = [int((project / "pids" / name).read_text()) for name in PIDS]
+    assert left_alive(pids) == []
+
+
+def test_stdout_reader_gone_stops_the_run_like_sigpipe_never_0(
+    jlgcli_exe: str, project: Path
+) -> None:
+    # `jlgcli loop … | true`: the reader is gone before the agent's first line.
+    configure(project, "hang")
+    proc = start(jlgcli_exe, project)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    pids = wait_for_pids(project, proc)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 141, err
+    assert left_alive(pids) == []
+    recorded = result_of(project)
+    assert (recorded["stopCause"], recorded["exitCode"]) == ("interrupted", 141)
+    assert "SIGPIPE" in recorded["error"]["message"]
+
+
+def test_a_finished_loop_whose_stdout_reader_left_is_not_0_either(
+    jlgcli_exe: str, project: Path
+) -> None:
+    # The result could not be delivered: 141, while result.json says the loop was done.
+    configure(project, "done")
+    proc = start(jlgcli_exe, project, "--json")
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 141, err
+    assert result_of(project)["stopCause"] == "done"
+
+
+@pytest.mark.parametrize("stderr", ["closed", "broken"])
+def test_json_survives_a_closed_or_broken_stderr(
+    jlgcli_exe: str, project: Path, stderr: str
+) -> None:
+    configure(project, "done")
+    if stderr == "closed":  # `jlgcli loop … --json 2>&-`
+        proc = start(jlgcli_exe, project, "--json", "-v", preexec_fn=lambda: os.close(2))
+    else:  # the reader of stderr went away
+        proc = start(jlgcli_exe, project, "--json", "-v")
+        assert proc.stderr is not None
+        proc.stderr.close()
+    out, _err = proc.communicate(timeout=60)
+    assert proc.returncode == 0
+    summary = json.loads(out)  # exactly one valid JSON object
+    assert (summary["stopCause"], summary["exitCode"]) == ("done", 0)
