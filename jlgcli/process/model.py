@@ -22,7 +22,11 @@ class InteractiveRecipe:
 
     Wait for ``ready_pattern`` (regex), send the prompt followed by
     ``submit_sequence``, then wait for ``done_pattern`` (regex) or
-    ``idle_seconds`` of silence, then send ``exit_sequence``.
+    ``idle_seconds`` of silence, then send ``exit_sequence``. A multi-line
+    prompt is typed as one bracketed paste (``ESC[200~ … ESC[201~``), or with
+    ``newline_sequence`` between its lines when the program has its own way
+    of entering a newline (e.g. ``"\x1b\r"``, Alt+Enter): never with raw
+    newlines, which may submit each line.
     """
 
     ready_pattern: str | None = None
@@ -31,6 +35,7 @@ class InteractiveRecipe:
     idle_seconds: float | None = None
     exit_sequence: str | None = None
     step_timeout: float = 60.0
+    newline_sequence: str | None = None
 
 
 @dataclass(frozen=True)
