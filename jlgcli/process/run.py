@@ -18,6 +18,7 @@ so a grandchild that escaped the group with our pipe cannot hang the run.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
@@ -314,14 +315,23 @@ class _Run:
 
     def _signal_escapers(self, rung: Rung) -> None:
         """Each rung also reaches the descendants that left the group (issue 14)."""
-        escapers = [*self.snapshot, *orphans()]
+        escapers = [p for p in [*self.snapshot, *orphans()] if self._outside_group(p.pid)]
         if not escapers:
             return
         if IS_WINDOWS and rung != "kill":  # pragma: no cover - no signals there
             return
         signum = None if IS_WINDOWS else int(posix_signal(rung))
-        self.log(f"kill ladder: also to {len(escapers)} process(es) outside the group")
+        self.log(f"the same signal to {len(escapers)} process(es) outside the group")
         signal_processes(escapers, signum)
+
+    def _outside_group(self, pid: int) -> bool:
+        group = self.child.tree.pgid
+        if group is None:  # Windows: no groups; the Job Object holds the tree
+            return True
+        try:
+            return os.getpgid(pid) != group
+        except OSError:  # gone already
+            return False
 
     def _interrupted(self, exc: BaseException) -> None:
         if self.stop_reason is None:
