@@ -20,19 +20,28 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from jlgcli.errors import DevExitCode, ExitCode, JlgError
 
 
-@dataclass(frozen=True)
 class ExitCodes:
-    """How one program reports an interruption and a bug."""
+    """How one program reports an interruption and a bug (a plain class: no dataclasses
+    import on the start-up path)."""
 
-    interrupted: Callable[[int], int]  # signal number → exit code
-    internal: int  # a bug (a crash log is written)
-    interrupted_hint: str | None = None
-    remap_interrupted: bool = True  # a body's 130 becomes 128 + the real signal
+    __slots__ = ("internal", "interrupted", "interrupted_hint", "remap_interrupted")
+
+    def __init__(
+        self,
+        *,
+        interrupted: Callable[[int], int],  # signal number → exit code
+        internal: int,  # a bug (a crash log is written)
+        interrupted_hint: str | None = None,
+        remap_interrupted: bool = True,  # a body's 130 becomes 128 + the real signal
+    ) -> None:
+        self.interrupted = interrupted
+        self.internal = internal
+        self.interrupted_hint = interrupted_hint
+        self.remap_interrupted = remap_interrupted
 
 
 def _signal_exit(signum: int) -> int:

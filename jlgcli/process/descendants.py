@@ -31,7 +31,6 @@ import os
 import signal
 import sys
 import threading
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +47,7 @@ _spawn_lock = threading.Lock()
 _our_children: set[int] = set()  # direct children spawned by the process layer, still running
 _subreaper: list[bool] = []  # the prctl's result, once per process
 _adopt: list[bool] = []  # set by the console scripts: become a subreaper before spawning
-_token = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+_token = f"{os.getpid()}-{os.urandom(6).hex()}"
 
 
 def tree_token() -> str:

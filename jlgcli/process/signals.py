@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
-from jlgcli.process.spawn import IS_WINDOWS
-
+IS_WINDOWS = sys.platform == "win32"
 SIGPIPE_NUMBER = 13  # POSIX; Windows has no SIGPIPE, the number is only used for the exit code
 _first: list[int] = []  # the first interruption of this process (signal number)
 
