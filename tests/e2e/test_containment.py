@@ -176,3 +176,64 @@ def test_json_survives_a_closed_or_broken_stderr(
     assert proc.returncode == 0
     summary = json.loads(out)  # exactly one valid JSON object
     assert (summary["stopCause"], summary["exitCode"]) == ("done", 0)
+
+
+DAEMON_SCRIPT = """\
+import os, signal, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:  # the double fork of a daemon: no parent, no group of ours
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with open("daemon.pid.tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.replace("daemon.pid.tmp", "daemon.pid")
+        time.sleep(300)
+    os._exit(0)
+while not os.path.exists("daemon.pid"):
+    time.sleep(0.01)
+print("daemon started")
+"""
+
+
+def test_a_rebound_scripts_double_forked_daemon_is_gone_when_the_step_ends(
+    jlgcli_exe: str, tmp_path: Path
+) -> None:
+    # REQ_AUTO_030: the sandboxed script ends with its step, and so does all it started.
+    def reply(obj: dict[str, Any]) -> dict[str, Any]:
+        return {"text": "```json\n" + json.dumps(obj) + "\n```"}
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "task.md").write_text("Start the helper.\n", encoding="utf-8")
+    script = tmp_path / "agent-script.json"
+    first = {
+        "thought_process": "Start it.",
+        "artifacts": [{"path": "workbench/scripts/daemon.py", "content": DAEMON_SCRIPT}],
+        "next_action": {
+            "type": "exec_and_chain",
+            "target_script": "workbench/scripts/daemon.py",
+            "continuation_prompt": "Check it.",
+        },
+    }
+    second = {"status": "done", "summary": "started"}
+    script.write_text(json.dumps({"turns": [reply(first), reply(second)]}), "utf-8")
+    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(script)}
+    proc = subprocess.run(
+        [jlgcli_exe, "loop", "task.md", "-b", "claude", "--completion", "rebound", "--json"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    pidfiles = list(project.rglob("daemon.pid"))
+    try:
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["stopCause"] == "done"
+        assert len(pidfiles) == 1, "the script did not start its daemon"
+        assert left_alive([int(pidfiles[0].read_text())]) == []
+    finally:
+        for pidfile in pidfiles:
+            with contextlib.suppress(OSError, ValueError):
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
