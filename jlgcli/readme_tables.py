@@ -22,7 +22,11 @@ EXIT_CODE_MEANINGS = {
     ExitCode.CANT_CREATE: "artifacts (or config) could not be written",
     ExitCode.TIMEOUT: "timeout (total, per call, or idle)",
     ExitCode.CONFIG: "config file unreadable or invalid",
-    ExitCode.INTERRUPTED: "interrupted (Ctrl-C or SIGTERM)",
+    ExitCode.INTERRUPTED: (
+        "interrupted: 128 + the signal, with the whole process tree stopped and the result "
+        "written: 130 Ctrl-C (SIGINT), 143 SIGTERM, 129 SIGHUP (terminal closed), "
+        "131 SIGQUIT, 141 stdout's reader gone (SIGPIPE)"
+    ),
 }
 
 

@@ -71,6 +71,7 @@ def watch_console_close(kernel32: Any = None) -> Callable[[], None]:
     kernel32.SetConsoleCtrlHandler(callback, True)
 
     def undo() -> None:
+        cleanup_finished.set()  # the command is over: a waiting handler may return now
         kernel32.SetConsoleCtrlHandler(callback, False)
 
     _registered.append(callback)  # ctypes callbacks must outlive their registration

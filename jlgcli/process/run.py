@@ -237,7 +237,7 @@ class _Run:
                 return
         event = OutputEvent(stream, data, now)
         self.pending.append((event, 0))
-        if self.responder is not None and (reply := self.responder.feed(event.text)):
+        if self.responder is not None and (reply := self.responder.feed(data)):
             self.child.channel.send(reply)
         if self.driver is not None:
             self.driver.feed(event.text)

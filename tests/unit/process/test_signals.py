@@ -131,7 +131,12 @@ def test_windows_console_handler_is_registered_and_removed() -> None:
             calls.append((callback, add))
             return 1
 
+    from jlgcli.process.console_events import cleanup_finished
+
+    cleanup_finished.clear()
     undo = watch_console_close(FakeKernel32())
+    assert not cleanup_finished.is_set()
     undo()
+    assert cleanup_finished.is_set()  # a handler waiting for the cleanup is released
     assert [add for _cb, add in calls] == [True, False]
     assert calls[0][0] is calls[1][0]
