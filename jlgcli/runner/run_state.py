@@ -241,6 +241,12 @@ class RunState:
         self, cause: str, message: str | None, *, error: JlgError | None = None, tail: str = ""
     ) -> None:
         self.cause = cause
+        if cause == "interrupted" and self.exit_code is None:  # e.g. a rebound script's stop
+            from jlgcli.process.signals import first_interruption, signal_name
+
+            if (signum := first_interruption()) is not None:
+                self.exit_code = 128 + signum  # issue 14: 143 for SIGTERM, 129 for SIGHUP…
+                message = f"{message or 'interrupted'} ({signal_name(signum)})"
         code = self.exit_code or EXIT_CODES[cause]
         if self._rebound is not None:  # the ledger index records why the chain ended
             self._rebound.close(cause, exit_code=code)

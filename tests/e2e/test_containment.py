@@ -42,9 +42,11 @@ def project(tmp_path: Path) -> Iterator[Path]:
             os.kill(int((tmp_path / "pids" / name).read_text()), signal.SIGKILL)
 
 
-def configure(project: Path, mode: str) -> None:
+def configure(project: Path, mode: str, *, prompt: str = "stdin") -> None:
     argv = [sys.executable, str(AGENT), mode, str(project / "pids")]
-    backend: dict[str, Any] = {"argv": argv, "prompt": "stdin"}
+    if prompt == "file":  # the prompt goes through a temporary file jlgcli must remove
+        argv.append("{prompt_file}")
+    backend: dict[str, Any] = {"argv": argv, "prompt": prompt}
     (project / ".jlgcli.json").write_text(
         json.dumps({"backend": "grand", "backends": {"grand": backend}}), encoding="utf-8"
     )
@@ -94,14 +96,18 @@ def result_of(project: Path) -> dict[str, Any]:
 def test_each_signal_stops_the_whole_tree_writes_the_result_and_exits_128_plus_n(
     jlgcli_exe: str, project: Path, name: str
 ) -> None:
-    configure(project, "hang")
+    configure(project, "hang", prompt="file")
     number = int(getattr(signal, name))
-    proc = start(jlgcli_exe, project, "--json")
+    temp = project / "tmp"
+    temp.mkdir()
+    proc = start(jlgcli_exe, project, "--json", env={**os.environ, "TMPDIR": str(temp)})
     pids = wait_for_pids(project, proc)
+    assert list(temp.glob("jlgcli-prompt-*")), "the prompt did not go through a file"
     proc.send_signal(number)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + number, err
     assert left_alive(pids) == []
+    assert list(temp.glob("jlgcli-prompt-*")) == []  # no prompt file left behind
     summary = json.loads(out)
     assert (summary["stopCause"], summary["exitCode"]) == ("interrupted", 128 + number)
     expected = "Ctrl-C" if name == "SIGINT" else name
@@ -237,3 +243,63 @@ def test_a_rebound_scripts_double_forked_daemon_is_gone_when_the_step_ends(
         for pidfile in pidfiles:
             with contextlib.suppress(OSError, ValueError):
                 os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+HANGING_SCRIPT = """\
+import os, time
+with open("script-started.tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.replace("script-started.tmp", "script-started")
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_signal_while_a_rebound_script_runs_takes_the_same_path(
+    jlgcli_exe: str, tmp_path: Path, name: str
+) -> None:
+    number = int(getattr(signal, name))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "task.md").write_text("Wait.\n", encoding="utf-8")
+    first = {
+        "thought_process": "Run it.",
+        "artifacts": [{"path": "workbench/scripts/hang.py", "content": HANGING_SCRIPT}],
+        "next_action": {
+            "type": "exec_and_chain",
+            "target_script": "workbench/scripts/hang.py",
+            "continuation_prompt": "Go on.",
+        },
+    }
+    script = tmp_path / "agent-script.json"
+    reply = {"text": "```json\n" + json.dumps(first) + "\n```"}
+    script.write_text(json.dumps({"turns": [reply]}), "utf-8")
+    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(script)}
+    proc = subprocess.Popen(
+        [jlgcli_exe, "loop", "task.md", "-b", "claude", "--completion=rebound", "--artifacts"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not list(project.rglob("script-started")):  # the marker the script writes
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        (marker,) = project.rglob("script-started")
+        script_pid = int(marker.read_text())
+        proc.send_signal(number)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + number, err + out
+    assert left_alive([script_pid]) == []
+    recorded = result_of(project)
+    assert (recorded["stopCause"], recorded["exitCode"]) == ("interrupted", 128 + number)
+    assert name in recorded["error"]["message"]

@@ -1,6 +1,7 @@
 """A fake agent whose descendants try to outlive it (issue 14 containment tests).
 
-Usage: ``escaping_agent.py MODE PIDDIR``. It reads the prompt on stdin, then
+Usage: ``escaping_agent.py MODE PIDDIR [PROMPT_FILE]``. It reads the prompt
+(from PROMPT_FILE when given, else stdin), then
 starts two grandchildren that ignore SIGINT/SIGTERM/SIGHUP/SIGQUIT and sleep:
 one stays in the agent's process group, one leaves it with ``setsid`` (a
 daemon). Each writes its pid to PIDDIR (atomically) before the agent goes on;
@@ -47,7 +48,10 @@ def _publish(path: Path, text: str) -> None:
 
 def main() -> int:
     mode, piddir = sys.argv[1], Path(sys.argv[2])
-    sys.stdin.read()
+    if len(sys.argv) > 3:
+        Path(sys.argv[3]).read_text(encoding="utf-8")
+    else:
+        sys.stdin.read()
     _spawn(piddir / "grandchild.pid", detach=False)
     _spawn(piddir / "daemon.pid", detach=True)
     _publish(piddir / "agent.pid", str(os.getpid()))
