@@ -72,7 +72,7 @@ def contain_in_job(
     limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
     size = ctypes.sizeof(limits)
     info_class = JOB_OBJECT_EXTENDED_LIMIT_INFORMATION_CLASS
-    if not k32.SetInformationJobObject(job, info_class, ctypes.byref(limits), size):
+    if not k32.SetInformationJobObject(job, info_class, ctypes.addressof(limits), size):
         k32.CloseHandle(job)
         return _warn(log, "SetInformationJobObject failed")
     process = k32.OpenProcess(PROCESS_SET_QUOTA | PROCESS_TERMINATE, False, pid)

@@ -192,3 +192,35 @@ def test_no_job_object_off_windows() -> None:
     k32 = FakeKernel32()
     contain_in_job(1, is_windows=False, kernel32=k32)()
     assert k32.calls == []
+
+
+WINDOWS_CHILD = r"""
+import os, subprocess, sys, time
+go, pidfile = sys.argv[1], sys.argv[2]
+while not os.path.exists(go):  # start the grandchild only once we are in the job
+    time.sleep(0.01)
+grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+with open(pidfile + ".tmp", "w") as f:
+    f.write(str(grandchild.pid))
+os.replace(pidfile + ".tmp", pidfile)
+time.sleep(300)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "win32", reason="a real Job Object (windows-latest CI)")
+def test_closing_the_job_ends_the_child_and_its_grandchild(tmp_path: Path) -> None:
+    go, pidfile = tmp_path / "go", tmp_path / "gc.pid"
+    proc = subprocess.Popen([sys.executable, "-c", WINDOWS_CHILD, str(go), str(pidfile)])
+    try:
+        close = contain_in_job(proc.pid, is_windows=True)
+        go.write_text("go", encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while not pidfile.exists():
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.01)
+        close()
+        proc.wait(timeout=30)
+        assert wait_gone(int(pidfile.read_text()))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
