@@ -68,6 +68,7 @@ def watch_console_close(kernel32: Any = None) -> Callable[[], None]:
         kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined,unused-ignore]
     factory: Any = getattr(ctypes, "WINFUNCTYPE", ctypes.CFUNCTYPE)  # stdcall on Windows
     callback = factory(ctypes.c_int, ctypes.c_uint)(console_handler())
+    cleanup_finished.clear()  # a new command: a closing event waits for its cleanup
     kernel32.SetConsoleCtrlHandler(callback, True)
 
     def undo() -> None:
