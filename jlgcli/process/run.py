@@ -292,6 +292,8 @@ class _Run:
         if self.child_exited and not self.tree_gone and not tree_alive(self.child.tree):
             self.tree_gone = True
             self.drain_until = now + DRAIN_AFTER_EXIT
+            if self.child.channel.open:  # an escaped descendant may hold our pipe: end it now
+                self._signal_escapers("terminate")
 
     def _stop(self, reason: StopReason, message: str) -> None:
         if self.stop_reason is not None:
