@@ -303,3 +303,42 @@ def test_a_signal_while_a_rebound_script_runs_takes_the_same_path(
     recorded = result_of(project)
     assert (recorded["stopCause"], recorded["exitCode"]) == ("interrupted", 128 + number)
     assert name in recorded["error"]["message"]
+
+
+@pytest.mark.parametrize("name", ["SIGHUP", "SIGTERM"])
+def test_dev_run_stops_its_agent_on_a_signal_and_keeps_its_exit_code_1(
+    tmp_path: Path, name: str
+) -> None:
+    # seed 003 FR-8.3: an interrupted dev run is "aborted" (1), whatever the signal.
+    from support.dev_e2e import dev_argv, env_with, write_script
+    from support.devproject import make_project
+
+    root = make_project(tmp_path / "p")
+    script = write_script(tmp_path / "s.json", {"hang": True}, repeat_last=True)
+    proc = subprocess.Popen(
+        dev_argv("run", "--yes", "-C", str(root)),
+        cwd=root,
+        env=env_with(script),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        marker = Path(f"{script}.prompts") / "000.txt"
+        deadline = time.monotonic() + 60
+        while not marker.exists():  # the fake agent received its prompt
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        agents = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
+        assert agents, "the agent is not running"
+        proc.send_signal(int(getattr(signal, name)))
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err
+    assert "interrupted" in err
+    assert left_alive(agents) == []
