@@ -154,8 +154,10 @@ def test_a_detached_grandchild_keeping_the_pipe_cannot_hang_the_run(
         rec = run("fake-agent", "--spawn-grandchild", str(pidfile), "--detach", transport=transport)
         assert rec.outcome.stop_reason is StopReason.EXITED
         assert "READY" in rec.text
-        if transport == "pipe":
-            assert any("stopped reading" in line for line in rec.logs)
+        if transport == "pipe":  # drained, or (once this process adopts orphans) ended
+            assert any(
+                "stopped reading" in line or "outside the group" in line for line in rec.logs
+            )
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(int(pidfile.read_text()), signal.SIGKILL)
