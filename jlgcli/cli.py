@@ -130,45 +130,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from jlgcli.output import configure_streams
 
     configure_streams()
-    want_json = "--json" in arguments
-    try:
-        parser = build_parser()
-        args = parser.parse_args(arguments)
-        want_json = bool(getattr(args, "json", False))
-        if getattr(args, "handler", None) is None:
-            if getattr(args, "help_parser", None) is not None:
-                args.help_parser.print_help(sys.stderr)
-                return ExitCode.USAGE
-            parser.print_help()
-            return 0 if not arguments else ExitCode.USAGE
-        return _dispatch(args)
-    except JlgError as exc:
-        return _report(exc, want_json)
-    except KeyboardInterrupt:
-        return _report(JlgError(ExitCode.INTERRUPTED, "interrupted"), want_json)
-    except BrokenPipeError:  # e.g. `jlgcli ... | head`: not an error worth a traceback
-        return 0
-    except Exception as exc:  # the one place a bug becomes exit 70 with a crash log
-        from jlgcli.crash import write_crash_report
+    from jlgcli.boundary import run_guarded
 
-        path = write_crash_report(exc)
-        return _report(
-            JlgError(
-                ExitCode.INTERNAL,
-                f"internal error: {type(exc).__name__}: {exc}",
-                hint=f"this is a bug; please report it with the crash log {path}",
-            ),
-            want_json,
-        )
+    return run_guarded(lambda: _parse_and_dispatch(arguments), want_json="--json" in arguments)
 
 
-def _report(exc: JlgError, want_json: bool) -> int:
-    if want_json:
-        from jlgcli.output import emit_json
-
-        emit_json(exc.to_json())
-    sys.stderr.write(f"error: {exc.message}\n")
-    if exc.hint:
-        sys.stderr.write(f"hint: {exc.hint}\n")
-    sys.stderr.flush()
-    return exc.code
+def _parse_and_dispatch(arguments: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(arguments)
+    if getattr(args, "handler", None) is None:
+        if getattr(args, "help_parser", None) is not None:
+            args.help_parser.print_help(sys.stderr)
+            return ExitCode.USAGE
+        parser.print_help()
+        return 0 if not arguments else ExitCode.USAGE
+    return _dispatch(args)

@@ -32,6 +32,7 @@ class ExitCode(enum.IntEnum):
     HANGUP = 129  # 128 + SIGHUP: the terminal was closed
     INTERRUPTED = 130  # 128 + SIGINT: Ctrl-C
     QUIT = 131  # 128 + SIGQUIT
+    BROKEN_PIPE = 141  # 128 + SIGPIPE: stdout's reader went away before the run finished
     TERMINATED = 143  # 128 + SIGTERM: e.g. a cancelled CI job
 
 

@@ -75,8 +75,9 @@ def _prompt_file(task_file: str | None, prompt: str | None) -> str | None:
 
 
 def _fail(exc: JlgError) -> Exit:
-    sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
-    return Exit(code=exc.code)
+    from jlgcli.boundary import report
+
+    return Exit(code=report(exc, want_json=False))
 
 
 def _core(

@@ -1,8 +1,9 @@
 """The standalone ``aidevloop`` / ``adl`` entry point (FR-1), and the bridge used by ``jlgcli dev``.
 
-Same parser as ``jlgcli dev`` (``cli_args``), its own small error boundary:
-``error: …`` and ``hint: …`` on stderr (one JSON object on stdout with
-``--json``), exit codes 0/1/2/3 (FR-8.3).
+Same parser as ``jlgcli dev`` (``cli_args``) and the one error boundary
+(``jlgcli.boundary``) with this program's exit-code map: ``error: …`` and
+``hint: …`` on stderr (one JSON object on stdout with ``--json``), exit codes
+0/1/2/3 (FR-8.3): an interruption is 1 (aborted), a bug 3.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from jlgcli._version import __version__
 from jlgcli.dev.cli_args import DESCRIPTION, add_dev_commands, examples
-from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.errors import DevExitCode
 
 PROGRAM_NAMES = ("aidevloop", "adl")
 
@@ -69,7 +70,7 @@ def run_from_args(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``aidevloop`` and ``adl``; returns the exit code."""
-    from jlgcli.output import configure_streams, emit_json
+    from jlgcli.output import configure_streams
 
     configure_streams()
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -78,29 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.dev_command is None:
         parser.print_help(sys.stderr)
         return int(DevExitCode.CONFIGURATION)
-    want_json = bool(getattr(args, "json", False))
-    try:
-        return run_from_args(args)
-    except JlgError as exc:
-        error = exc
-    except KeyboardInterrupt:
-        error = JlgError(DevExitCode.ABORTED, "interrupted", "continue with: aidevloop resume")
-    except Exception as exc:  # a bug: keep a crash log, exit "task execution error"
-        from jlgcli.crash import write_crash_report
+    from jlgcli.boundary import DEV_CODES, run_guarded
 
-        path = write_crash_report(exc)
-        error = JlgError(
-            DevExitCode.TASK_FAILED,
-            f"internal error: {type(exc).__name__}: {exc}",
-            f"this is a bug; please report it with the crash log {path}",
-        )
-    if want_json:
-        emit_json(error.to_json())
-    sys.stderr.write(f"error: {error.message}\n")
-    if error.hint:
-        sys.stderr.write(f"hint: {error.hint}\n")
-    sys.stderr.flush()
-    return error.code
+    want_json = bool(getattr(args, "json", False))
+    return run_guarded(lambda: run_from_args(args), want_json=want_json, codes=DEV_CODES)
 
 
 if __name__ == "__main__":

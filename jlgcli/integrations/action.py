@@ -91,7 +91,9 @@ def main(
         else:
             code = run_core(command, action_options(env), env).exitCode
     except JlgError as exc:
-        sys.stderr.write(f"error: {exc.message}\n" + (f"hint: {exc.hint}\n" if exc.hint else ""))
+        from jlgcli.boundary import report
+
+        report(exc, want_json=False)
         write_outputs({"status": "error", "exit-code": str(exc.code)}, env=env)
         return exc.code
     if command == "dev":  # run/loop outputs (exit-code included) come with their summary

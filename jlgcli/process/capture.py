@@ -4,16 +4,19 @@ A thin layer over ``run_invocation`` (the one place that spawns): stdin is
 the given text or the null device, the child gets its own process
 group/session, and at the timeout the whole tree goes through the kill ladder
 (with a short grace) and ``timed_out`` is set. A grandchild holding the pipes
-cannot make it hang. Ctrl-C still raises KeyboardInterrupt, after the tree is
-stopped, because a probe has no partial result worth returning.
+cannot make it hang. An interruption still raises (``Interrupted``, a
+KeyboardInterrupt carrying the signal) after the tree is stopped, because a
+probe has no partial result worth returning.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Mapping, Sequence
 
 from jlgcli.process.model import CaptureResult, Invocation, Limits, OutputEvent, StopReason
 from jlgcli.process.run import run_invocation
+from jlgcli.process.signals import Interrupted
 
 PROBE_GRACE = 0.5  # seconds between rungs of the kill ladder for a probe
 
@@ -33,10 +36,10 @@ def capture(
     the child was killed by a signal. Raises ``ExecutableNotFound`` when the
     program cannot be found.
     """
-    parts: dict[str, list[str]] = {"stdout": [], "stderr": []}
+    parts: dict[str, list[bytes]] = {"stdout": [], "stderr": []}
 
     def collect(event: OutputEvent) -> None:
-        parts[event.stream].append(event.text)
+        parts[event.stream].append(event.data)  # decoded once, at the end
 
     outcome = run_invocation(
         Invocation(tuple(argv), cwd=cwd, env=dict(env or {}), stdin=stdin),
@@ -44,11 +47,11 @@ def capture(
         sinks=(collect,),
     )
     if outcome.stop_reason is StopReason.CANCELLED:
-        raise KeyboardInterrupt
+        raise Interrupted(outcome.interrupted_by or signal.SIGINT)
     return CaptureResult(
         exit_code=outcome.exit_code,
-        stdout="".join(parts["stdout"]),
-        stderr="".join(parts["stderr"]),
+        stdout=b"".join(parts["stdout"]).decode("utf-8", "replace"),
+        stderr=b"".join(parts["stderr"]).decode("utf-8", "replace"),
         timed_out=outcome.stop_reason is StopReason.TIMEOUT,
         duration=outcome.duration,
     )

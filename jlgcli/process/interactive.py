@@ -7,6 +7,14 @@ wait for ``ready_pattern`` → send prompt + ``submit_sequence`` → wait for
 wait for the program to exit. Patterns are matched on the cleaned text
 (escapes removed, ``\\r`` redraws resolved) of a bounded window of recent output,
 in MULTILINE mode (``^`` / ``$`` match at line boundaries).
+
+Only the reply counts as done (issue 17): the window starts when the prompt is
+sent, and when the prompt itself matches the done pattern (completion
+instructions that show ``DONE``), the program's echo of the prompt is skipped:
+a match counts only after the echo's last line (``echo_end``); an echo cut
+short counts by number (more matches than the prompt has). A multi-line
+prompt is typed as one bracketed paste, or with the recipe's
+``newline_sequence``, never with raw newlines.
 """
 
 from __future__ import annotations
@@ -19,6 +27,8 @@ from jlgcli.ansi import clean_terminal_text
 from jlgcli.process.model import InteractiveRecipe
 
 _WINDOW = 16384  # characters of recent output searched for a pattern
+_FRAGMENT = 32  # characters of the prompt's first/last line that identify its echo
+PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 
 
 class Step(str, enum.Enum):
@@ -42,9 +52,13 @@ class InteractiveDriver:
 
     def __init__(self, recipe: InteractiveRecipe, prompt: bytes, *, now: float) -> None:
         self._recipe = recipe
-        self._prompt = prompt
+        self._prompt = typed_prompt(prompt, recipe.newline_sequence)
         self._ready = _compile(recipe.ready_pattern)
         self._done = _compile(recipe.done_pattern)
+        self._echo = _echo_lines(prompt, self._done)
+        self._echo_matches = (
+            len(self._done.findall(prompt.decode("utf-8", "replace"))) if self._done else 0
+        )
         self._window = ""
         self.step = Step.READY
         self._deadline = now + recipe.step_timeout
@@ -90,7 +104,7 @@ class InteractiveDriver:
         self._prompt_sent_at = now
 
     def _is_done(self, now: float, last_output: float) -> bool:
-        if self._matches(self._done):
+        if self._reply_matches_done():
             return True
         idle = self._recipe.idle_seconds
         return idle is not None and now - max(last_output, self._prompt_sent_at) >= idle
@@ -109,6 +123,63 @@ class InteractiveDriver:
 
     def _matches(self, pattern: re.Pattern[str] | None) -> bool:
         return pattern is not None and pattern.search(clean_terminal_text(self._window)) is not None
+
+    def _reply_matches_done(self) -> bool:
+        if self._done is None:
+            return False
+        text = clean_terminal_text(self._window)
+        if self._echo is None:  # an echo of this prompt cannot look like the reply
+            return self._done.search(text) is not None
+        start = echo_end(text, self._echo)
+        if start is None:  # the echo began and did not end (yet, or it was cut short)
+            return len(self._done.findall(text)) > self._echo_matches
+        return self._done.search(text, start) is not None
+
+
+def echo_end(text: str, prompt_lines: list[str]) -> int | None:
+    """Where the last echo of the prompt ends in ``text``: 0 when there is no echo.
+
+    The echo is the prompt's lines, in order, each found at the start of a line
+    of ``text`` (its first characters: a long line may be wrapped), possibly
+    with other lines between them (a TUI's frame). The last echo counts: a TUI
+    may show the prompt in its input box, then again in its history.
+    """
+    first = prompt_lines[0]
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.strip().startswith(first)]
+    if not starts:
+        return 0
+    index, want = starts[-1], 0
+    offset = sum(len(line) for line in lines[:index])
+    for line in lines[index:]:
+        offset += len(line)
+        if line.strip().startswith(prompt_lines[want]):
+            want += 1
+            if want == len(prompt_lines):
+                return offset
+    return None
+
+
+def typed_prompt(prompt: bytes, newline_sequence: str | None) -> bytes:
+    """The bytes to type for ``prompt``: one line as is, several as one paste (CR-separated).
+
+    A terminal sends a pasted newline as CR, and wraps the paste in
+    ``ESC[200~``/``ESC[201~`` so the program does not submit at each line.
+    """
+    body = prompt.replace(b"\r\n", b"\n").rstrip(b"\n")
+    if b"\n" not in body:
+        return body
+    if newline_sequence is not None:
+        return body.replace(b"\n", newline_sequence.encode("utf-8"))
+    return PASTE_START + body.replace(b"\n", b"\r") + PASTE_END
+
+
+def _echo_lines(prompt: bytes, done: re.Pattern[str] | None) -> list[str] | None:
+    """The starts of the prompt's lines, if its echo could be taken for the reply."""
+    text = prompt.decode("utf-8", "replace")
+    if done is None or done.search(text) is None:
+        return None
+    return [line.strip()[:_FRAGMENT] for line in text.splitlines() if line.strip()]
 
 
 def _compile(pattern: str | None) -> re.Pattern[str] | None:

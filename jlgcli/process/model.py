@@ -22,7 +22,11 @@ class InteractiveRecipe:
 
     Wait for ``ready_pattern`` (regex), send the prompt followed by
     ``submit_sequence``, then wait for ``done_pattern`` (regex) or
-    ``idle_seconds`` of silence, then send ``exit_sequence``.
+    ``idle_seconds`` of silence, then send ``exit_sequence``. A multi-line
+    prompt is typed as one bracketed paste (``ESC[200~ … ESC[201~``), or with
+    ``newline_sequence`` between its lines when the program has its own way
+    of entering a newline (e.g. ``"\x1b\r"``, Alt+Enter): never with raw
+    newlines, which may submit each line.
     """
 
     ready_pattern: str | None = None
@@ -31,6 +35,7 @@ class InteractiveRecipe:
     idle_seconds: float | None = None
     exit_sequence: str | None = None
     step_timeout: float = 60.0
+    newline_sequence: str | None = None
 
 
 @dataclass(frozen=True)
@@ -63,13 +68,48 @@ class Limits:
     kill_grace: float = 2.0  # between each rung of the kill ladder
 
 
-@dataclass(frozen=True)
 class OutputEvent:
-    """A chunk of decoded output (UTF-8 with replacement), as it arrived."""
+    """One chunk of output as it arrived: its bytes, and a text view decoded on first use.
 
-    stream: StreamName
-    text: str
-    t: float  # time.monotonic() when read
+    The transport hands over bytes cut at a UTF-8 character boundary, so each
+    event decodes on its own (UTF-8 with replacement) and no byte is decoded
+    when no sink reads ``text``. An event built from text (tests, replays)
+    keeps that text and encodes ``data`` on demand.
+    """
+
+    __slots__ = ("_data", "_text", "stream", "t")
+
+    def __init__(self, stream: StreamName, data: bytes | str, t: float) -> None:
+        self.stream = stream
+        self.t = t  # time.monotonic() when read
+        self._data = data if isinstance(data, bytes) else None
+        self._text = data if isinstance(data, str) else None
+
+    @property
+    def data(self) -> bytes:
+        """The raw bytes (text-built events: their UTF-8 encoding)."""
+        if self._data is None:
+            assert self._text is not None
+            self._data = self._text.encode("utf-8", "surrogatepass")
+        return self._data
+
+    @property
+    def text(self) -> str:
+        """The bytes decoded as UTF-8 with replacement, once, on first use."""
+        if self._text is None:
+            assert self._data is not None
+            self._text = self._data.decode("utf-8", "replace")
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OutputEvent):
+            return NotImplemented
+        return (self.stream, self.data, self.t) == (other.stream, other.data, other.t)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"OutputEvent({self.stream!r}, {self.data!r}, {self.t!r})"
 
 
 class StopReason(str, enum.Enum):
@@ -92,6 +132,7 @@ class ProcessOutcome:
     pid: int | None = None
     stdout_bytes: int = 0
     stderr_bytes: int = 0
+    interrupted_by: int | None = None  # the signal that stopped the run (CANCELLED)
 
     @property
     def ok(self) -> bool:

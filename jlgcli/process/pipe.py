@@ -14,6 +14,8 @@ from typing import IO
 
 from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
 from jlgcli.process.child import Child
+from jlgcli.process.descendants import die_with_parent_preexec, forget_child, spawning
+from jlgcli.process.job import contain_in_job
 from jlgcli.process.spawn import group_popen_kwargs
 from jlgcli.process.tree import ProcessTree
 
@@ -31,16 +33,20 @@ def start_pipe(
 
     ``threaded`` forces the reader-thread channel (default: only on Windows).
     """
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        bufsize=0,
-        **group_popen_kwargs(is_windows=is_windows),
-    )
+    with spawning() as register:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            preexec_fn=None if is_windows else die_with_parent_preexec(),
+            **group_popen_kwargs(is_windows=is_windows),
+        )
+        register(proc.pid)
+    end_job = contain_in_job(proc.pid, is_windows=is_windows)
     use_threads = is_windows if threaded is None else threaded
     channel = _thread_channel(proc) if use_threads else _select_channel(proc)
     if stdin is not None:
@@ -52,8 +58,13 @@ def start_pipe(
         exited=lambda: proc.poll() is not None,
         kill_child=proc.kill,
     )
+
+    def release() -> None:
+        end_job()
+        forget_child(proc.pid)
+
     return Child(
-        tree=tree, channel=channel, status=lambda: _status(proc), release=_no_op, transport="pipe"
+        tree=tree, channel=channel, status=lambda: _status(proc), release=release, transport="pipe"
     )
 
 
@@ -106,7 +117,3 @@ def _reader(fd: int) -> Callable[[], bytes]:
         return data
 
     return read
-
-
-def _no_op() -> None:
-    pass

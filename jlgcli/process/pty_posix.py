@@ -17,6 +17,7 @@ import ptyprocess
 
 from jlgcli.process.channel import SelectChannel
 from jlgcli.process.child import Child
+from jlgcli.process.descendants import die_with_parent_preexec, forget_child, spawning
 from jlgcli.process.tree import ProcessTree
 
 
@@ -28,13 +29,19 @@ def start_pty(
     dimensions: tuple[int, int],
 ) -> Child:
     """Spawn ``argv`` (resolved) on a new pty of ``dimensions`` = (rows, cols)."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), spawning() as register:
         # Python 3.12+ warns that forkpty() in a threaded process may deadlock the
         # child; ptyprocess's child only sets up the tty and execs (pexpect#817).
         warnings.filterwarnings("ignore", message=".*fork", category=DeprecationWarning)
         proc = ptyprocess.PtyProcess.spawn(
-            list(argv), cwd=cwd, env=dict(env), echo=False, dimensions=dimensions
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            echo=False,
+            dimensions=dimensions,
+            preexec_fn=die_with_parent_preexec(),
         )
+        register(int(proc.pid))
     proc.delayafterclose = 0
     proc.delayafterterminate = 0
     fd = int(proc.fd)
@@ -51,5 +58,6 @@ def start_pty(
 
     def release() -> None:
         proc.close(force=True)
+        forget_child(int(proc.pid))
 
     return Child(tree=tree, channel=channel, status=status, release=release, transport="pty")

@@ -14,6 +14,7 @@ from typing import Any
 
 from jlgcli.process.channel import CHUNK, ThreadChannel
 from jlgcli.process.child import Child
+from jlgcli.process.job import contain_in_job
 from jlgcli.process.tree import ProcessTree
 
 
@@ -30,6 +31,7 @@ def start_winpty(
     proc: Any = PtyProcess.spawn(list(argv), cwd=cwd, env=dict(env), dimensions=dimensions)
     proc.delayafterclose = 0
     proc.delayafterterminate = 0
+    end_job = contain_in_job(int(proc.pid), is_windows=True)
 
     def read() -> bytes:
         while True:
@@ -56,5 +58,6 @@ def start_winpty(
 
     def release() -> None:
         proc.close(force=True)
+        end_job()
 
     return Child(tree=tree, channel=channel, status=status, release=release, transport="pty")

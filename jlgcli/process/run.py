@@ -2,8 +2,10 @@
 
 The loop is single-threaded on POSIX (a selector over the pipes or the pty
 master) and reads 64 KiB at a time, emitting one ``OutputEvent`` per read to
-every sink, decoded incrementally as UTF-8 with replacement (a character split
-across reads survives). Nothing keeps the output. Every stop — total timeout,
+every sink. Events carry bytes cut at a UTF-8 character boundary (the tail of a
+character split across reads waits for the next read), so a sink that wants
+text decodes its event alone, lazily, and a sink that does not costs no decode.
+Nothing keeps the output. Every stop — total timeout,
 idle timeout, cancel event, Ctrl-C (KeyboardInterrupt in the main thread), the
 interactive driver finishing — goes through the same ladder on the whole
 process group, and output keeps flowing to the sinks while it runs.
@@ -16,16 +18,25 @@ so a grandchild that escaped the group with our pipe cannot hang the run.
 
 from __future__ import annotations
 
-import codecs
+import os
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process import windows
 from jlgcli.process.child import Child, start_child
+from jlgcli.process.descendants import (
+    TREE_MARK,
+    descendants_of,
+    end_processes,
+    orphans,
+    signal_processes,
+    tree_token,
+)
 from jlgcli.process.interactive import InteractiveDriver
 from jlgcli.process.model import (
     Invocation,
@@ -36,9 +47,10 @@ from jlgcli.process.model import (
     StopReason,
     StreamName,
 )
+from jlgcli.process.signals import interrupt_signal, signal_name
 from jlgcli.process.spawn import IS_WINDOWS, child_env, resolve_argv, stdin_bytes
 from jlgcli.process.terminal import TerminalResponder
-from jlgcli.process.tree import Ladder, stop_tree, tree_alive, wait_until
+from jlgcli.process.tree import Ladder, Rung, posix_signal, stop_tree, tree_alive, wait_until
 
 DRAIN_AFTER_EXIT = 0.5  # seconds to keep reading once the whole tree is gone
 TICK = 0.1  # longest wait between checks of the cancel event and the child's exit
@@ -66,6 +78,7 @@ def run_invocation(
     """
     say = log or _no_log
     environ = child_env(inv.env, inv.env_remove)
+    environ[TREE_MARK] = tree_token()  # descendants that escape are still recognised as ours
     argv = resolve_argv(inv.argv, env=environ)
     windows.check_argv(argv, is_windows=IS_WINDOWS)
     if inv.cwd is not None and not Path(inv.cwd).is_dir():
@@ -103,14 +116,12 @@ class _Run:
         self.cancel = cancel
         self.log = log
         self.start = self.last_output = time.monotonic()
-        utf8 = codecs.getincrementaldecoder("utf-8")
-        self.decoders: dict[StreamName, codecs.IncrementalDecoder] = {
-            "stdout": utf8(errors="replace"),
-            "stderr": utf8(errors="replace"),
-        }
+        self.carry: dict[StreamName, bytes] = {"stdout": b"", "stderr": b""}
         self.counts: dict[StreamName, int] = {"stdout": 0, "stderr": 0}
         self.pending: deque[tuple[OutputEvent, int]] = deque()
         self.stop_reason: StopReason | None = None
+        self.interrupted_by: int | None = None
+        self.snapshot: list[Any] = []  # the child's descendants when a stop began
         self.ladder: Ladder | None = None
         self.child_exited = False
         self.tree_gone = False
@@ -129,15 +140,16 @@ class _Run:
         while not done:
             try:
                 self._loop()
-                self._flush_decoders()
+                self._flush_carry()
                 self._deliver()
                 done = True
-            except KeyboardInterrupt:
-                self._interrupted()
+            except KeyboardInterrupt as exc:
+                self._interrupted(exc)
             except BaseException:  # a sink or the log failed: leave no process behind
                 self._abort()
                 raise
         self.child.channel.close()
+        self._end_leftovers()
         code, sig = self.child.status() if self.child_exited else (None, None)
         self.child.release()
         reason = self.stop_reason or StopReason.EXITED
@@ -150,13 +162,34 @@ class _Run:
             pid=self.child.tree.pid,
             stdout_bytes=self.counts["stdout"],
             stderr_bytes=self.counts["stderr"],
+            interrupted_by=self.interrupted_by,
         )
 
     def _abort(self) -> None:
         self.child.channel.close()
         if tree_alive(self.child.tree):
+            self.snapshot = self.snapshot or descendants_of(self.child.tree.pid)
             stop_tree(self.child.tree, grace=self.limits.kill_grace, log=_no_log)
+        self._end_leftovers()
         self.child.release()
+
+    def _end_leftovers(self) -> None:
+        """End what escaped the group: the stop-time descendants and re-parented orphans."""
+        grace = self.limits.kill_grace
+        if self.ladder is not None and self.ladder.last_rung in ("terminate", "kill"):
+            # They had the ladder's SIGTERM already: only the rest of that grace period.
+            grace = max(0.0, (self.ladder.next_due or 0.0) - time.monotonic())
+        while True:
+            try:
+                end_processes(
+                    [*self.snapshot, *orphans()],
+                    grace=grace,
+                    log=self.log,
+                    reason="after the run",
+                )
+                return
+            except KeyboardInterrupt:  # interrupted again: no more grace
+                grace = 0.0
 
     def _loop(self) -> None:
         channel = self.child.channel
@@ -186,17 +219,28 @@ class _Run:
 
     def _on_chunk(self, stream: StreamName, data: bytes) -> None:
         now = time.monotonic()
-        self.counts[stream] += len(data)
-        text = self.decoders[stream].decode(data, final=not data)
-        if data:
+        if not data:  # end of the stream: what was held back goes out as it is
+            data, self.carry[stream] = self.carry[stream], b""
+            if not data:
+                return
+        else:
+            self.counts[stream] += len(data)
             self.last_output = now
-        if not text:
-            return
-        self.pending.append((OutputEvent(stream, text, now), 0))
-        if self.responder is not None and (reply := self.responder.feed(text)):
+            if self.carry[stream]:
+                data = self.carry[stream] + data
+            cut = utf8_boundary(data)
+            if cut < len(data):
+                data, self.carry[stream] = data[:cut], data[cut:]
+            else:
+                self.carry[stream] = b""
+            if not data:
+                return
+        event = OutputEvent(stream, data, now)
+        self.pending.append((event, 0))
+        if self.responder is not None and (reply := self.responder.feed(data)):
             self.child.channel.send(reply)
         if self.driver is not None:
-            self.driver.feed(text)
+            self.driver.feed(event.text)
 
     def _deliver(self) -> None:
         # At most once per sink even when Ctrl-C lands inside a sink call.
@@ -208,10 +252,11 @@ class _Run:
                 index += 1
             self.pending.popleft()
 
-    def _flush_decoders(self) -> None:
-        for stream, decoder in self.decoders.items():
-            if text := decoder.decode(b"", final=True):
-                self.pending.append((OutputEvent(stream, text, time.monotonic()), 0))
+    def _flush_carry(self) -> None:
+        for stream, rest in self.carry.items():
+            if rest:
+                self.carry[stream] = b""
+                self.pending.append((OutputEvent(stream, rest, time.monotonic()), 0))
 
     def _drive(self, now: float) -> None:
         assert self.driver is not None
@@ -247,6 +292,8 @@ class _Run:
         if self.child_exited and not self.tree_gone and not tree_alive(self.child.tree):
             self.tree_gone = True
             self.drain_until = now + DRAIN_AFTER_EXIT
+            if self.child.channel.open:  # an escaped descendant may hold our pipe: end it now
+                self._signal_escapers("terminate")
 
     def _stop(self, reason: StopReason, message: str) -> None:
         if self.stop_reason is not None:
@@ -257,17 +304,41 @@ class _Run:
             self._start_ladder()
 
     def _start_ladder(self, start_at: str = "polite") -> None:
+        if not self.child_exited and not self.snapshot:  # see it before the group dies
+            self.snapshot = descendants_of(self.child.tree.pid)
         self.ladder = Ladder(
             self.child.tree,
             grace=self.limits.kill_grace,
             log=self.log,
             start_at="terminate" if start_at == "terminate" else "polite",
+            on_rung=self._signal_escapers,
         )
         self.ladder.advance()
 
-    def _interrupted(self) -> None:
+    def _signal_escapers(self, rung: Rung) -> None:
+        """Each rung also reaches the descendants that left the group (issue 14)."""
+        escapers = [p for p in [*self.snapshot, *orphans()] if self._outside_group(p.pid)]
+        if not escapers:
+            return
+        if IS_WINDOWS and rung != "kill":  # pragma: no cover - no signals there
+            return
+        signum = None if IS_WINDOWS else int(posix_signal(rung))
+        self.log(f"the same signal to {len(escapers)} process(es) outside the group")
+        signal_processes(escapers, signum)
+
+    def _outside_group(self, pid: int) -> bool:
+        group = self.child.tree.pgid
+        if group is None:  # Windows: no groups; the Job Object holds the tree
+            return True
+        try:
+            return os.getpgid(pid) != group
+        except OSError:  # gone already
+            return False
+
+    def _interrupted(self, exc: BaseException) -> None:
         if self.stop_reason is None:
-            self._stop(StopReason.CANCELLED, "interrupted (Ctrl-C / termination signal)")
+            self.interrupted_by = interrupt_signal(exc)
+            self._stop(StopReason.CANCELLED, f"interrupted by {signal_name(self.interrupted_by)}")
         elif self.ladder is not None:  # a second Ctrl-C: do not make the user wait a grace period
             self.log("interrupted again: next rung of the kill ladder now")
             self.ladder.advance(force=True)
@@ -286,6 +357,19 @@ class _Run:
         if self.driver is not None and (due := self.driver.next_deadline(self.last_output)):
             deadlines.append(due)
         return max(0.0, min(deadlines) - now)
+
+
+def utf8_boundary(data: bytes) -> int:
+    """Where an incomplete UTF-8 character at the end of ``data`` starts (``len(data)``: none)."""
+    end = len(data)
+    for back in range(1, min(3, end) + 1):
+        byte = data[end - back]
+        if byte < 0x80:  # ASCII: complete
+            return end
+        if byte >= 0xC0:  # a lead byte: is its sequence complete?
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4 if byte < 0xF8 else 1
+            return end - back if back < need else end
+    return end  # only continuation bytes: invalid, decoded with replacement as they are
 
 
 def _no_log(_message: str) -> None:

@@ -4,19 +4,20 @@ A TUI that asks for the cursor position (``ESC[6n``) or the device
 attributes (``ESC[c``) may wait for the reply before drawing anything
 (backends.md §3: codex sends ``ESC[6n``; claude ``ESC[c``). We answer like a
 plain VT100 with the cursor at the top-left. Queries split across chunks are
-found by keeping a few characters of the previous chunk.
+found by keeping a few bytes of the previous chunk. It works on the raw bytes,
+so a chunk without ESC costs one ``in`` test and no decode.
 """
 
 from __future__ import annotations
 
 import re
 
-_QUERIES = re.compile(r"\x1b\[(?:6n|5n|0?c)")
+_QUERIES = re.compile(rb"\x1b\[(?:6n|5n|0?c)")
 _REPLIES = {
-    "\x1b[6n": b"\x1b[1;1R",  # cursor position report: row 1, column 1
-    "\x1b[5n": b"\x1b[0n",  # device status: OK
-    "\x1b[c": b"\x1b[?1;2c",  # primary device attributes: VT100 with advanced video
-    "\x1b[0c": b"\x1b[?1;2c",
+    b"\x1b[6n": b"\x1b[1;1R",  # cursor position report: row 1, column 1
+    b"\x1b[5n": b"\x1b[0n",  # device status: OK
+    b"\x1b[c": b"\x1b[?1;2c",  # primary device attributes: VT100 with advanced video
+    b"\x1b[0c": b"\x1b[?1;2c",
 }
 _KEEP = 3  # longest query minus one: enough to see a query cut by a chunk boundary
 
@@ -25,14 +26,15 @@ class TerminalResponder:
     """Feed it the child's output; it returns the bytes to write back."""
 
     def __init__(self) -> None:
-        self._tail = ""
+        self._tail = b""
 
-    def feed(self, text: str) -> bytes:
-        """Replies for every complete query that ends in ``text``."""
-        window = self._tail + text
-        if "\x1b" not in window:  # the common case: no query, no regex
-            self._tail = window[-_KEEP:]
+    def feed(self, data: bytes | str) -> bytes:
+        """Replies for every complete query that ends in ``data`` (raw output bytes)."""
+        chunk = data.encode("utf-8") if isinstance(data, str) else data
+        if b"\x1b" not in chunk and b"\x1b" not in self._tail:  # the common case: no copy
+            self._tail = b""  # a query starts with ESC: without one, nothing to keep
             return b""
+        window = self._tail + chunk
         replies = b"".join(
             _REPLIES[m.group()] for m in _QUERIES.finditer(window) if m.end() > len(self._tail)
         )

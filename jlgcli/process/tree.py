@@ -168,8 +168,10 @@ class Ladder:
         start_at: Rung = "polite",
         is_windows: bool = IS_WINDOWS,
         clock: Callable[[], float] = time.monotonic,
+        on_rung: Callable[[Rung], None] | None = None,
     ) -> None:
         self._tree = tree
+        self._on_rung = on_rung  # also signal what escaped the group (descendants.py)
         self._grace = max(0.0, grace)
         self._log = log
         self._rungs = RUNGS[RUNGS.index(start_at) :]
@@ -201,6 +203,8 @@ class Ladder:
         self.next_due = now + self._grace
         self._log(f"kill ladder: {self._describe(rung)} to process tree {self._tree.pid}")
         send_rung(self._tree, rung, is_windows=self._is_windows)
+        if self._on_rung is not None:
+            self._on_rung(rung)
 
     def _describe(self, rung: Rung) -> str:
         if self._is_windows:

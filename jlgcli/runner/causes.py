@@ -137,6 +137,7 @@ EXIT_CODE_MEANINGS: dict[int, tuple[str, str]] = {
     ExitCode.HANGUP: ("hang-up", "stopped by SIGHUP (terminal closed)"),
     ExitCode.INTERRUPTED: ("interrupted", "interrupted (Ctrl-C, SIGINT)"),
     ExitCode.QUIT: ("quit", "stopped by SIGQUIT"),
+    ExitCode.BROKEN_PIPE: ("stdout closed", "stopped because stdout's reader went away (SIGPIPE)"),
     ExitCode.TERMINATED: ("terminated", "stopped by SIGTERM (e.g. a cancelled CI job)"),
 }
 

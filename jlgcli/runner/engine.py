@@ -22,7 +22,7 @@ from jlgcli.runner.console import Console
 from jlgcli.runner.failover import BackendChain
 from jlgcli.runner.iteration import call_backend
 from jlgcli.runner.iterations import IterationLoop
-from jlgcli.runner.record import RunRecord, build_summary
+from jlgcli.runner.record import RunRecord, build_summary, interruption_message
 from jlgcli.runner.recorder import Recorder
 from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.summary import RunSummary
@@ -113,14 +113,9 @@ def execute(
 
 
 def _interrupted(record: RunRecord, exc: KeyboardInterrupt) -> None:
-    import signal
-
     number = getattr(exc, "signum", None)
     record.signal_number = number if isinstance(number, int) else None
-    name = "Ctrl-C"
-    if record.signal_number is not None and record.signal_number != signal.SIGINT:
-        name = signal.Signals(record.signal_number).name
-    record.stop("interrupted", f"interrupted by {name}: the backend's process tree was stopped")
+    record.stop("interrupted", interruption_message(record.signal_number))
 
 
 def make_completion(

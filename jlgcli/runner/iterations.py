@@ -21,7 +21,7 @@ from jlgcli.runner.failover import BackendChain
 from jlgcli.runner.iteration import CallResult
 from jlgcli.runner.policy import Counters, Guardrails, Proceed, Retry, Stop, Switch, judge_call
 from jlgcli.runner.prompting import Prompter
-from jlgcli.runner.record import RunRecord
+from jlgcli.runner.record import RunRecord, interruption_message
 from jlgcli.runner.recorder import Recorder
 from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.status import LiveStatus
@@ -108,7 +108,11 @@ class IterationLoop:
                 self._switched(f"{verdict.reason}; switched to {to}")
                 continue
             if isinstance(verdict, Stop):
-                self.record.stop(verdict.cause, verdict.message, tail=verdict.tail)
+                message = verdict.message
+                if verdict.cause == "interrupted":
+                    self.record.signal_number = call.outcome.interrupted_by
+                    message = interruption_message(self.record.signal_number)
+                self.record.stop(verdict.cause, message, tail=verdict.tail)
                 return
             assert isinstance(verdict, Proceed)
             if self._decide(iteration, call, prompt):

@@ -60,6 +60,11 @@ class RunRecord:
         """End the run with ``cause`` (a row of ``causes``); ``message`` explains it."""
         row = cause_row(cause)  # an unknown cause fails here, not later
         self.cause = cause
+        if cause == "interrupted" and self.signal_number is None:
+            # e.g. a rebound script or the backend stopped by a signal: 128 + its number
+            from jlgcli.process.signals import first_interruption
+
+            self.signal_number = first_interruption()
         if message and cause != "done":
             self.error = ErrorInfo(
                 code=code if code is not None else self.exit_code,
@@ -93,12 +98,9 @@ def build_summary(record: RunRecord, clock: Clock) -> RunSummary:
     tokens_out = _total([m.outputTokens for m in metrics])
     signal_name = None
     if record.signal_number is not None:
-        import signal
+        from jlgcli.process.signals import signal_name as name_of
 
-        try:
-            signal_name = signal.Signals(record.signal_number).name
-        except ValueError:
-            signal_name = f"signal {record.signal_number}"
+        signal_name = name_of(record.signal_number)
     row = cause_row(record.cause)
     return RunSummary(
         command=spec.command,
@@ -130,3 +132,12 @@ def build_summary(record: RunRecord, clock: Clock) -> RunSummary:
         iterationMetrics=list(metrics),
         error=record.error,
     )
+
+
+def interruption_message(signal_number: int | None) -> str:
+    """``interrupted by SIGTERM: …`` (Ctrl-C for SIGINT, or when no signal was recorded)."""
+    from jlgcli.process.signals import first_interruption, signal_name
+
+    number = signal_number or first_interruption()
+    name = "Ctrl-C" if number in (None, 2) else signal_name(number or 2)
+    return f"interrupted by {name}: the backend's process tree was stopped"

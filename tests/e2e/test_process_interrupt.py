@@ -1,10 +1,11 @@
-"""Ctrl-C and CI cancellation of a process that calls run_invocation (STYLE #4, exit 130).
+"""Ctrl-C, CI cancellation, hang-up and quit of a process that calls run_invocation (STYLE #4).
 
 A small driver program runs ``fake-agent`` through ``run_invocation`` and
 writes every byte its sink receives to a file. The test waits for the
 driver's READY (printed once 20 lines of the agent reached the sink), sends it
-SIGINT or SIGTERM, and checks: the driver exits 130, the agent and its
-grandchild are dead, and what was delivered is exactly what the agent wrote.
+SIGINT, SIGTERM, SIGHUP or SIGQUIT, and checks: the outcome carries the signal
+(``interrupted_by``), the driver exits 128 + its number (issue 14), the agent and
+its grandchild are dead, and what was delivered is exactly what the agent wrote.
 """
 
 from __future__ import annotations
@@ -53,16 +54,24 @@ with install_termination_handlers():
     )
 delivered.close()
 print(json.dumps({"reason": outcome.stop_reason.value, "pid": outcome.pid,
-                  "stdout_bytes": outcome.stdout_bytes}), flush=True)
-sys.exit(130 if outcome.stop_reason is StopReason.CANCELLED else (outcome.exit_code or 0))
+                  "stdout_bytes": outcome.stdout_bytes,
+                  "interrupted_by": outcome.interrupted_by}), flush=True)
+cancelled = outcome.stop_reason is StopReason.CANCELLED
+sys.exit(128 + outcome.interrupted_by if cancelled else (outcome.exit_code or 0))
 """
 
 
 @pytest.mark.parametrize(
     ("transport", "signum"),
-    [("pipe", signal.SIGINT), ("pty", signal.SIGINT), ("pipe", signal.SIGTERM)],
+    [
+        ("pipe", signal.SIGINT),
+        ("pty", signal.SIGINT),
+        ("pipe", signal.SIGTERM),
+        ("pipe", signal.SIGHUP),
+        ("pty", signal.SIGQUIT),
+    ],
 )
-def test_interrupt_kills_the_tree_delivers_every_byte_and_exits_130(
+def test_interrupt_kills_the_tree_delivers_every_byte_and_exits_128_plus_n(
     tmp_path: Path, transport: str, signum: int
 ) -> None:
     driver = tmp_path / "driver.py"
@@ -98,9 +107,9 @@ def test_interrupt_kills_the_tree_delivers_every_byte_and_exits_130(
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130, err
+    assert proc.returncode == 128 + signum, err
     summary = json.loads(out.strip().splitlines()[-1])
-    assert summary["reason"] == "cancelled"
+    assert (summary["reason"], summary["interrupted_by"]) == ("cancelled", signum)
     assert "kill ladder: SIGINT" in err
     assert not pid_alive(summary["pid"])
     assert not pid_alive(int(pidfile.read_text()))

@@ -81,12 +81,13 @@ def test_bug_is_70_with_a_crash_log(
     assert "RuntimeError: boom" in content and "jlgcli" in content
 
 
-def test_broken_pipe_is_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_broken_pipe_is_sigpipe_not_success(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 14: a reader that went away never makes an unfinished command exit 0.
     def broken(args: object) -> int:
         raise BrokenPipeError
 
     monkeypatch.setattr(cli, "_dispatch", broken)
-    assert cli.main(["config", "show"]) == 0
+    assert cli.main(["config", "show"]) == 141
 
 
 def test_print_file_entry(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from jlgcli.process import run_invocation
 from jlgcli.process.interactive import InteractiveDriver, Step
-from jlgcli.process.model import InteractiveRecipe
+from jlgcli.process.model import InteractiveRecipe, Invocation, Limits, StopReason
+
+FAKE_TUI = Path(__file__).parent / "data" / "echo_tui.py"
 
 RECIPE = InteractiveRecipe(
     ready_pattern=r"^> ", done_pattern="DONE", exit_sequence="/exit\r", step_timeout=10
@@ -77,3 +88,87 @@ def test_done_step_without_pattern_or_idle_times_out() -> None:
     driver.poll(0.0, 0.0)
     action = driver.poll(3.0, 2.0)
     assert action.timed_out is not None and "done" in action.timed_out
+
+
+# --- issue 17: only the reply counts as done; multi-line prompts are one paste ----------
+
+INSTRUCTIONS = b"Fix the bug.\nWhen you are finished, print this line alone:\nDONE\n"
+DONE_RECIPE = InteractiveRecipe(ready_pattern=r"^> ", done_pattern=r"^DONE$", step_timeout=30)
+
+
+def test_the_echo_of_completion_instructions_is_not_taken_for_done() -> None:
+    driver = InteractiveDriver(DONE_RECIPE, INSTRUCTIONS, now=0.0)
+    driver.feed("> ")
+    driver.poll(1.0, 1.0)
+    driver.feed("Fix the bug.\r\nWhen you are finished, print this line alone:\r\nDONE\r\n")
+    assert not driver.poll(2.0, 2.0).finish
+    driver.feed("working\r\nDONE\r\n")
+    assert driver.poll(3.0, 3.0).finish
+
+
+def test_an_echo_still_arriving_is_not_done() -> None:
+    driver = InteractiveDriver(DONE_RECIPE, INSTRUCTIONS, now=0.0)
+    driver.feed("> ")
+    driver.poll(1.0, 1.0)
+    driver.feed("Fix the bug.\r\nsomething else\r\nDONE\r\n")  # echo incomplete
+    assert not driver.poll(2.0, 2.0).finish
+
+
+def test_an_echo_shown_twice_input_box_then_history_is_skipped() -> None:
+    driver = InteractiveDriver(DONE_RECIPE, INSTRUCTIONS, now=0.0)
+    driver.feed("> ")
+    driver.poll(1.0, 1.0)
+    echo = "Fix the bug.\r\nWhen you are finished, print this line alone:\r\nDONE\r\n"
+    driver.feed("│ " + echo.replace("\r\n", "\r\n│ ") + "\r\n" + echo)
+    assert not driver.poll(2.0, 2.0).finish
+    driver.feed("DONE\r\n")
+    assert driver.poll(3.0, 3.0).finish
+
+
+def test_without_echo_a_pasted_prompt_placeholder_then_done_is_done() -> None:
+    driver = InteractiveDriver(DONE_RECIPE, INSTRUCTIONS, now=0.0)
+    driver.feed("> ")
+    driver.poll(1.0, 1.0)
+    driver.feed("[Pasted text #1 +3 lines]\r\nworking\r\nDONE\r\n")
+    assert driver.poll(2.0, 2.0).finish
+
+
+def test_a_multi_line_prompt_is_one_bracketed_paste_then_submit() -> None:
+    driver = InteractiveDriver(DONE_RECIPE, b"line one\nline two\n", now=0.0)
+    driver.feed("> ")
+    assert driver.poll(1.0, 1.0).send == b"\x1b[200~line one\rline two\x1b[201~\r"
+
+
+def test_the_recipes_own_newline_sequence_replaces_the_paste() -> None:
+    recipe = InteractiveRecipe(newline_sequence="\x1b\r", submit_sequence="\r")
+    driver = InteractiveDriver(recipe, b"a\r\nb", now=0.0)
+    assert driver.poll(0.0, 0.0).send == b"a\x1b\rb\r"
+
+
+def test_a_single_line_prompt_is_typed_as_is() -> None:
+    driver = InteractiveDriver(InteractiveRecipe(), b"just this\n", now=0.0)
+    assert driver.poll(0.0, 0.0).send == b"just this\r"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the fake TUI uses POSIX raw mode")
+def test_a_fake_tui_gets_one_submission_and_the_exit_only_after_its_reply(
+    tmp_path: Path,
+) -> None:
+    record = tmp_path / "record.jsonl"
+    recipe = InteractiveRecipe(
+        ready_pattern=r"^> ", done_pattern=r"^DONE$", exit_sequence="/exit\r", step_timeout=30
+    )
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
+        outcome = run_invocation(
+            Invocation(
+                (sys.executable, str(FAKE_TUI), str(record)),
+                transport="pty",
+                stdin=INSTRUCTIONS,
+                interactive=recipe,
+            ),
+            limits=Limits(total_timeout=60, kill_grace=0.5),
+        )
+    lines = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+    assert lines == [{"submitted": INSTRUCTIONS.decode().rstrip("\n")}, {"submitted": "/exit"}]
+    assert (outcome.stop_reason, outcome.exit_code) == (StopReason.EXITED, 0)

@@ -6,6 +6,7 @@ its READY line or on marker files, never on sleeps.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -146,16 +147,20 @@ def test_surviving_grandchild_that_ignores_signals_is_dead_afterwards(
 def test_a_detached_grandchild_keeping_the_pipe_cannot_hang_the_run(
     run: Runner, transport: str, tmp_path: Path
 ) -> None:
-    # It left our session, so the ladder cannot reach it; we stop reading instead.
+    # It left our session, so the ladder cannot reach it: reading stops, then the
+    # leftover sweep ends it (issue 14; Linux re-parents it to us, see test_descendants).
     pidfile = tmp_path / "daemon.pid"
     try:
         rec = run("fake-agent", "--spawn-grandchild", str(pidfile), "--detach", transport=transport)
         assert rec.outcome.stop_reason is StopReason.EXITED
         assert "READY" in rec.text
-        if transport == "pipe":
-            assert any("stopped reading" in line for line in rec.logs)
+        if transport == "pipe":  # drained, or (once this process adopts orphans) ended
+            assert any(
+                "stopped reading" in line or "outside the group" in line for line in rec.logs
+            )
     finally:
-        os.kill(int(pidfile.read_text()), signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
 
 
 def test_a_character_cut_by_the_exit_is_replaced_not_lost(run: Runner) -> None:

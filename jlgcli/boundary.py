@@ -1,0 +1,146 @@
+"""The one error boundary of every console script (``jlgcli``, ``aidevloop``, ``adl``).
+
+``run_guarded(body, want_json=…, codes=…)`` runs a command and turns how it
+ended into an exit code, per program (``JLGCLI_CODES``, ``DEV_CODES``):
+
+* ``JlgError`` → ``error: …`` / ``hint: …`` on stderr (and the JSON error
+  object on stdout with ``--json``), exit ``exc.code``;
+* an interruption (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, the Windows console
+  events, or stdout's reader going away) → 128 + the signal's number for
+  ``jlgcli``; ``aidevloop`` keeps its seed-003 code 1 (aborted);
+* any other exception is a bug → a crash log and exit 70 (``aidevloop``: 3).
+
+Around the body it installs the termination handlers, asks for orphaned
+descendants to be adopted (Linux), and secures the standard streams
+(``jlgcli.process.std_streams``): a closed stderr never loses the ``--json`` object and a
+vanished stdout reader stops the run like SIGPIPE (exit 141), never exit 0.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from jlgcli.errors import DevExitCode, ExitCode, JlgError
+
+
+class ExitCodes:
+    """How one program reports an interruption and a bug (a plain class: no dataclasses
+    import on the start-up path)."""
+
+    __slots__ = ("internal", "interrupted", "interrupted_hint", "remap_interrupted")
+
+    def __init__(
+        self,
+        *,
+        interrupted: Callable[[int], int],  # signal number → exit code
+        internal: int,  # a bug (a crash log is written)
+        interrupted_hint: str | None = None,
+        remap_interrupted: bool = True,  # a body's 130 becomes 128 + the real signal
+    ) -> None:
+        self.interrupted = interrupted
+        self.internal = internal
+        self.interrupted_hint = interrupted_hint
+        self.remap_interrupted = remap_interrupted
+
+
+def _signal_exit(signum: int) -> int:
+    return 128 + signum
+
+
+def _dev_aborted(_signum: int) -> int:
+    return int(DevExitCode.ABORTED)
+
+
+JLGCLI_CODES = ExitCodes(interrupted=_signal_exit, internal=int(ExitCode.INTERNAL))
+DEV_CODES = ExitCodes(
+    interrupted=_dev_aborted,
+    internal=int(DevExitCode.TASK_FAILED),
+    interrupted_hint="continue with: aidevloop resume",
+    remap_interrupted=False,
+)
+
+
+def run_guarded(
+    body: Callable[[], int], *, want_json: bool, codes: ExitCodes = JLGCLI_CODES
+) -> int:
+    """Run ``body`` (a command) and return the program's exit code; never raises."""
+    from jlgcli.process.descendants import adopt_orphans
+    from jlgcli.process.signals import forget_interruptions, install_termination_handlers
+    from jlgcli.process.std_streams import guarded_streams
+
+    adopt_orphans()
+    forget_interruptions()  # a new command (tests call main() many times in one process)
+    with guarded_streams(), install_termination_handlers():
+        try:
+            try:
+                code = int(body())
+            except JlgError as exc:
+                return report(exc, want_json)
+            except KeyboardInterrupt as exc:
+                return report(interruption_error(exc, codes), want_json)
+            except BrokenPipeError:  # a write that bypassed the guarded streams: as SIGPIPE
+                from jlgcli.process.signals import SIGPIPE_NUMBER, Interrupted, note_interruption
+
+                note_interruption(SIGPIPE_NUMBER)
+                return report(interruption_error(Interrupted(SIGPIPE_NUMBER), codes), want_json)
+            except Exception as exc:  # the one place a bug becomes a crash log
+                return report(internal_error(exc, codes), want_json)
+            return _remapped(code, codes)
+        except KeyboardInterrupt as exc:  # interrupted again while reporting
+            return codes.interrupted(_signum(exc))
+
+
+def _remapped(code: int, codes: ExitCodes) -> int:
+    from jlgcli.process.signals import first_interruption
+
+    signum = first_interruption()
+    if codes.remap_interrupted and code == ExitCode.INTERRUPTED and signum is not None:
+        return codes.interrupted(signum)  # SIGTERM ends with 143, not Ctrl-C's 130
+    return code
+
+
+def _signum(exc: BaseException) -> int:
+    from jlgcli.process.signals import first_interruption, interrupt_signal
+
+    first = first_interruption()
+    return first if first is not None else interrupt_signal(exc)
+
+
+def interruption_error(exc: BaseException, codes: ExitCodes = JLGCLI_CODES) -> JlgError:
+    """The error reported for an interruption that reached the boundary."""
+    from jlgcli.process.signals import signal_name
+
+    signum = _signum(exc)
+    name = signal_name(signum)
+    message = "interrupted" if name == "SIGINT" else f"interrupted by {name}"
+    return JlgError(codes.interrupted(signum), message, codes.interrupted_hint)
+
+
+def internal_error(exc: Exception, codes: ExitCodes = JLGCLI_CODES) -> JlgError:
+    """A bug: write the crash log and say where it is."""
+    from jlgcli.crash import write_crash_report
+
+    path = write_crash_report(exc)
+    return JlgError(
+        codes.internal,
+        f"internal error: {type(exc).__name__}: {exc}",
+        f"this is a bug; please report it with the crash log {path}",
+    )
+
+
+def report(exc: JlgError, want_json: bool) -> int:
+    """``error:``/``hint:`` on stderr (and the JSON object on stdout); returns the code.
+
+    A broken stderr is already harmless (``jlgcli.process.std_streams``): the JSON object
+    goes out first, so nothing on stderr can stop it.
+    """
+    if want_json:
+        from jlgcli.output import emit_json
+
+        emit_json(exc.to_json())
+    sys.stderr.write(f"error: {exc.message}\n")
+    if exc.hint:
+        sys.stderr.write(f"hint: {exc.hint}\n")
+    sys.stderr.flush()
+    return exc.code

@@ -1,0 +1,213 @@
+"""Descendants that left the process group are still ours: adopt them, and end them with the run.
+
+The kill ladder signals the child's process group. A descendant that started
+its own session (``setsid``, a double-forked daemon, codex's ``app-server``)
+is out of the group's reach, so after every run the process layer also:
+
+* Linux: the jlgcli program (not a host program using jlgcli as a library:
+  the console scripts call ``adopt_orphans``) is a child subreaper
+  (``prctl(PR_SET_CHILD_SUBREAPER)``, set before the first spawn), so such
+  orphans re-parent to jlgcli instead of init. Every child of jlgcli that we
+  did not spawn ourselves and whose environment carries this process's mark
+  (``JLGCLI_TREE``, given to every child and inherited by its descendants) is
+  an orphan of one of our runs: it is ended (SIGTERM, then SIGKILL after the
+  grace period) and reaped. Each direct child also gets ``PR_SET_PDEATHSIG``
+  (SIGKILL), so even a SIGKILL of jlgcli takes the direct child with it.
+* Every OS: the descendants of the child seen when a stop begins (psutil walks
+  the tree by parent pid) are ended the same way.
+* Windows: the Job Object of each child (``jlgcli.process.job``) does the rest.
+* macOS has neither a subreaper nor a parent-death signal: an orphan that left
+  the group after its parent exited normally is out of reach (documented).
+
+``PR_SET_PDEATHSIG`` fires when the *thread* that forked the child ends, not
+the process: ``run_invocation`` blocks its thread until the child is gone, so
+the thread always outlives its child.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import psutil
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+IS_LINUX = sys.platform.startswith("linux")
+TREE_MARK = "JLGCLI_TREE"  # environment variable marking the descendants of this process
+Log = Callable[[str], None]
+
+_spawn_lock = threading.Lock()
+_our_children: set[int] = set()  # direct children spawned by the process layer, still running
+_subreaper: list[bool] = []  # the prctl's result, once per process
+_adopt: list[bool] = []  # set by the console scripts: become a subreaper before spawning
+_token = f"{os.getpid()}-{os.urandom(6).hex()}"
+
+
+def tree_token() -> str:
+    """This process's mark, put in every child's environment (``TREE_MARK``)."""
+    return _token
+
+
+def adopt_orphans() -> None:
+    """Ask for orphaned descendants to re-parent to us (the jlgcli program only; Linux)."""
+    if not _adopt:
+        _adopt.append(True)
+
+
+def _prctl(option: int, value: int, *, libc: Any = None) -> bool:
+    import ctypes
+
+    try:
+        lib = libc if libc is not None else ctypes.CDLL(None, use_errno=True)
+        return int(lib.prctl(option, value, 0, 0, 0)) == 0
+    except (OSError, AttributeError):  # pragma: no cover - no prctl in this libc
+        return False
+
+
+def become_subreaper(*, is_linux: bool = IS_LINUX, libc: Any = None) -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux; no-op elsewhere)."""
+    if not is_linux:
+        return False
+    if not _subreaper:
+        _subreaper.append(_prctl(PR_SET_CHILD_SUBREAPER, 1, libc=libc))
+    return _subreaper[0]
+
+
+def die_with_parent_preexec(*, is_linux: bool = IS_LINUX) -> Callable[[], None] | None:
+    """A ``preexec_fn`` giving the child SIGKILL when jlgcli dies (Linux), else None."""
+    if not is_linux:
+        return None
+    import ctypes
+
+    parent = os.getpid()
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def set_pdeathsig() -> None:  # runs in the child between fork and exec
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl: follow it now
+            os._exit(1)
+
+    return set_pdeathsig
+
+
+@contextlib.contextmanager
+def spawning() -> Iterator[Callable[[int], None]]:
+    """Hold the spawn lock around a spawn; call the yielded function with the new pid.
+
+    The orphan sweep takes the same lock, so a child being spawned in another
+    thread is never mistaken for an orphan.
+    """
+    if _adopt:
+        become_subreaper()
+    with _spawn_lock:
+        yield _our_children.add
+
+
+def forget_child(pid: int) -> None:
+    """The direct child ``pid`` is gone (reaped): it is no longer one of ours."""
+    with _spawn_lock:
+        _our_children.discard(pid)
+
+
+def descendants_of(pid: int) -> list[psutil.Process]:
+    """Every live descendant of ``pid`` (empty when ``pid`` is gone)."""
+    import psutil
+
+    try:
+        return list(psutil.Process(pid).children(recursive=True))
+    except psutil.Error:
+        return []
+
+
+def orphans() -> list[psutil.Process]:
+    """Re-parented orphans of our runs (with their descendants); empty unless we adopt them.
+
+    An orphan is a child of ours that the process layer did not spawn and whose
+    environment carries our mark: a host program's own children are left alone.
+    """
+    if not _subreaper or not _subreaper[0]:
+        return []
+    import psutil
+
+    found: list[psutil.Process] = []
+    with _spawn_lock:
+        try:
+            children = psutil.Process().children()
+        except psutil.Error:  # pragma: no cover
+            return []
+        strays = [child for child in children if child.pid not in _our_children]
+    for stray in strays:
+        if not _carries_mark(stray):
+            continue
+        found.append(stray)
+        with contextlib.suppress(psutil.Error):
+            found.extend(stray.children(recursive=True))
+    return found
+
+
+def _carries_mark(process: psutil.Process) -> bool:
+    import psutil
+
+    try:
+        return process.environ().get(TREE_MARK) == _token
+    except psutil.ZombieProcess:
+        return True  # it already ended: reaping it is harmless and needed
+    except psutil.Error:
+        return False
+
+
+def signal_processes(processes: Iterable[psutil.Process], signum: int | None) -> None:
+    """Send ``signum`` to each process still running (None: SIGKILL / TerminateProcess)."""
+    import psutil
+
+    for process in processes:
+        with contextlib.suppress(psutil.Error, OSError):
+            if signum is None:
+                process.kill()
+            else:
+                process.send_signal(signum)
+
+
+def end_processes(
+    processes: Iterable[psutil.Process], *, grace: float, log: Log, reason: str
+) -> list[int]:
+    """SIGTERM ``processes``, SIGKILL what is left after ``grace``, reap our children.
+
+    Returns the pids that were still running. psutil checks each pid's start
+    time, so a pid reused by an unrelated process is never signalled.
+    """
+    live = {p.pid: p for p in processes if _running(p)}
+    if not live:
+        return []
+    import psutil
+
+    log(f"{reason}: ending {len(live)} leftover process(es): {sorted(live)}")
+    for process in live.values():
+        with contextlib.suppress(psutil.Error):
+            process.terminate()
+    _gone, alive = psutil.wait_procs(list(live.values()), timeout=max(grace, 0.05))
+    for process in alive:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    psutil.wait_procs(alive, timeout=5)
+    return sorted(live)
+
+
+def _running(process: psutil.Process) -> bool:
+    import psutil
+
+    try:
+        if process.status() == psutil.STATUS_ZOMBIE:
+            with contextlib.suppress(ChildProcessError, psutil.Error):
+                process.wait(0)  # an orphan of ours that already ended: reap it
+            return False
+        return bool(process.is_running())
+    except psutil.Error:
+        return False

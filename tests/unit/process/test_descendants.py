@@ -1,0 +1,226 @@
+"""Descendants that left the group are still ours (issue 14): subreaper, PDEATHSIG, Job Object."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from jlgcli.process.descendants import (
+    PR_SET_CHILD_SUBREAPER,
+    become_subreaper,
+    die_with_parent_preexec,
+)
+from jlgcli.process.job import JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, ExtendedLimits, contain_in_job
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+
+
+class FakeLibc:
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, ...]] = []
+
+    def prctl(self, *args: int) -> int:
+        self.calls.append(args)
+        return 0
+
+
+def test_subreaper_is_a_prctl_on_linux_and_nothing_elsewhere() -> None:
+    libc = FakeLibc()
+    assert become_subreaper(is_linux=False, libc=libc) is False
+    assert libc.calls == []
+    assert die_with_parent_preexec(is_linux=False) is None
+
+
+def test_subreaper_prctl_arguments() -> None:
+    from jlgcli.process import descendants
+
+    libc = FakeLibc()
+    assert descendants._prctl(PR_SET_CHILD_SUBREAPER, 1, libc=libc) is True
+    assert libc.calls == [(36, 1, 0, 0, 0)]
+
+
+def wait_gone(pid: int, timeout: float = 30) -> bool:
+    """Wait for a condition (the pid is dead or a zombie), not for a fixed time."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+DRIVER = r"""
+import json, subprocess, sys
+from jlgcli.process import run_invocation
+from jlgcli.process.descendants import adopt_orphans
+from jlgcli.process.model import Invocation, Limits
+
+mode, piddir = sys.argv[1], sys.argv[2]
+adopt_orphans()
+host_child = subprocess.Popen(["sleep", "300"])  # the host program's own child
+print(json.dumps({"host_child": host_child.pid}), flush=True)
+argv = ["fake-agent", "--spawn-grandchild", piddir + "/gc.pid", "--ignore-signals"]
+if mode == "detach":
+    argv.append("--detach")
+else:
+    argv.append("--hang")
+    print("RUNNING", flush=True)
+outcome = run_invocation(Invocation(tuple(argv)), limits=Limits(total_timeout=60, kill_grace=0.2))
+print(json.dumps({"host_child_alive": host_child.poll() is None}), flush=True)
+host_child.kill()
+host_child.wait()
+"""
+
+
+@linux_only
+def test_an_orphan_of_the_run_is_ended_and_the_hosts_own_child_is_left_alone(
+    tmp_path: Path,
+) -> None:
+    driver = tmp_path / "driver.py"
+    driver.write_text(DRIVER, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, str(driver), "detach", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[-1] == {"host_child_alive": True}
+    assert wait_gone(int((tmp_path / "gc.pid").read_text()), timeout=0.1)
+
+
+@linux_only
+def test_sigkill_of_jlgcli_takes_its_direct_child_with_it(tmp_path: Path) -> None:
+    driver = tmp_path / "driver.py"
+    driver.write_text(DRIVER, encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, str(driver), "hang", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        assert proc.stdout.readline().strip() == "RUNNING"
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "gc.pid").exists():  # the agent is past its start
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        agent = psutil.Process(proc.pid).children()
+        agent_pids = [p.pid for p in agent if p.name() != "sleep"]
+        assert len(agent_pids) == 1
+        proc.kill()  # SIGKILL: nothing of jlgcli runs any more
+        proc.wait()
+        assert wait_gone(agent_pids[0]), "PR_SET_PDEATHSIG did not end the agent"
+    finally:
+        # The grandchild is not a direct child: PDEATHSIG does not reach it (documented).
+        with contextlib.suppress(OSError, ValueError):
+            os.kill(int((tmp_path / "gc.pid").read_text()), signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+
+
+class FakeKernel32:
+    """Records the Job Object calls; ``fail`` names a call that returns 0."""
+
+    def __init__(self, fail: str | None = None) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+        self.fail = fail
+        self.limit_flags: int | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        def call(*args: Any) -> int:
+            self.calls.append((name, args))
+            if name == "SetInformationJobObject":
+                info = ctypes.cast(args[2], ctypes.POINTER(ExtendedLimits)).contents
+                self.limit_flags = info.BasicLimitInformation.LimitFlags
+            if name == self.fail:
+                return 0
+            return {"CreateJobObjectW": 101, "OpenProcess": 202}.get(name, 1)
+
+        return call
+
+    def names(self) -> list[str]:
+        return [name for name, _args in self.calls]
+
+
+def test_job_object_kills_on_close_and_ends_the_tree_when_closed() -> None:
+    k32 = FakeKernel32()
+    close = contain_in_job(4321, is_windows=True, kernel32=k32)
+    assert k32.names() == [
+        "CreateJobObjectW",
+        "SetInformationJobObject",
+        "OpenProcess",
+        "AssignProcessToJobObject",
+        "CloseHandle",
+    ]
+    assert k32.limit_flags == JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+    assert k32.calls[2][1][2] == 4321
+    assert k32.calls[3][1] == (101, 202)
+    close()
+    assert k32.calls[-2:] == [("TerminateJobObject", (101, 1)), ("CloseHandle", (101,))]
+
+
+@pytest.mark.parametrize("failing", ["CreateJobObjectW", "SetInformationJobObject", "OpenProcess"])
+def test_job_object_failure_is_logged_and_harmless(failing: str) -> None:
+    k32 = FakeKernel32(fail=failing)
+    logs: list[str] = []
+    close = contain_in_job(1, is_windows=True, kernel32=k32, log=logs.append)
+    count = len(k32.calls)
+    close()
+    assert len(k32.calls) == count  # nothing to terminate
+    assert logs and "kill ladder only" in logs[0]
+
+
+def test_no_job_object_off_windows() -> None:
+    k32 = FakeKernel32()
+    contain_in_job(1, is_windows=False, kernel32=k32)()
+    assert k32.calls == []
+
+
+WINDOWS_CHILD = r"""
+import os, subprocess, sys, time
+go, pidfile = sys.argv[1], sys.argv[2]
+while not os.path.exists(go):  # start the grandchild only once we are in the job
+    time.sleep(0.01)
+grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+with open(pidfile + ".tmp", "w") as f:
+    f.write(str(grandchild.pid))
+os.replace(pidfile + ".tmp", pidfile)
+time.sleep(300)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "win32", reason="a real Job Object (windows-latest CI)")
+def test_closing_the_job_ends_the_child_and_its_grandchild(tmp_path: Path) -> None:
+    go, pidfile = tmp_path / "go", tmp_path / "gc.pid"
+    proc = subprocess.Popen([sys.executable, "-c", WINDOWS_CHILD, str(go), str(pidfile)])
+    try:
+        close = contain_in_job(proc.pid, is_windows=True)
+        go.write_text("go", encoding="utf-8")
+        deadline = time.monotonic() + 60
+        while not pidfile.exists():
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.01)
+        close()
+        proc.wait(timeout=30)
+        assert wait_gone(int(pidfile.read_text()))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
