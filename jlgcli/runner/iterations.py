@@ -272,7 +272,10 @@ class IterationLoop:
         elif status == "invalid-json":
             record.stop("invalid-json", decision.error or decision.reason,
                         tail=call.result.text[-1000:])  # fmt: skip
-        else:  # sandbox-violation, interrupted (rebound)
+        elif status == "interrupted":  # rebound: a signal while the script ran
+            detail = decision.error or decision.reason
+            record.stop(status, f"{interruption_message(record.signal_number)} ({detail})")
+        else:  # sandbox-violation (rebound)
             record.stop(status, decision.error or decision.reason)
         return True
 
