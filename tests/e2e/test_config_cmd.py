@@ -39,7 +39,9 @@ def test_set_then_get(jlg: Runner) -> None:
 def test_set_timeout_ms(jlg: Runner) -> None:
     # F-001: `config set timeoutMs 120000` → validated integer > 0
     assert jlg("config", "set", "timeoutMs", "120000").returncode == 0
-    assert jlg("config", "get", "timeoutMs").stdout.strip() == "120000"
+    # issue 19 item 15: shown as people write durations; --json keeps milliseconds
+    assert jlg("config", "get", "timeoutMs").stdout.strip() == "2m"
+    assert json.loads(jlg("config", "get", "timeoutMs", "--json").stdout)["value"] == 120000
 
 
 def test_unknown_key(jlg: Runner) -> None:
@@ -103,6 +105,7 @@ def test_unset_and_path(jlg: Runner) -> None:
 
 
 def test_project_set_writes_dot_jlgcli_json(jlg: Runner, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the repository root: a new project file goes there
     assert jlg("config", "set", "--project", "completionMode", "json").returncode == 0
     assert json.loads((tmp_path / ".jlgcli.json").read_text(encoding="utf-8")) == {
         "completionMode": "json"
