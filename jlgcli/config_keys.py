@@ -306,7 +306,7 @@ def reference_table() -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for spec in KEYS:
-        default = str(spec.default).lower() if isinstance(spec.default, bool) else spec.default
+        default = spec.display(spec.default)
         accepted = spec.accepted() if spec.kind != "backend" else "a backend id or auto"
         accepted = accepted.replace("|", "\\|")
         lines.append(

@@ -21,7 +21,7 @@ EXIT_CODE_MEANINGS = {
     ExitCode.INTERNAL: "internal error (a bug): a crash log is written",
     ExitCode.CANT_CREATE: "artifacts (or config) could not be written",
     ExitCode.TIMEOUT: "timeout (total, per call, or idle)",
-    ExitCode.CONFIG: "config file unreadable or invalid",
+    ExitCode.CONFIG: "config file unreadable or invalid, or a project command not trusted yet",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C or SIGTERM)",
 }
 
