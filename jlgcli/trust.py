@@ -72,8 +72,8 @@ def untrusted_error(what: str, path: str | Path, state: str = UNTRUSTED) -> JlgE
     reason = "changed since you trusted it" if state == CHANGED else "is not trusted"
     return JlgError(
         ExitCode.CONFIG,
-        f"{what} comes from {path}, which {reason}: jlgcli runs a project's commands "
-        "only once you trusted the file",
+        f"{what} from {path} cannot run: the file {reason} (jlgcli runs a project's "
+        "commands only once you trusted the file)",
         hint=f"read that file, then run: jlgcli config trust {path}",
     )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import Runner
+from support.devproject import make_project
 
 
 def _user_file() -> Path:
@@ -313,3 +314,12 @@ def test_show_prints_durations_as_people_write_them(jlg: Runner) -> None:
     assert "30m" in shown and "1800000" not in shown
     document = json.loads(jlg("config", "show", "--json").stdout)
     assert document["settings"]["timeoutMs"]["value"] == 1_800_000
+
+
+def test_dev_refuses_validation_commands_of_an_untrusted_file(jlg: Runner, tmp_path: Path) -> None:
+    # issue 15: `.aidevloop.*` validation commands run only once the file is trusted
+    root = make_project(tmp_path / "p", trust_dir=tmp_path / "someone-else")
+    refused = jlg("dev", "run", "--yes", cwd=root)
+    assert refused.returncode == 2, refused.stderr
+    assert "validation commands" in refused.stderr
+    assert f"jlgcli config trust {root / '.aidevloop.json'}" in refused.stderr
