@@ -294,3 +294,20 @@ def test_flag_values_are_usage_errors(project: Path) -> None:
     with pytest.raises(JlgError):
         config.parse_flag_value("nope", "1")
     assert config.parse_flag_value("timeoutMs", "2m") == 120_000
+
+
+def test_config_get_imports_nothing_heavy(user_dir: Path, project: Path) -> None:
+    # issue 18: `config get` stays near `python -c pass`; these modules cost 1-150 ms each
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "jlgcli", "config", "get", "backend"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=project,
+    )
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    heavy = {"pydantic", "dataclasses", "inspect", "difflib", "filelock", "hashlib"}
+    assert done.stdout.strip() == "auto" and imported & heavy == set()
