@@ -12,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from jlgcli.config_keys import KEYS, KeySpec, ValueProblemError, lookup_key, unknown_key_message
@@ -109,7 +110,7 @@ def require_trusted(settings: ResolvedSettings, backend_id: str) -> None:
 
 
 def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``JLGCLI_CONFIG_DIR`` or platformdirs' roaming user config dir for ``jlgcli``."""
+    """``JLGCLI_CONFIG_DIR`` or the roaming user config dir for ``jlgcli`` (as platformdirs')."""
     env = os.environ if env is None else env
     override = env.get("JLGCLI_CONFIG_DIR")
     if override:
@@ -122,9 +123,33 @@ def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
                 "or unset it",
             )
         return folder
-    import platformdirs  # imported here: not every command needs it
+    return Path(default_user_config_dir(env))
 
-    return Path(platformdirs.user_config_dir("jlgcli", appauthor=False, roaming=True))
+
+def default_user_config_dir(
+    env: Mapping[str, str],
+    *,
+    platform: str = sys.platform,
+    home: str | None = None,
+    path_type: type[PurePath] = Path,
+) -> PurePath:
+    """platformdirs' roaming ``user_config_dir("jlgcli")``, without importing it (~5 ms).
+
+    Windows ``%APPDATA%\\jlgcli``; macOS ``$XDG_CONFIG_HOME/jlgcli`` when set
+    (as platformdirs 4.14 does), else ``~/Library/Application Support/jlgcli``;
+    elsewhere ``$XDG_CONFIG_HOME/jlgcli`` or ``~/.config/jlgcli``. A test checks
+    that it agrees with platformdirs on the machine running the tests.
+    """
+    base = path_type(home) if home is not None else Path.home()
+    xdg = env.get("XDG_CONFIG_HOME", "").strip()
+    if platform == "win32":
+        appdata = env.get("APPDATA", "").strip()
+        return (path_type(appdata) if appdata else base / "AppData" / "Roaming") / "jlgcli"
+    if xdg:
+        return path_type(xdg) / "jlgcli"
+    if platform == "darwin":
+        return base / "Library" / "Application Support" / "jlgcli"
+    return base / ".config" / "jlgcli"
 
 
 def user_config_file(env: Mapping[str, str] | None = None) -> Path:

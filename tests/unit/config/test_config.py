@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 import pytest
 
@@ -263,13 +263,46 @@ def test_write_into_an_unwritable_place_is_exit_73(
     assert info.value.code == ExitCode.CANT_CREATE
 
 
-def test_user_dir_defaults_to_platformdirs_roaming(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("xdg", [None, "/somewhere/else"])
+def test_user_dir_defaults_to_platformdirs_roaming(
+    monkeypatch: pytest.MonkeyPatch, xdg: str | None
+) -> None:
     monkeypatch.delenv("JLGCLI_CONFIG_DIR")
+    if xdg is None:
+        monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CONFIG_HOME", xdg)
     import platformdirs
 
     expected = platformdirs.user_config_dir("jlgcli", appauthor=False, roaming=True)
     assert config.user_config_dir() == Path(expected)
     assert config.user_config_dir({"JLGCLI_CONFIG_DIR": "/x"}) == Path("/x")
+
+
+@pytest.mark.parametrize(
+    ("platform", "env", "expected"),
+    [
+        (
+            "win32",
+            {"APPDATA": r"C:\Users\me\AppData\Roaming"},
+            r"C:\Users\me\AppData\Roaming\jlgcli",
+        ),
+        ("win32", {}, r"C:\Users\me\AppData\Roaming\jlgcli"),
+        ("darwin", {}, r"C:\Users\me\Library\Application Support\jlgcli"),
+        ("darwin", {"XDG_CONFIG_HOME": r"D:\xdg"}, r"D:\xdg\jlgcli"),
+        ("linux", {}, r"C:\Users\me\.config\jlgcli"),
+        ("linux", {"XDG_CONFIG_HOME": r"D:\xdg"}, r"D:\xdg\jlgcli"),
+    ],
+)
+def test_default_user_config_dir_per_platform(
+    platform: str, env: dict[str, str], expected: str
+) -> None:
+    # PureWindowsPath for every branch: the Windows one is exercised here too (no Windows CI
+    # machine is needed to see that %APPDATA% wins)
+    found = config.default_user_config_dir(
+        env, platform=platform, home=r"C:\Users\me", path_type=PureWindowsPath
+    )
+    assert found == PureWindowsPath(expected)
 
 
 def test_describe_config_files(user_dir: Path, project: Path) -> None:
