@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path, PureWindowsPath
 
 import pytest
@@ -334,13 +335,18 @@ def test_config_get_imports_nothing_heavy(user_dir: Path, project: Path) -> None
     import subprocess
     import sys
 
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "jlgcli", "config", "get", "backend"],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=project,
-    )
-    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
     heavy = {"pydantic", "dataclasses", "inspect", "difflib", "filelock", "hashlib"}
-    assert done.stdout.strip() == "auto" and imported & heavy == set()
+    # with JLGCLI_CONFIG_DIR (the fixture's), and without it: the default folder is computed
+    no_dir = {k: v for k, v in os.environ.items() if k != "JLGCLI_CONFIG_DIR"}
+    for env in (dict(os.environ), no_dir):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "jlgcli", "config", "get", "backend"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=project,
+            env=env,
+        )
+        imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+        assert done.stdout.strip() == "auto"
+        assert imported & (heavy | {"platformdirs"}) == set()
