@@ -244,7 +244,7 @@ def _validate_file(
     ``known``: custom backends declared elsewhere (the user file may choose a
     backend the project file declares, as ``config set`` allows).
     """
-    custom = (*_custom_backends_of(path, scope, data), *known)
+    custom = (*custom_backends_of(path, scope, data), *known)
     values: dict[str, Any] = {}
     for name, raw in data.items():
         if name == CUSTOM_BACKENDS_KEY:
@@ -263,7 +263,7 @@ def _validate_file(
     return values
 
 
-def _custom_backends_of(path: Path, scope: str, data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def custom_backends_of(path: Path, scope: str, data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     backends = data.get(CUSTOM_BACKENDS_KEY, {})
     if not isinstance(backends, dict) or not all(isinstance(v, dict) for v in backends.values()):
         raise _config_error(
@@ -307,9 +307,9 @@ def resolve_settings(
     project_raw = read_config_file(project_path, "project") if project_path else {}
 
     custom: dict[str, dict[str, Any]] = {}
-    custom.update(_custom_backends_of(user_path, "user", user_raw))
+    custom.update(custom_backends_of(user_path, "user", user_raw))
     if project_path:
-        declared = _custom_backends_of(project_path, "project", project_raw)
+        declared = custom_backends_of(project_path, "project", project_raw)
         if declared and (state := trust_state(project_path, user_raw)) != TRUSTED:
             declared = mark_untrusted(declared, project_path, state)
         custom.update(declared)
@@ -334,7 +334,7 @@ def resolve_settings(
 
 def parse_flag_value(key: str, raw: Any, custom: tuple[str, ...] = ()) -> Any:
     """Parse a command-line value for ``key``; JlgError 64 naming the flag when it does not fit."""
-    spec = _spec_or_usage_error(key)
+    spec = spec_or_usage_error(key)
     try:
         return spec.parse(raw, custom_backends=custom)
     except ValueProblemError as exc:
@@ -345,7 +345,7 @@ def parse_flag_value(key: str, raw: Any, custom: tuple[str, ...] = ()) -> Any:
         ) from None
 
 
-def _spec_or_usage_error(key: str) -> KeySpec:
+def spec_or_usage_error(key: str) -> KeySpec:
     spec = lookup_key(key)
     if spec is None:
         raise JlgError(
@@ -366,7 +366,7 @@ def describe_config_files(
     known: list[str] = []  # custom backends either file declares (either may choose them)
     for scope, path in candidates:
         with contextlib.suppress(JlgError):  # reported below
-            known += _custom_backends_of(path, scope, read_config_file(path, scope))
+            known += custom_backends_of(path, scope, read_config_file(path, scope))
     for scope, path in candidates:
         error = None
         if path.is_file():

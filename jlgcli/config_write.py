@@ -21,11 +21,11 @@ from typing import Any
 
 from jlgcli.config import (
     PROJECT_FILE_NAME,
-    _custom_backends_of,
-    _spec_or_usage_error,
+    custom_backends_of,
     find_project_config,
     read_config_file,
     repository_root,
+    spec_or_usage_error,
     user_config_dir,
     user_config_file,
 )
@@ -105,15 +105,15 @@ def set_value(
     """Validate and persist ``key = raw`` (locked, atomic); returns the key, value and file."""
     env = os.environ if env is None else env
     cwd = Path.cwd() if cwd is None else cwd
-    spec = _spec_or_usage_error(key)
+    spec = spec_or_usage_error(key)
     path, scope = write_target(project=project, file=file, cwd=cwd, env=env)
     parsed: list[Any] = []
 
     def change(data: dict[str, Any]) -> bool:
-        custom = tuple(_custom_backends_of(path, scope, data))
+        custom = tuple(custom_backends_of(path, scope, data))
         if scope == "user" and (project_path := find_project_config(cwd)):
             project_raw = read_config_file(project_path, "project")
-            custom += tuple(_custom_backends_of(project_path, "project", project_raw))
+            custom += tuple(custom_backends_of(project_path, "project", project_raw))
         try:
             value = spec.parse(raw, custom_backends=custom)
         except ValueProblemError as exc:
@@ -141,7 +141,7 @@ def unset_value(
     """Remove ``key`` from the user (or project) file; returns whether it was there."""
     env = os.environ if env is None else env
     cwd = Path.cwd() if cwd is None else cwd
-    spec = _spec_or_usage_error(key)
+    spec = spec_or_usage_error(key)
     if file is None and project and find_project_config(cwd) is None:
         return spec, cwd / PROJECT_FILE_NAME, False  # nothing to remove: create nothing
     path, scope = write_target(project=project, file=file, cwd=cwd, env=env)
