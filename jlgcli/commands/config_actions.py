@@ -11,6 +11,7 @@ from jlgcli.config import describe_config_files, resolve_settings
 from jlgcli.config_keys import KEYS, lookup_key, unknown_key_message
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.output import emit_json, err, print_table
+from jlgcli.trust import TRUSTED
 
 
 def get(args: argparse.Namespace) -> int:
@@ -118,7 +119,7 @@ def _print_project_trust() -> None:
     if project.trust is None:
         return
     print(f"\nproject file {project.path}: {project.trust}")
-    if project.trust != "trusted":
+    if project.trust != TRUSTED:
         print(f"  its commands do not run until you trust it: jlgcli config trust {project.path}")
 
 
