@@ -9,53 +9,147 @@ remembers where it came from, for ``config show`` and ``doctor``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from jlgcli.config_keys import KEYS, KeySpec, ValueProblemError, lookup_key, unknown_key_message
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.trust import (
+    TRUST_KEY,
+    TRUSTED,
+    check_trusted_map,
+    mark_untrusted,
+    trust_state,
+    untrusted_error,
+    untrusted_file_of,
+    untrusted_state_of,
+)
 
 PROJECT_FILE_NAME = ".jlgcli.json"
 USER_FILE_NAME = "config.json"
 CUSTOM_BACKENDS_KEY = "backends"
+# Deeper than any config needs, far below Python's recursion limit.
+MAX_NESTING = 32
 
 
-@dataclass(frozen=True)
 class ConfigFileStatus:
-    """One config file as ``doctor`` and ``config path`` report it."""
+    """One config file as ``doctor`` and ``config path`` report it.
 
-    scope: str  # "user" | "project"
-    path: Path
-    exists: bool
-    error: str | None = None
+    ``trust`` is set for an existing project file: ``trusted``, ``not trusted``
+    or ``changed since trusted`` (plain classes here: ``dataclasses`` imports
+    ``inspect``, which ``config get`` cannot afford).
+    """
+
+    __slots__ = ("error", "exists", "path", "scope", "trust")
+
+    def __init__(
+        self,
+        scope: str,
+        path: Path,
+        exists: bool,
+        error: str | None = None,
+        trust: str | None = None,
+    ) -> None:
+        self.scope = scope  # "user" | "project"
+        self.path = path
+        self.exists = exists
+        self.error = error
+        self.trust = trust
 
 
-@dataclass
 class ResolvedSettings:
-    """Effective values with their sources (``flag``/``env``/``project``/``user``/``default``)."""
+    """Effective values with their sources (``flag``/``env``/``project``/``user``/``default``).
 
-    values: dict[str, Any]
-    sources: dict[str, str]
-    origins: dict[str, str]  # the file path or variable name a value came from
-    custom_backends: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ``custom_backends`` holds every custom command backend; those declared by a
+    project file that is not trusted carry ``jlgcli.trust.UNTRUSTED_MARK`` and
+    are listed in ``untrusted_backends`` (name → file): ``get_backend`` refuses
+    to build them and ``require_trusted`` raises exit 78 for them.
+    """
+
+    __slots__ = ("custom_backends", "origins", "project_file", "sources", "values")
+
+    def __init__(
+        self,
+        values: dict[str, Any],
+        sources: dict[str, str],
+        origins: dict[str, str],  # the file path or variable name a value came from
+        custom_backends: dict[str, dict[str, Any]] | None = None,
+        project_file: Path | None = None,
+    ) -> None:
+        self.values = values
+        self.sources = sources
+        self.origins = origins
+        self.custom_backends = custom_backends if custom_backends is not None else {}
+        self.project_file = project_file
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]
 
+    @property
+    def untrusted_backends(self) -> dict[str, str]:
+        """Custom backends that must not run yet, with the project file each comes from."""
+        found = {n: untrusted_file_of(s) for n, s in self.custom_backends.items()}
+        return {name: path for name, path in found.items() if path is not None}
+
+
+def require_trusted(settings: ResolvedSettings, backend_id: str) -> None:
+    """Exit 78 (with the ``jlgcli config trust`` hint) when ``backend_id`` is an untrusted one.
+
+    The run core calls this once the backend is chosen; ``get_backend`` makes
+    the same check, so a caller that forgets still cannot run the command.
+    """
+    path = settings.untrusted_backends.get(backend_id)
+    if path is not None:
+        state = untrusted_state_of(settings.custom_backends[backend_id])
+        raise untrusted_error(f"backend {backend_id!r}", path, state)
+
 
 def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``JLGCLI_CONFIG_DIR`` or platformdirs' roaming user config dir for ``jlgcli``."""
+    """``JLGCLI_CONFIG_DIR`` or the roaming user config dir for ``jlgcli`` (as platformdirs')."""
     env = os.environ if env is None else env
     override = env.get("JLGCLI_CONFIG_DIR")
     if override:
-        return Path(override)
-    import platformdirs  # imported here: not every command needs it
+        folder = Path(override)
+        if folder.exists() and not folder.is_dir():
+            raise JlgError(
+                ExitCode.CONFIG,
+                f"JLGCLI_CONFIG_DIR={override} is a file, not a folder",
+                hint="point JLGCLI_CONFIG_DIR at a folder (jlgcli keeps config.json there), "
+                "or unset it",
+            )
+        return folder
+    return Path(default_user_config_dir(env))
 
-    return Path(platformdirs.user_config_dir("jlgcli", appauthor=False, roaming=True))
+
+def default_user_config_dir(
+    env: Mapping[str, str],
+    *,
+    platform: str = sys.platform,
+    home: str | None = None,
+    path_type: type[PurePath] = Path,
+) -> PurePath:
+    """platformdirs' roaming ``user_config_dir("jlgcli")``, without importing it (~5 ms).
+
+    Windows ``%APPDATA%\\jlgcli``; macOS ``$XDG_CONFIG_HOME/jlgcli`` when set
+    (as platformdirs 4.14 does), else ``~/Library/Application Support/jlgcli``;
+    elsewhere ``$XDG_CONFIG_HOME/jlgcli`` or ``~/.config/jlgcli``. A test checks
+    that it agrees with platformdirs on the machine running the tests.
+    """
+    base = path_type(home) if home is not None else Path.home()
+    xdg = env.get("XDG_CONFIG_HOME", "").strip()
+    if platform == "win32":
+        appdata = env.get("APPDATA", "").strip()
+        return (path_type(appdata) if appdata else base / "AppData" / "Roaming") / "jlgcli"
+    if xdg:
+        return path_type(xdg) / "jlgcli"
+    if platform == "darwin":
+        return base / "Library" / "Application Support" / "jlgcli"
+    return base / ".config" / "jlgcli"
 
 
 def user_config_file(env: Mapping[str, str] | None = None) -> Path:
@@ -73,25 +167,64 @@ def find_project_config(start: Path) -> Path | None:
     return None
 
 
+def repository_root(start: Path) -> Path | None:
+    """The nearest folder holding ``.git`` (a folder, or a file in a worktree), or ``None``."""
+    current = start.resolve()
+    return next((d for d in (current, *current.parents) if (d / ".git").exists()), None)
+
+
 def read_config_file(path: Path, scope: str) -> dict[str, Any]:
-    """The JSON object in ``path``; ``{}`` when it does not exist; JlgError 78 when unreadable."""
+    """The JSON object in ``path``; ``{}`` when it does not exist; JlgError 78 otherwise.
+
+    Not UTF-8, ``NaN``/``Infinity``, nesting deeper than ``MAX_NESTING``, an
+    empty file: each is a config error naming the file, never a crash.
+    """
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (FileNotFoundError, NotADirectoryError):
+        raw = path.read_bytes()
+    except FileNotFoundError:
         return {}
     except OSError as exc:
         raise _config_error(path, scope, f"cannot be read: {exc.strerror or exc}") from None
-    if not text.strip():
-        return {}
     try:
-        data = json.loads(text)
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _config_error(
+            path, scope, f"is not UTF-8 text (byte {exc.start}: {raw[exc.start]:#04x})"
+        ) from None
+    if not text.strip():
+        raise _config_error(path, scope, "is empty; write {} in it, or delete it")
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise _config_error(
             path, scope, f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
+    except ValueError as exc:  # NaN / Infinity
+        raise _config_error(path, scope, f"is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise _config_error(path, scope, "is nested too deeply to be a config") from None
     if not isinstance(data, dict):
         raise _config_error(path, scope, "must contain a JSON object ({...})")
+    if _depth(data) > MAX_NESTING:
+        raise _config_error(path, scope, "is nested too deeply to be a config")
     return data
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth, iteratively (a deep document must not exhaust the stack here either)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return deepest
 
 
 def _config_error(path: Path, scope: str, what: str) -> JlgError:
@@ -103,12 +236,22 @@ def _config_error(path: Path, scope: str, what: str) -> JlgError:
     )
 
 
-def _validate_file(path: Path, scope: str, data: dict[str, Any]) -> dict[str, Any]:
-    """Typed values of a config file's keys; JlgError 78 naming the field otherwise."""
-    custom = tuple(_custom_backends_of(path, scope, data))
+def _validate_file(
+    path: Path, scope: str, data: dict[str, Any], known: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Typed values of a config file's keys; JlgError 78 naming the field otherwise.
+
+    ``known``: custom backends declared elsewhere (the user file may choose a
+    backend the project file declares, as ``config set`` allows).
+    """
+    custom = (*custom_backends_of(path, scope, data), *known)
     values: dict[str, Any] = {}
     for name, raw in data.items():
         if name == CUSTOM_BACKENDS_KEY:
+            continue
+        if name == TRUST_KEY and scope == "user":  # only the user's own file can trust
+            if problem := check_trusted_map(raw):
+                raise _config_error(path, scope, problem)
             continue
         spec = lookup_key(name)
         if spec is None or spec.name != name:
@@ -120,7 +263,7 @@ def _validate_file(path: Path, scope: str, data: dict[str, Any]) -> dict[str, An
     return values
 
 
-def _custom_backends_of(path: Path, scope: str, data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def custom_backends_of(path: Path, scope: str, data: dict[str, Any]) -> dict[str, dict[str, Any]]:
     backends = data.get(CUSTOM_BACKENDS_KEY, {})
     if not isinstance(backends, dict) or not all(isinstance(v, dict) for v in backends.values()):
         raise _config_error(
@@ -151,7 +294,11 @@ def resolve_settings(
     flags: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> ResolvedSettings:
-    """Merge defaults < user < project < env < flags (RG-001, RG-002); validate (RG-003)."""
+    """Merge defaults < user < project < env < flags (RG-001, RG-002); validate (RG-003).
+
+    Custom backends of a project file that is not trusted are kept but marked
+    (see ``ResolvedSettings``); its other keys apply as usual.
+    """
     env = os.environ if env is None else env
     cwd = Path.cwd() if cwd is None else cwd
     user_path = user_config_file(env)
@@ -160,9 +307,12 @@ def resolve_settings(
     project_raw = read_config_file(project_path, "project") if project_path else {}
 
     custom: dict[str, dict[str, Any]] = {}
-    custom.update(_custom_backends_of(user_path, "user", user_raw))
+    custom.update(custom_backends_of(user_path, "user", user_raw))
     if project_path:
-        custom.update(_custom_backends_of(project_path, "project", project_raw))
+        declared = custom_backends_of(project_path, "project", project_raw)
+        if declared and (state := trust_state(project_path, user_raw)) != TRUSTED:
+            declared = mark_untrusted(declared, project_path, state)
+        custom.update(declared)
 
     values = {spec.name: spec.default for spec in KEYS}
     sources = dict.fromkeys(values, "default")
@@ -172,28 +322,30 @@ def resolve_settings(
         layers.append(("project", project_path, project_raw))
     for scope, path, raw in layers:
         assert path is not None
-        for name, value in _validate_file(path, scope, raw).items():
+        for name, value in _validate_file(path, scope, raw, tuple(custom)).items():
             values[name], sources[name], origins[name] = value, scope, str(path)
     for name, (value, var) in _env_values(env, tuple(custom)).items():
         values[name], sources[name], origins[name] = value, "env", var
     for name, value in (flags or {}).items():
         if value is not None:
             values[name], sources[name], origins[name] = value, "flag", f"--{name}"
-    return ResolvedSettings(values, sources, origins, custom)
+    return ResolvedSettings(values, sources, origins, custom, project_path)
 
 
 def parse_flag_value(key: str, raw: Any, custom: tuple[str, ...] = ()) -> Any:
-    """Parse a command-line value for ``key``; JlgError 64 (usage) when it does not fit."""
-    spec = _spec_or_usage_error(key)
+    """Parse a command-line value for ``key``; JlgError 64 naming the flag when it does not fit."""
+    spec = spec_or_usage_error(key)
     try:
         return spec.parse(raw, custom_backends=custom)
     except ValueProblemError as exc:
         raise JlgError(
-            ExitCode.USAGE, f"invalid value for {key}: {exc}", hint=f"example: {spec.example}"
+            ExitCode.USAGE,
+            f"invalid value for {spec.flag}: {exc}",
+            hint=f"example: {spec.flag} {spec.example}",
         ) from None
 
 
-def _spec_or_usage_error(key: str) -> KeySpec:
+def spec_or_usage_error(key: str) -> KeySpec:
     spec = lookup_key(key)
     if spec is None:
         raise JlgError(
@@ -202,92 +354,31 @@ def _spec_or_usage_error(key: str) -> KeySpec:
     return spec
 
 
-def _target_file(project: bool, cwd: Path, env: Mapping[str, str]) -> tuple[Path, str]:
-    if project:
-        return cwd / PROJECT_FILE_NAME, "project"
-    return user_config_file(env), "user"
-
-
-def set_value(
-    key: str,
-    raw: str,
-    *,
-    project: bool = False,
-    cwd: Path | None = None,
-    env: Mapping[str, str] | None = None,
-) -> tuple[KeySpec, Any, Path]:
-    """Validate and persist ``key = raw`` (atomically); returns the key, value and file."""
-    env = os.environ if env is None else env
-    cwd = Path.cwd() if cwd is None else cwd
-    spec = _spec_or_usage_error(key)
-    path, scope = _target_file(project, cwd, env)
-    data = read_config_file(path, scope)
-    custom = tuple(_custom_backends_of(path, scope, data))
-    if project is False and (project_path := find_project_config(cwd)):
-        custom += tuple(
-            _custom_backends_of(project_path, "project", read_config_file(project_path, "project"))
-        )
-    try:
-        value = spec.parse(raw, custom_backends=custom)
-    except ValueProblemError as exc:
-        raise JlgError(
-            ExitCode.USAGE,
-            f"invalid value for {spec.name}: {exc}",
-            hint=f"example: jlgcli config set {spec.name} {spec.example}",
-        ) from None
-    data[spec.name] = value
-    _write_config(path, data)
-    return spec, value, path
-
-
-def unset_value(
-    key: str,
-    *,
-    project: bool = False,
-    cwd: Path | None = None,
-    env: Mapping[str, str] | None = None,
-) -> tuple[KeySpec, Path, bool]:
-    """Remove ``key`` from the user (or project) file; returns whether it was there."""
-    env = os.environ if env is None else env
-    cwd = Path.cwd() if cwd is None else cwd
-    spec = _spec_or_usage_error(key)
-    path, scope = _target_file(project, cwd, env)
-    data = read_config_file(path, scope)
-    if spec.name not in data:
-        return spec, path, False
-    del data[spec.name]
-    _write_config(path, data)
-    return spec, path, True
-
-
-def _write_config(path: Path, data: dict[str, Any]) -> None:
-    from jlgcli.artifacts.atomic import atomic_write_text
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    except OSError as exc:
-        raise JlgError(
-            ExitCode.CANT_CREATE,
-            f"cannot write config file {path}: {exc.strerror or exc}",
-            hint="check the permissions of that directory, or set JLGCLI_CONFIG_DIR",
-        ) from None
-
-
 def describe_config_files(
     cwd: Path, env: Mapping[str, str] | None = None
 ) -> list[ConfigFileStatus]:
-    """The user and project config files, whether they exist, and what is wrong with them."""
+    """The user and project config files, whether they exist, what is wrong, and trust."""
     env = os.environ if env is None else env
     found = find_project_config(cwd)
-    candidates = [("user", user_config_file(env)), ("project", found or cwd / PROJECT_FILE_NAME)]
+    user_path = user_config_file(env)
+    candidates = [("user", user_path), ("project", found or cwd / PROJECT_FILE_NAME)]
     statuses = []
+    known: list[str] = []  # custom backends either file declares (either may choose them)
+    for scope, path in candidates:
+        with contextlib.suppress(JlgError):  # reported below
+            known += custom_backends_of(path, scope, read_config_file(path, scope))
     for scope, path in candidates:
         error = None
         if path.is_file():
             try:
-                _validate_file(path, scope, read_config_file(path, scope))
+                _validate_file(path, scope, read_config_file(path, scope), tuple(known))
             except JlgError as exc:
                 error = exc.message
         statuses.append(ConfigFileStatus(scope, path, path.is_file(), error))
+    if found is not None:
+        try:
+            user_raw = read_config_file(user_path, "user")
+        except JlgError:
+            user_raw = {}
+        statuses[1].trust = trust_state(found, user_raw)
     return statuses

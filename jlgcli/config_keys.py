@@ -8,12 +8,10 @@ two agree, and the README's config reference is generated from this table.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from jlgcli.durations import DurationError, parse_duration_ms
+from jlgcli.durations import DurationError, format_duration_setting, parse_duration_ms
 
 COMPLETION_MODES = ("marker", "json", "rebound")
 
@@ -22,18 +20,54 @@ class ValueProblemError(ValueError):
     """A value that does not fit its key; the message names the accepted values."""
 
 
-@dataclass(frozen=True)
 class KeySpec:
-    """One configuration key."""
+    """One configuration key (a plain class: ``dataclasses`` imports ``inspect``, ~5 ms)."""
 
-    name: str
-    kind: str  # "backend" | "int" | "duration" | "choice" | "bool" | "path"
-    default: Any
-    description: str
-    example: str
-    minimum: int | None = None
-    maximum: int | None = None
-    choices: tuple[str, ...] = ()
+    __slots__ = (
+        "choices",
+        "default",
+        "description",
+        "example",
+        "flag",
+        "kind",
+        "maximum",
+        "minimum",
+        "name",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,  # "backend" | "int" | "duration" | "choice" | "bool" | "path"
+        default: Any,
+        description: str,
+        example: str,
+        *,
+        flag: str,
+        minimum: int | None = None,
+        maximum: int | None = None,
+        choices: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.description = description
+        self.example = example
+        self.flag = flag  # the run/loop flag that sets it, named in usage errors
+        self.minimum = minimum
+        self.maximum = maximum
+        self.choices = choices
+
+    def __repr__(self) -> str:
+        return f"KeySpec({self.name!r}, {self.kind!r})"
+
+    def display(self, value: Any) -> str:
+        """``value`` as people write it: ``30m`` for a duration, ``true``/``false``."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if self.kind == "duration" and isinstance(value, int):
+            return format_duration_setting(value)
+        return str(value)
 
     @property
     def env_var(self) -> str:
@@ -43,10 +77,13 @@ class KeySpec:
 
     def accepted(self) -> str:
         """The accepted values, in words, for error messages."""
-        if self.kind in ("int", "duration"):
-            unit = " ms" if self.kind == "duration" else ""
-            upper = f"{self.maximum}{unit}" if self.maximum is not None else "no limit"
-            return f"{self.minimum}{unit} to {upper}"
+        if self.kind == "duration":
+            lower = format_duration_setting(self.minimum or 0)
+            upper = format_duration_setting(self.maximum) if self.maximum is not None else "any"
+            return f"{lower} to {upper}"
+        if self.kind == "int":
+            upper = f"{self.maximum}" if self.maximum is not None else "no limit"
+            return f"{self.minimum} to {upper}"
         if self.choices:
             return " | ".join(self.choices)
         if self.kind == "bool":
@@ -81,7 +118,8 @@ def _bounded(spec: KeySpec, value: int) -> int:
     if (spec.minimum is not None and value < spec.minimum) or (
         spec.maximum is not None and value > spec.maximum
     ):
-        raise ValueProblemError(f"{value} is out of range; accepted: {spec.accepted()}")
+        shown = spec.display(value)
+        raise ValueProblemError(f"{shown} is out of range; accepted: {spec.accepted()}")
     return value
 
 
@@ -142,6 +180,7 @@ KEYS: tuple[KeySpec, ...] = (
         "Backend to run: claude, codex, copilot, gemini, "
         "replay, a custom command backend, or auto (first available).",
         "codex",
+        flag="--backend",
     ),
     KeySpec(
         "maxIterations",
@@ -151,6 +190,7 @@ KEYS: tuple[KeySpec, ...] = (
         "10",
         minimum=1,
         maximum=1000,
+        flag="--max-iterations",
     ),
     KeySpec(
         "timeoutMs",
@@ -160,6 +200,7 @@ KEYS: tuple[KeySpec, ...] = (
         "30m",
         minimum=1000,
         maximum=7 * DAY_MS,
+        flag="--timeout",
     ),
     KeySpec(
         "iterationTimeoutMs",
@@ -169,6 +210,7 @@ KEYS: tuple[KeySpec, ...] = (
         "10m",
         minimum=0,
         maximum=7 * DAY_MS,
+        flag="--iteration-timeout",
     ),
     KeySpec(
         "idleTimeoutMs",
@@ -178,6 +220,7 @@ KEYS: tuple[KeySpec, ...] = (
         "5m",
         minimum=0,
         maximum=7 * DAY_MS,
+        flag="--idle-timeout",
     ),
     KeySpec(
         "completionMode",
@@ -187,6 +230,7 @@ KEYS: tuple[KeySpec, ...] = (
         "DONE line, a JSON status object, or rebound replies.",
         "json",
         choices=COMPLETION_MODES,
+        flag="--completion",
     ),
     KeySpec(
         "noProgressLimit",
@@ -197,6 +241,7 @@ KEYS: tuple[KeySpec, ...] = (
         "3",
         minimum=1,
         maximum=100,
+        flag="--no-progress-limit",
     ),
     KeySpec(
         "verbosity",
@@ -207,6 +252,7 @@ KEYS: tuple[KeySpec, ...] = (
         "2",
         minimum=0,
         maximum=3,
+        flag="--verbosity",
     ),
     KeySpec(
         "artifacts",
@@ -214,6 +260,7 @@ KEYS: tuple[KeySpec, ...] = (
         False,
         "Write .jlgcli/runs/RUN_ID/ with the transcript, meta and result (F-006).",
         "true",
+        flag="--artifacts",
     ),
     KeySpec(
         "artifactsDir",
@@ -221,6 +268,7 @@ KEYS: tuple[KeySpec, ...] = (
         ".jlgcli/runs",
         "Where run artifacts go, relative to the working directory.",
         "build/jlgcli-runs",
+        flag="--artifacts-dir",
     ),
 )
 
@@ -230,6 +278,8 @@ _BY_LOWER = {spec.name.lower(): spec for spec in KEYS}
 
 
 def _closest(value: str, candidates: tuple[str, ...]) -> str:
+    import difflib  # only on a miss: it costs ~1 ms at start-up
+
     match = difflib.get_close_matches(value, candidates, n=1, cutoff=0.6)
     return f" (did you mean '{match[0]}'?)" if match else ""
 
@@ -241,6 +291,8 @@ def lookup_key(name: str) -> KeySpec | None:
 
 def unknown_key_message(name: str) -> str:
     """``unknown config key 'foo' (did you mean …?); valid keys: …``."""
+    import difflib  # only on a miss
+
     lowered = {k.lower(): k for k in KEY_NAMES}
     match = difflib.get_close_matches(name.lower(), tuple(lowered), n=1, cutoff=0.6)
     hint = f" (did you mean '{lowered[match[0]]}'?)" if match else ""
@@ -254,7 +306,7 @@ def reference_table() -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for spec in KEYS:
-        default = str(spec.default).lower() if isinstance(spec.default, bool) else spec.default
+        default = spec.display(spec.default)
         accepted = spec.accepted() if spec.kind != "backend" else "a backend id or auto"
         accepted = accepted.replace("|", "\\|")
         lines.append(

@@ -88,6 +88,7 @@ def config_checks(cwd: Path, env: Mapping[str, str]) -> tuple[list[Check], dict[
             checks.append(Check("config", name, "ok", f"{status.path} (absent: defaults apply)"))
     try:
         custom = dict(resolve_settings(cwd, env=env).custom_backends)
+        checks += _trust_checks(describe_config_files(cwd, env)[1], custom)
     except JlgError as exc:
         custom = {}
         if not any(c.status == "fail" for c in checks):
@@ -97,16 +98,61 @@ def config_checks(cwd: Path, env: Mapping[str, str]) -> tuple[list[Check], dict[
     return checks, custom
 
 
+def _trust_checks(project: Any, custom: Mapping[str, Any]) -> list[Check]:
+    """Whether the project file is trusted, and which of its commands are held back."""
+    from jlgcli.trust import TRUSTED, untrusted_file_of
+
+    if project.trust is None:
+        return []
+    held = sorted(name for name, s in custom.items() if untrusted_file_of(s) is not None)
+    if project.trust == TRUSTED or not held:
+        state = project.trust if project.trust == TRUSTED else f"{project.trust} (no command)"
+        return [Check("config", "project trust", "ok", f"{project.path}: {state}")]
+    return [
+        Check(
+            "config",
+            "project trust",
+            "warn",
+            f"{project.path}: {project.trust}; its backends {', '.join(held)} do not run",
+            f"read it, then run: jlgcli config trust {project.path}",
+        )
+    ]
+
+
+def configured_backend_check(
+    configured: str | None, availabilities: Sequence[Availability]
+) -> Check | None:
+    """A fail when the configured backend (not ``auto``) cannot run; run would stop the same way."""
+    found = next((a for a in availabilities if a.id == configured), None)
+    if found is None:
+        return None  # auto (the "any" check covers it) or a backend doctor does not probe
+    if found.status == "available":
+        return Check("backend", "configured", "ok", f"{configured} is available")
+    code = ExitCode.BACKEND_UNAVAILABLE
+    if found.detail.startswith("not trusted"):
+        code = ExitCode.CONFIG
+    elif found.status == "unauthenticated":
+        code = ExitCode.UNAUTHENTICATED
+    return Check(
+        "backend",
+        "configured",
+        "fail",
+        f"the configured backend {configured} cannot run: {found.status} - {found.detail}",
+        f"{found.hint or 'see the line above'}; or choose another: jlgcli config set backend NAME",
+        code,
+    )
+
+
 def backend_checks(
     custom: Mapping[str, Any], *, probe: Callable[[list[Any]], list[Availability]] | None = None
 ) -> tuple[list[Check], list[Availability]]:
     """Every backend's probe with its hint; a fail when none is available."""
-    from jlgcli.backends.registry import BUILTINS, get_backend, probe_all
+    from jlgcli.backends.registry import BUILTINS, listed_backend, probe_all
 
     backends, checks = [], []
     for name in (*BUILTINS, *sorted(custom)):
-        try:
-            backends.append(get_backend(name, custom=custom))
+        try:  # one at a time, so one broken custom backend does not hide the others
+            backends.append(listed_backend(name, custom))
         except JlgError as exc:
             checks.append(Check("backend", name, "fail", exc.message, exc.hint, ExitCode.CONFIG))
     availabilities = (probe or probe_all)(backends)
@@ -147,11 +193,14 @@ def path_checks(
             )
         ]
     checks = []
-    for name in names:
+    for name in dict.fromkeys(names):  # each program once, however many backends use it
         found: list[str] = []
+        seen: set[str] = set()
         for folder in folders:
             hit = lookup(name, folder)
-            if hit and os.path.normcase(hit) not in map(os.path.normcase, found):
+            # /bin/python3 and /usr/bin/python3 through a symlinked /bin are one file
+            if hit and (real := os.path.normcase(os.path.realpath(hit))) not in seen:
+                seen.add(real)
                 found.append(hit)
         if len(found) > 1:
             checks.append(
@@ -245,10 +294,23 @@ def run_checks(
     checks += found
     found, availabilities = backend_checks(custom)
     checks += found
+    configured = _configured_backend(cwd, env)
+    if (check := configured_backend_check(configured, availabilities)) is not None:
+        checks.append(check)
     names = [*(a.id for a in availabilities if a.id not in custom), *_programs(custom)]
     checks += path_checks(names, env.get("PATH", ""), is_windows=os.name == "nt")
     checks += [runs_dir_check(cwd), terminal_check(env=env)]
     return checks, availabilities
+
+
+def _configured_backend(cwd: Path, env: Mapping[str, str]) -> str | None:
+    from jlgcli.config import resolve_settings
+
+    try:
+        value = resolve_settings(cwd, env=env).values.get("backend")
+    except JlgError:
+        return None  # the config checks already report it
+    return value if isinstance(value, str) else None
 
 
 def _programs(custom: Mapping[str, Any]) -> list[str]:
@@ -263,7 +325,13 @@ def _programs(custom: Mapping[str, Any]) -> list[str]:
 def exit_code(checks: Sequence[Check]) -> int:
     """0, or the code of the most fundamental failure (config > backends > run directory)."""
     codes = {c.code for c in checks if c.status == "fail" and c.code is not None}
-    for code in (ExitCode.CONFIG, ExitCode.BACKEND_UNAVAILABLE, ExitCode.CANT_CREATE):
+    order = (
+        ExitCode.CONFIG,
+        ExitCode.BACKEND_UNAVAILABLE,
+        ExitCode.UNAUTHENTICATED,
+        ExitCode.CANT_CREATE,
+    )
+    for code in order:
         if code in codes:
             return int(code)
     return int(ExitCode.RUN_ERROR) if any(c.status == "fail" for c in checks) else 0

@@ -29,6 +29,8 @@ def parse_duration_ms(text: str | int) -> int:
     if isinstance(text, int):
         return _check_bare(text)
     value = text.strip().lower().replace(" ", "")
+    if value.startswith("-") and (_DIGITS.fullmatch(value[1:]) or _WHOLE.fullmatch(value[1:])):
+        raise DurationError(f"a duration cannot be negative ('{text}'); use {EXAMPLES}")
     if _DIGITS.fullmatch(value):
         return _check_bare(int(value))
     if not value or not _WHOLE.fullmatch(value):
@@ -45,6 +47,48 @@ def _check_bare(ms: int) -> int:
     if ms < 0:
         raise DurationError(f"a duration cannot be negative ({ms})")
     return ms
+
+
+def parse_duration_flag(flag: str, text: str | int, *, allow_zero: bool = False) -> int:
+    """Milliseconds of a command-line duration; JlgError 64 naming ``flag`` when it is wrong.
+
+    For flags such as ``--timeout`` or ``--script-timeout``: ``abc``, ``-1s`` and
+    (unless ``allow_zero``) ``0`` are usage errors, with the accepted forms as hint.
+    """
+    from jlgcli.errors import ExitCode, JlgError
+
+    try:
+        ms = parse_duration_ms(text)
+    except DurationError as exc:
+        raise JlgError(
+            ExitCode.USAGE, f"invalid value for {flag}: {exc}", hint=f"example: {flag} 30s"
+        ) from None
+    if ms == 0 and not allow_zero:
+        raise JlgError(
+            ExitCode.USAGE,
+            f"invalid value for {flag}: '{text}' would stop at once; it must be more than 0",
+            hint=f"example: {flag} 30s",
+        )
+    return ms
+
+
+def format_duration_setting(ms: int) -> str:
+    """The exact value as people write it: ``30m``, ``1h30m``, ``1500ms``, ``0``.
+
+    Unlike ``format_duration_ms`` nothing is rounded, so the text parses back
+    to the same number of milliseconds.
+    """
+    if ms == 0:
+        return "0"
+    parts = []
+    rest = ms
+    for unit in ("d", "h", "m", "s"):
+        count, rest = divmod(rest, _UNIT_MS[unit])
+        if count:
+            parts.append(f"{count}{unit}")
+    if rest:
+        parts.append(f"{rest}ms")
+    return "".join(parts)
 
 
 def format_duration_ms(ms: int | float) -> str:

@@ -14,13 +14,14 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from jlgcli.backends.base import Availability, Backend
+from jlgcli.backends.base import Availability, Backend, BackendRequest, StreamParser
 from jlgcli.backends.claude import ClaudeBackend
 from jlgcli.backends.codex import CodexBackend
 from jlgcli.backends.copilot import CopilotBackend
 from jlgcli.backends.gemini import GeminiBackend
 from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.process.model import Invocation
 
 BUILTINS: dict[str, Callable[[], Backend]] = {
     "claude": ClaudeBackend,
@@ -52,8 +53,18 @@ def get_backend(
         return BUILTINS[backend_id]()
     if custom and backend_id in custom:
         from jlgcli.backends.command import CommandBackend, parse_settings
+        from jlgcli.trust import (
+            untrusted_error,
+            untrusted_file_of,
+            untrusted_state_of,
+            without_mark,
+        )
 
-        return CommandBackend(backend_id, parse_settings(backend_id, custom[backend_id]))
+        settings = custom[backend_id]
+        if (source := untrusted_file_of(settings)) is not None:  # project trust (issue 15)
+            state = untrusted_state_of(settings)
+            raise untrusted_error(f"backend {backend_id!r}", source, state)
+        return CommandBackend(backend_id, parse_settings(backend_id, without_mark(settings)))
     known = [*BUILTINS, *sorted(custom or {})]
     close = difflib.get_close_matches(backend_id, [*known, *SPECIAL_BACKENDS, AUTO], n=1)
     hint = f"did you mean {close[0]!r}?" if close else "see: jlgcli backends"
@@ -65,8 +76,57 @@ def get_backend(
 
 
 def all_backends(custom: Mapping[str, Mapping[str, Any]] | None = None) -> list[Backend]:
-    """Every built-in backend, then every custom one (in name order)."""
-    return [get_backend(name, custom=custom) for name in (*BUILTINS, *sorted(custom or {}))]
+    """Every built-in backend, then every custom one (in name order).
+
+    A custom backend from a project file that is not trusted is an
+    ``UntrustedBackend``: its probe runs nothing and says how to trust it.
+    """
+    return [listed_backend(name, custom) for name in (*BUILTINS, *sorted(custom or {}))]
+
+
+def listed_backend(name: str, custom: Mapping[str, Mapping[str, Any]] | None = None) -> Backend:
+    """``get_backend``, except that an untrusted custom backend is an ``UntrustedBackend``."""
+    from jlgcli.trust import untrusted_file_of, untrusted_state_of, without_mark
+
+    settings = custom.get(name, {}) if custom else {}
+    source = untrusted_file_of(settings)
+    if source is not None and name not in BUILTINS:
+        from jlgcli.backends.command import parse_settings
+
+        parse_settings(name, without_mark(settings))  # checking runs nothing: errors show early
+        return UntrustedBackend(name, source, untrusted_state_of(settings))
+    return get_backend(name, custom=custom)
+
+
+class UntrustedBackend:
+    """A custom backend whose project file is not trusted: listed, never run (issue 15)."""
+
+    def __init__(self, name: str, source: str, state: str) -> None:
+        self.id = name
+        self.source = source
+        self.state = state  # "not trusted" | "changed since trusted"
+
+    def probe(self, timeout: float = 2.0) -> Availability:
+        """Runs nothing: says the backend is not trusted, and how to trust it."""
+        return Availability(
+            self.id,
+            "unknown",
+            detail=f"not trusted: its command comes from {self.source} ({self.state})",
+            hint=f"{self.state}: read {self.source}, then run: jlgcli config trust {self.source}",
+        )
+
+    def _refuse(self) -> JlgError:
+        from jlgcli.trust import untrusted_error
+
+        return untrusted_error(f"backend {self.id!r}", self.source, self.state)
+
+    def invocation(self, request: BackendRequest) -> Invocation:
+        """Never: the command is not trusted (exit 78)."""
+        raise self._refuse()
+
+    def parser(self) -> StreamParser:
+        """Never: the command is not trusted (exit 78)."""
+        raise self._refuse()
 
 
 def probe_all(backends: Iterable[Backend], *, timeout: float = 2.0) -> list[Availability]:

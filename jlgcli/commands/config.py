@@ -8,7 +8,9 @@ from typing import Any
 EPILOG = """examples:
   jlgcli config set backend codex            default backend (user file)
   jlgcli config set timeoutMs 2m             durations: 500ms, 30s, 2m, 1h30m or ms
-  jlgcli config set --project maxIterations 5   write .jlgcli.json in this directory
+  jlgcli config set --project maxIterations 5   write the project's .jlgcli.json
+  jlgcli config unset timeoutMs              back to the default
+  jlgcli config trust                        let this project's commands run
   jlgcli config get backend
   jlgcli config show --json                  every key with its value and source
   jlgcli config path                         where the files are
@@ -41,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     set_.add_argument("key")
     set_.add_argument("value")
-    set_.add_argument("--project", action="store_true", help="write ./.jlgcli.json instead")
+    _add_file_options(set_, "write")
     set_.set_defaults(handler="jlgcli.commands.config_actions:set_")
     unset = actions.add_parser(
         "unset",
@@ -49,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="Remove a setting from the user (or project) file.",
     )
     unset.add_argument("key")
-    unset.add_argument("--project", action="store_true", help="edit ./.jlgcli.json instead")
+    _add_file_options(unset, "edit")
     unset.set_defaults(handler="jlgcli.commands.config_actions:unset")
     show = actions.add_parser(
         "show",
@@ -63,3 +65,36 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="The user and project config file paths.",
     )
     path.set_defaults(handler="jlgcli.commands.config_actions:path")
+    trust = actions.add_parser(
+        "trust",
+        help="let a project's commands run (custom backends, validation commands)",
+        description="Record a project file's path and SHA-256 in the user config, so the "
+        "commands it declares (custom command backends, .aidevloop validation commands) may "
+        "run. Read the file first: a changed file must be trusted again.",
+    )
+    trust.add_argument(
+        "path",
+        nargs="?",
+        help="a file, or a folder: its nearest .jlgcli.json and its .aidevloop.* files "
+        "(default: the current folder)",
+    )
+    trust.set_defaults(handler="jlgcli.commands.config_actions:trust")
+    untrust = actions.add_parser(
+        "untrust",
+        help="forget a project's trust: its commands no longer run",
+        description="Remove a project file from the trusted ones.",
+    )
+    untrust.add_argument("path", nargs="?", help="a file or a folder (default: the current one)")
+    untrust.set_defaults(handler="jlgcli.commands.config_actions:untrust")
+
+
+def _add_file_options(parser: argparse.ArgumentParser, verb: str) -> None:
+    parser.add_argument(
+        "--project",
+        action="store_true",
+        help=f"{verb} the project's .jlgcli.json (the one found here or above; a new one "
+        "goes to the repository root)",
+    )
+    parser.add_argument(
+        "--file", metavar="PATH", help=f"{verb} this project file (created if needed)"
+    )

@@ -7,16 +7,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from jlgcli.config import describe_config_files, resolve_settings, set_value, unset_value
+from jlgcli.config import describe_config_files, resolve_settings
 from jlgcli.config_keys import KEYS, lookup_key, unknown_key_message
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.output import emit_json, err, print_table
-
-
-def _display(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+from jlgcli.trust import TRUSTED
 
 
 def get(args: argparse.Namespace) -> int:
@@ -38,7 +33,7 @@ def get(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print(_display(value))
+        print(spec.display(value))
         if (args.verbosity or 0) >= 2:
             err(f"source: {settings.sources[spec.name]} {settings.origins[spec.name]}".rstrip())
     return 0
@@ -46,12 +41,15 @@ def get(args: argparse.Namespace) -> int:
 
 def set_(args: argparse.Namespace) -> int:
     """``config set <key> <value>``: validate, then write atomically."""
-    spec, value, path = set_value(args.key, args.value, project=args.project)
+    from jlgcli.config_write import set_value
+
+    file = Path(args.file) if args.file else None
+    spec, value, path = set_value(args.key, args.value, project=args.project, file=file)
     if args.json:
         emit_json({"key": spec.name, "value": value, "file": str(path)})
     else:
-        print(f"{spec.name} = {_display(value)}  ({path})")
-    _warn_if_shadowed(spec.name, args.project)
+        print(f"{spec.name} = {spec.display(value)}  ({path})")
+    _warn_if_shadowed(spec.name, args.project or file is not None)
     return 0
 
 
@@ -68,7 +66,10 @@ def _warn_if_shadowed(name: str, project: bool) -> None:
 
 def unset(args: argparse.Namespace) -> int:
     """``config unset <key>``: remove the key from the file (back to the default)."""
-    spec, path, removed = unset_value(args.key, project=args.project)
+    from jlgcli.config_write import unset_value
+
+    file = Path(args.file) if args.file else None
+    spec, path, removed = unset_value(args.key, project=args.project, file=file)
     if args.json:
         emit_json({"key": spec.name, "removed": removed, "file": str(path)})
     elif removed:
@@ -93,6 +94,7 @@ def show(args: argparse.Namespace) -> int:
                     for spec in KEYS
                 },
                 "customBackends": sorted(settings.custom_backends),
+                "untrustedBackends": sorted(settings.untrusted_backends),
                 "files": _files_json(),
             }
         )
@@ -100,7 +102,7 @@ def show(args: argparse.Namespace) -> int:
     rows = [
         [
             spec.name,
-            _display(settings.values[spec.name]),
+            spec.display(settings.values[spec.name]),
             f"{settings.sources[spec.name]} {settings.origins[spec.name]}".rstrip(),
         ]
         for spec in KEYS
@@ -108,12 +110,28 @@ def show(args: argparse.Namespace) -> int:
     print_table(rows, ["KEY", "VALUE", "SOURCE"])
     if settings.custom_backends:
         print(f"\ncustom backends: {', '.join(sorted(settings.custom_backends))}")
+    _print_project_trust()
     return 0
+
+
+def _print_project_trust() -> None:
+    project = describe_config_files(Path.cwd())[1]
+    if project.trust is None:
+        return
+    print(f"\nproject file {project.path}: {project.trust}")
+    if project.trust != TRUSTED:
+        print(f"  its commands do not run until you trust it: jlgcli config trust {project.path}")
 
 
 def _files_json() -> list[dict[str, Any]]:
     return [
-        {"scope": f.scope, "path": str(f.path), "exists": f.exists, "error": f.error}
+        {
+            "scope": f.scope,
+            "path": str(f.path),
+            "exists": f.exists,
+            "error": f.error,
+            "trust": f.trust,
+        }
         for f in describe_config_files(Path.cwd())
     ]
 
@@ -128,8 +146,58 @@ def path(args: argparse.Namespace) -> int:
         state = "exists" if entry["exists"] else "not created yet"
         if entry["error"]:
             state = f"INVALID: {entry['error']}"
+        elif entry["trust"]:
+            state += f", {entry['trust']}"
         print(f"{entry['scope']:8} {entry['path']}  ({state})")
     return 0
 
 
-__all__ = ["path", "set_", "show", "unset"]
+def trust(args: argparse.Namespace) -> int:
+    """``config trust [PATH]``: record the project files' paths and hashes in the user config."""
+    from jlgcli.config_write import trust_files
+
+    files = _trust_targets(args.path)
+    recorded = trust_files(files) if files else {}
+    if args.json:
+        emit_json({"trusted": [{"file": k, "sha256": v} for k, v in recorded.items()]})
+    else:
+        for name in recorded:
+            print(f"trusted {name}")
+    return 0
+
+
+def untrust(args: argparse.Namespace) -> int:
+    """``config untrust [PATH]``: forget those files; their commands stop running."""
+    from jlgcli.config_write import untrust_files
+
+    removed = untrust_files(_trust_targets(args.path))
+    if args.json:
+        emit_json({"untrusted": removed})
+    elif removed:
+        for name in removed:
+            print(f"no longer trusted: {name}")
+    else:
+        print("nothing to forget: those files were not trusted")
+    return 0
+
+
+def _trust_targets(raw: str | None) -> list[Path]:
+    from jlgcli.trust import project_files_to_trust
+
+    target = Path(raw) if raw else Path.cwd()
+    if not target.exists():
+        raise JlgError(
+            ExitCode.NO_INPUT, f"{target} does not exist", hint="give a project file or folder"
+        )
+    files = project_files_to_trust(target)
+    if not files:
+        raise JlgError(
+            ExitCode.NO_INPUT,
+            f"no project file to trust in {target}: no .jlgcli.json here or above, "
+            "no .aidevloop.* here",
+            hint="give the file: jlgcli config trust PATH",
+        )
+    return files
+
+
+__all__ = ["get", "path", "set_", "show", "trust", "unset", "untrust"]

@@ -9,10 +9,12 @@ EPILOG = """examples:
   jlgcli doctor                   every check, one line each, with what to do
   jlgcli doctor --json            the same as one JSON object
 
-checks: jlgcli and how it runs, Python, OS, config files, every backend (installed,
-logged in, supported), PATH (duplicate CLIs, .cmd shims), .jlgcli/runs writable, terminal.
-exit codes: 0 nothing broken, 78 invalid config, 2 no backend available,
-73 .jlgcli/runs not writable.
+checks: jlgcli and how it runs, Python, OS, config files and whether the project file
+is trusted, every backend (installed, logged in, supported), the configured backend,
+PATH (duplicate CLIs, .cmd shims), .jlgcli/runs writable, terminal.
+exit codes: 0 nothing broken, 78 invalid config or the configured backend not trusted,
+2 no backend available or the configured one missing, 6 the configured one not logged
+in, 73 .jlgcli/runs not writable.
 """
 _MARKS = {"ok": "[ok]  ", "warn": "[warn]", "fail": "[FAIL]"}
 

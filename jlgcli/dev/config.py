@@ -10,6 +10,7 @@ timeouts); everything else is exactly the seed's. Flags override the file
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
@@ -80,6 +81,7 @@ class LoadedConfig:
     config: DevConfig
     source: Path | None
     warnings: tuple[str, ...] = ()
+    explicit: bool = False  # given with --config: the user's own choice
 
 
 def find_config(root: Path) -> tuple[Path | None, tuple[str, ...]]:
@@ -104,11 +106,36 @@ def load_config(root: Path, explicit: Path | None = None) -> LoadedConfig:
                 f"config file not found: {given}",
                 "check the --config path",
             )
-        return LoadedConfig(parse_config_file(given), given)
+        return LoadedConfig(parse_config_file(given), given, explicit=True)
     path, warnings = find_config(root)
     if path is None:
         return LoadedConfig(DevConfig(), None)
     return LoadedConfig(parse_config_file(path), path, warnings)
+
+
+def require_trusted_commands(loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> None:
+    """Refuse (exit 2) validation commands from a project file that is not trusted (issue 15).
+
+    The commands of a repository's ``.aidevloop.*`` run only once ``jlgcli
+    config trust`` recorded the file's path and SHA-256 in the user config; a
+    file changed since needs trusting again. A file given with ``--config`` is
+    the user's own choice and counts as trusted; a file without commands runs
+    nothing and needs no trust. Call it before the first validation command runs.
+    """
+    from jlgcli.config import read_config_file, user_config_file
+    from jlgcli.trust import TRUSTED, trust_state, untrusted_error
+
+    commands = loaded.config.validation.commands
+    declared = [kind for kind in VALIDATION_KINDS if getattr(commands, kind) is not None]
+    if loaded.source is None or loaded.explicit or not declared:
+        return
+    user = read_config_file(user_config_file(env), "user")
+    state = trust_state(loaded.source, user)
+    if state != TRUSTED:
+        error = untrusted_error(
+            f"the validation commands ({', '.join(declared)})", loaded.source, state
+        )
+        raise JlgError(DevExitCode.CONFIGURATION, error.message, error.hint)
 
 
 def parse_config_file(path: Path) -> DevConfig:

@@ -14,7 +14,7 @@ from typing import Any, Literal, TextIO
 
 from jlgcli.dev.agent import AgentCaller, BackendAgent, custom_backends_for
 from jlgcli.dev.commit import commit_step
-from jlgcli.dev.config import check_llm, load_config
+from jlgcli.dev.config import check_llm, load_config, require_trusted_commands
 from jlgcli.dev.gitops import Git
 from jlgcli.dev.plan import Plan, Task
 from jlgcli.dev.plan_edit import load_plan, select_task
@@ -123,6 +123,7 @@ def execute_dev(
     notices = check_documents(paths)
     git = Git(paths.root)
     git.check_repository()
+    require_trusted_commands(loaded)  # issue 15: a repository's commands run once trusted
     store = StateStore(git.git_dir())
     for notice in store.new_notices(notices):  # once, not on every command (FR-8.1)
         reporter.warn(notice)

@@ -15,6 +15,7 @@ from support.cli import Runner
 
 from jlgcli.backends.report import SCHEMA_PATH, BackendsReport
 from jlgcli.commands import backends as command
+from jlgcli.config_write import trust_files
 from jlgcli.errors import JlgError
 
 
@@ -99,6 +100,7 @@ def test_custom_backend_and_configured_default(
         json.dumps({"backend": "mine", "backends": {"mine": {"argv": ["cat"], "prompt": "stdin"}}}),
         "utf-8",
     )
+    trust_files([here / ".jlgcli.json"])  # issue 15: a project's commands run once trusted
     code, out, _ = run(capsys, json_output=True)
     document = json.loads(out)
     validate(document)

@@ -50,9 +50,10 @@ class Run:
 @pytest.fixture(scope="module")
 def happy(tmp_path_factory: pytest.TempPathFactory, fake_bin: Path, system_bin: Path) -> Run:
     base = tmp_path_factory.mktemp("happy")
-    root = make_project(base / "p", {"validation": {"commands": ALL_COMMANDS}})
-    script = write_script(base / "s.json", implement(), review())
     env = isolated_env(base / "home", fake_bin, system_bin)
+    commands = {"validation": {"commands": ALL_COMMANDS}}
+    root = make_project(base / "p", commands, trust_dir=Path(env["JLGCLI_CONFIG_DIR"]))
+    script = write_script(base / "s.json", implement(), review())
     env["JLGCLI_FAKE_SCRIPT"] = str(script)
     return Run(root, script, run_dev(root, "run", "--yes", "--verbose", env=env))
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,38 @@ def test_register_is_argparse_only() -> None:
     parser = argparse.ArgumentParser()
     command.register(parser.add_subparsers())
     assert parser.parse_args(["doctor"]).handler == "jlgcli.commands.doctor:execute"
+
+
+def test_cli_fails_when_the_configured_backend_cannot_run(
+    wired: Runner, tmp_path: Path, fake_bin: Path, system_bin: Path
+) -> None:
+    # issue 19 item 5: claude is ready, but the configured codex is not installed
+    only_claude = tmp_path / "bin"
+    only_claude.mkdir()
+    for launcher in fake_bin.iterdir():
+        if launcher.name.split(".")[0] == "claude":
+            (only_claude / launcher.name).symlink_to(launcher)
+    path = os.pathsep.join([str(only_claude), str(system_bin)])
+    assert wired("config", "set", "backend", "codex").returncode == 0
+    done = wired("doctor", "--json", env={"PATH": path})
+    document = json.loads(done.stdout)
+    assert done.returncode == 2 and document["exitCode"] == 2, done.stdout
+    configured = [c for c in document["checks"] if c["name"] == "configured"]
+    assert [c["status"] for c in configured] == ["fail"]
+    assert "codex" in configured[0]["summary"] and "config set backend" in configured[0]["hint"]
+    text = wired("doctor", env={"PATH": path})
+    assert text.returncode == 2 and "something is broken (exit code 2)" in text.stdout
+
+
+def test_cli_reports_an_untrusted_project_file(wired: Runner, tmp_path: Path) -> None:
+    marker = tmp_path / "ran.txt"
+    code = ["-c", f"open({str(marker)!r}, 'w')"]
+    backend = {"argv": [sys.executable, *code], "version_args": code}
+    (tmp_path / ".jlgcli.json").write_text(
+        json.dumps({"backends": {"mine": backend}}),
+        encoding="utf-8",
+    )
+    done = wired("doctor")
+    assert "project trust" in done.stdout and "not trusted" in done.stdout
+    assert "jlgcli config trust" in done.stdout
+    assert not marker.exists()

@@ -18,6 +18,7 @@ import pytest
 
 from jlgcli._version import __version__
 from jlgcli.cli import COMMAND_MODULES
+from jlgcli.config_write import trust_files
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = ROOT / "examples" / "quickstart"
@@ -135,6 +136,7 @@ def probe_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "probe-pty": {"argv": argv, "prompt": "file", "transport": "pty"},
     }
     (tmp_path / ".jlgcli.json").write_text(json.dumps({"backends": backends}), encoding="utf-8")
+    trust_files([tmp_path / ".jlgcli.json"])  # issue 15: a project's commands run once trusted
     return tmp_path
 
 

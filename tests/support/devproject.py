@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,11 +21,22 @@ def git(root: Path, *args: str) -> str:
     ).stdout
 
 
-def make_project(root: Path, config: dict[str, Any] | None = None) -> Path:
-    """``examples/devloop`` copied to ``root`` and committed in a new git repository."""
+def make_project(
+    root: Path, config: dict[str, Any] | None = None, *, trust_dir: Path | None = None
+) -> Path:
+    """``examples/devloop`` copied to ``root`` and committed in a new git repository.
+
+    Its ``.aidevloop.json`` is trusted (``jlgcli config trust``) in ``trust_dir``,
+    by default the test's ``JLGCLI_CONFIG_DIR``, so its validation commands may run.
+    """
     shutil.copytree(EXAMPLE, root)
     if config is not None:
         (root / ".aidevloop.json").write_text(json.dumps(config), encoding="utf-8")
+    folder = trust_dir or os.environ.get("JLGCLI_CONFIG_DIR")
+    if folder:
+        from jlgcli.config_write import trust_files
+
+        trust_files([root / ".aidevloop.json"], env={"JLGCLI_CONFIG_DIR": str(folder)})
     git(root, "init", "-q")
     git(root, "config", "user.name", "Dev Loop Test")
     git(root, "config", "user.email", "devloop@example.invalid")

@@ -21,6 +21,7 @@ from jlgcli.doctor import (
     terminal_check,
 )
 from jlgcli.errors import ExitCode
+from jlgcli.trust import without_mark
 
 
 def test_runtime_says_how_jlgcli_runs() -> None:
@@ -36,7 +37,8 @@ def test_config_files(tmp_path: Path) -> None:
     assert [c.status for c in checks] == ["ok", "ok"] and custom == {}
     (tmp_path / ".jlgcli.json").write_text('{"backends": {"mine": {"argv": ["cat"]}}}', "utf-8")
     checks, custom = config_checks(tmp_path, env)
-    assert "valid" in checks[1].summary and custom == {"mine": {"argv": ["cat"]}}
+    assert "valid" in checks[1].summary and list(custom) == ["mine"]
+    assert without_mark(custom["mine"]) == {"argv": ["cat"]}  # marked: the file is not trusted
     (tmp_path / ".jlgcli.json").write_text("{not json", "utf-8")
     checks, custom = config_checks(tmp_path, env)
     assert checks[1].status == "fail" and checks[1].code == ExitCode.CONFIG and custom == {}

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jlgcli.durations import DurationError, format_duration_ms, parse_duration_ms
+from jlgcli.durations import (
+    DurationError,
+    format_duration_ms,
+    format_duration_setting,
+    parse_duration_flag,
+    parse_duration_ms,
+)
+from jlgcli.errors import ExitCode, JlgError
 
 
 @pytest.mark.parametrize(
@@ -62,3 +69,34 @@ def test_never_raises_anything_but_duration_error(text: str) -> None:
 )
 def test_format(ms: int, text: str) -> None:
     assert format_duration_ms(ms) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [("abc", "not a duration"), ("-1s", "negative"), ("-1", "negative"), ("0", "more than 0")],
+)
+def test_parse_duration_flag_names_the_flag(text: str, words: str) -> None:
+    # issue 15 / issue 19 item 15: `--script-timeout abc|-1|0` is a usage error naming the flag
+    with pytest.raises(JlgError) as info:
+        parse_duration_flag("--script-timeout", text)
+    assert info.value.code == ExitCode.USAGE
+    assert info.value.message.startswith("invalid value for --script-timeout: ")
+    assert words in info.value.message and "--script-timeout" in (info.value.hint or "")
+
+
+def test_parse_duration_flag_accepts_and_may_allow_zero() -> None:
+    assert parse_duration_flag("--script-timeout", "90s") == 90_000
+    assert parse_duration_flag("--idle-timeout", "0", allow_zero=True) == 0
+
+
+@pytest.mark.parametrize(
+    ("ms", "text"),
+    [(0, "0"), (1_800_000, "30m"), (5_400_000, "1h30m"), (1500, "1s500ms"), (604_800_000, "7d")],
+)
+def test_format_duration_setting(ms: int, text: str) -> None:
+    assert format_duration_setting(ms) == text
+
+
+@given(st.integers(min_value=0, max_value=30 * 86_400_000))
+def test_format_duration_setting_parses_back(ms: int) -> None:
+    assert parse_duration_ms(format_duration_setting(ms)) == ms

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from jlgcli.config_write import trust_files
 from jlgcli.dev.agent import BackendAgent, custom_backends_for
 from jlgcli.errors import DevExitCode, JlgError
 
@@ -92,6 +93,7 @@ def test_custom_command_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         encoding="utf-8",
     )
     assert custom_backends_for("claude", tmp_path) == {}
+    trust_files([tmp_path / ".jlgcli.json"])  # issue 15: a project's commands run once trusted
     custom = custom_backends_for("mine", tmp_path)
     assert "mine" in custom
     agent = BackendAgent("mine", custom=custom)
