@@ -109,6 +109,18 @@ def require_trusted(settings: ResolvedSettings, backend_id: str) -> None:
         raise untrusted_error(f"backend {backend_id!r}", path, state)
 
 
+def require_trusted_gates(settings: ResolvedSettings) -> None:
+    """Exit 78 when the ``gates`` to run come from a project file that is not trusted."""
+    path = settings.project_file
+    if settings.sources.get("gates") != "project" or path is None or not settings["gates"]:
+        return
+    from jlgcli.trust import TRUSTED, trust_state, untrusted_error
+
+    state = trust_state(path, read_config_file(user_config_file(), "user"))
+    if state != TRUSTED:
+        raise untrusted_error("the gates (a loop's done checks)", path, state)
+
+
 def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
     """``JLGCLI_CONFIG_DIR`` or the roaming user config dir for ``jlgcli`` (as platformdirs')."""
     env = os.environ if env is None else env

@@ -38,7 +38,8 @@ class KeySpec:
     def __init__(
         self,
         name: str,
-        kind: str,  # "backend" | "int" | "duration" | "choice" | "bool" | "path"
+        kind: str,  # "backend" | "int" | "duration" | "choice" | "bool" | "path" | "backends"
+        # | "commands" | "money"
         default: Any,
         description: str,
         example: str,
@@ -65,6 +66,10 @@ class KeySpec:
         """``value`` as people write it: ``30m`` for a duration, ``true``/``false``."""
         if isinstance(value, bool):
             return "true" if value else "false"
+        if isinstance(value, list):
+            return ", ".join(value) if self.kind == "backends" else " ; ".join(value) or "none"
+        if self.kind == "money":
+            return f"{value:g}" if value else "0 (no limit)"
         if self.kind == "duration" and isinstance(value, int):
             return format_duration_setting(value)
         return str(value)
@@ -88,6 +93,12 @@ class KeySpec:
             return " | ".join(self.choices)
         if self.kind == "bool":
             return "true | false"
+        if self.kind == "backends":
+            return "backend ids, comma-separated"
+        if self.kind == "commands":
+            return "a command, or a JSON list of commands"
+        if self.kind == "money":
+            return "dollars, 0 for no limit"
         return "a path"
 
     def parse(self, raw: Any, *, custom_backends: tuple[str, ...] = ()) -> Any:
@@ -160,6 +171,36 @@ def _parse_path(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> str:
     return value
 
 
+def _parse_backends(spec: KeySpec, raw: Any, custom: tuple[str, ...]) -> list[str]:
+    items = raw if isinstance(raw, list) else str(raw).split(",")
+    names = [str(item).strip() for item in items if str(item).strip()]
+    return [_parse_backend(spec, name, custom) for name in names]
+
+
+def _parse_commands(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> list[str]:
+    if isinstance(raw, str) and raw.strip().startswith("["):
+        import json
+
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raise ValueProblemError("a list of commands must be valid JSON") from None
+    items = raw if isinstance(raw, list) else [raw]
+    if not all(isinstance(item, str) for item in items):
+        raise ValueProblemError("expected a command (a string) or a list of commands")
+    return [item.strip() for item in items if item.strip()]
+
+
+def _parse_money(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> float:
+    try:
+        value = float(str(raw).strip().lstrip("$")) if not isinstance(raw, bool) else -1.0
+    except ValueError:
+        value = -1.0
+    if not (0 <= value < float("inf")):  # also refuses NaN
+        raise ValueProblemError(f"'{raw}' is not an amount of dollars ({spec.accepted()})")
+    return value
+
+
 _PARSERS: dict[str, Callable[[KeySpec, Any, tuple[str, ...]], Any]] = {
     "int": _parse_int,
     "duration": _parse_duration,
@@ -167,6 +208,9 @@ _PARSERS: dict[str, Callable[[KeySpec, Any, tuple[str, ...]], Any]] = {
     "backend": _parse_backend,
     "bool": _parse_bool,
     "path": _parse_path,
+    "backends": _parse_backends,
+    "commands": _parse_commands,
+    "money": _parse_money,
 }
 
 MINUTE_MS = 60_000
@@ -186,7 +230,7 @@ KEYS: tuple[KeySpec, ...] = (
         "maxIterations",
         "int",
         20,
-        "Most iterations a loop runs before stopping (exit 4, RG-011).",
+        "Most iterations a loop runs before stopping (exit 4).",
         "10",
         minimum=1,
         maximum=1000,
@@ -196,7 +240,7 @@ KEYS: tuple[KeySpec, ...] = (
         "timeoutMs",
         "duration",
         30 * MINUTE_MS,
-        "Total time a run or loop may take (exit 75, RG-012).",
+        "Total time a run or loop may take (exit 75).",
         "30m",
         minimum=1000,
         maximum=7 * DAY_MS,
@@ -237,7 +281,7 @@ KEYS: tuple[KeySpec, ...] = (
         "int",
         3,
         "Stop after this many consecutive iterations with "
-        "identical or near-identical output (exit 5, RG-013).",
+        "identical or near-identical output (exit 5).",
         "3",
         minimum=1,
         maximum=100,
@@ -258,7 +302,7 @@ KEYS: tuple[KeySpec, ...] = (
         "artifacts",
         "bool",
         False,
-        "Write .jlgcli/runs/RUN_ID/ with the transcript, meta and result (F-006).",
+        "Write .jlgcli/runs/RUN_ID/ with the transcript, meta and result.",
         "true",
         flag="--artifacts",
     ),
@@ -266,9 +310,36 @@ KEYS: tuple[KeySpec, ...] = (
         "artifactsDir",
         "path",
         ".jlgcli/runs",
-        "Where run artifacts go, relative to the working directory.",
+        "Where run artifacts go, relative to the project root.",
         "build/jlgcli-runs",
         flag="--artifacts-dir",
+    ),
+    KeySpec(
+        "fallback",
+        "backends",
+        [],
+        "Backends to go on with when the current one is out of quota or rate-limited "
+        "past the time left.",
+        "codex,gemini",
+        flag="--fallback",
+    ),
+    KeySpec(
+        "gates",
+        "commands",
+        [],
+        "Commands that must exit 0 before a loop's done is accepted (no shell); from a "
+        "project file they run once it is trusted.",
+        '["pytest -q"]',
+        flag="--gate",
+    ),
+    KeySpec(
+        "maxCostUsd",
+        "money",
+        0.0,
+        "Stop a loop once the cost the backend reports reaches this many dollars (exit 4); "
+        "0: no limit.",
+        "2.5",
+        flag="--max-cost",
     ),
 )
 

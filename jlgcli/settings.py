@@ -41,3 +41,6 @@ class Settings(BaseModel):
     artifactsDir: str = Field(
         ".jlgcli/runs", min_length=1, description=_DESCRIPTIONS["artifactsDir"]
     )
+    fallback: list[str] = Field([], description=_DESCRIPTIONS["fallback"])
+    gates: list[str] = Field([], description=_DESCRIPTIONS["gates"])
+    maxCostUsd: float = Field(0.0, ge=0, description=_DESCRIPTIONS["maxCostUsd"])

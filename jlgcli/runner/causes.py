@@ -10,7 +10,6 @@ seed 001's "3 = timeout").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from jlgcli.errors import ExitCode
@@ -37,15 +36,26 @@ StopCause = Literal[
 Status = Literal["done", "error", "incomplete", "interrupted"]
 
 
-@dataclass(frozen=True, slots=True)
 class Cause:
-    """One stop cause: its exit code, status, plain words and hint."""
+    """One stop cause: its exit code, status, plain words and hint.
 
-    name: StopCause
-    exit_code: int
-    status: Status
-    text: str
-    hint: str | None = None
+    A plain class: ``dataclasses`` imports ``inspect`` (~5 ms), and this module is
+    read by every ``--help`` (the exit-code line of the epilogs).
+    """
+
+    __slots__ = ("exit_code", "hint", "name", "status", "text")
+
+    def __init__(
+        self, name: StopCause, exit_code: int, status: Status, text: str, hint: str | None = None
+    ) -> None:
+        self.name = name
+        self.exit_code = exit_code
+        self.status = status
+        self.text = text
+        self.hint = hint
+
+    def __repr__(self) -> str:
+        return f"Cause({self.name!r}, {self.exit_code})"
 
 
 _ROWS = (

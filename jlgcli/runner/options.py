@@ -32,7 +32,9 @@ _FLAG_KEYS = {  # option field → config key
     "iteration_timeout": "iterationTimeoutMs",
     "completion": "completionMode",
     "no_progress_limit": "noProgressLimit",
+    "max_cost": "maxCostUsd",
 }
+_LIST_KEYS = {"fallback": "fallback", "gates": "gates"}  # option field → config key (lists)
 _FLAG_NAMES = {  # option field → the flag a user typed (for messages)
     "script_timeout": "--script-timeout",
     "max_cost": "--max-cost",
@@ -117,34 +119,13 @@ def _flag_settings(options: RunOptions) -> dict[str, Any]:
         if value is None:
             continue
         parsed[key] = value if key == "backend" else parse_flag_value(key, value)
-    return parsed
-
-
-def positive_duration_s(flag: str, raw: str | int) -> float:
-    """A duration flag that must be more than zero, in seconds; exit 64 naming the flag."""
-    from jlgcli.durations import DurationError, parse_duration_ms
-
-    try:
-        ms = parse_duration_ms(raw)
-    except DurationError as exc:
-        raise JlgError(ExitCode.USAGE, f"{flag}: {exc}", hint=f"example: {flag} 30s") from None
-    if ms <= 0:
-        raise JlgError(ExitCode.USAGE, f"{flag} must be more than zero",
-                       hint=f"example: {flag} 30s") from None  # fmt: skip
-    return ms / 1000
-
-
-def _max_cost(raw: str | float | None) -> float | None:
-    if raw is None:
-        return None
-    try:
-        value = float(str(raw).strip().lstrip("$"))
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value != value or value == float("inf"):
-        raise JlgError(ExitCode.USAGE, f"--max-cost {raw!r} is not an amount of dollars above 0",
+    for name, key in _LIST_KEYS.items():
+        if getattr(options, name):
+            parsed[key] = list(getattr(options, name))  # backends: checked with custom ones
+    if options.max_cost is not None and not parsed["maxCostUsd"]:
+        raise JlgError(ExitCode.USAGE, "--max-cost must be more than 0",
                        hint="example: --max-cost 2.50")  # fmt: skip
-    return value
+    return parsed
 
 
 def _resumed(options: RunOptions) -> tuple[RunOptions, ResumeState]:
@@ -202,7 +183,13 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     custom = tuple(settings.custom_backends)
     if "backend" in flags:  # validated here, now that custom backends are known
         values["backend"] = parse_flag_value("backend", flags["backend"], custom)
-    fallbacks = tuple(parse_flag_value("backend", name, custom) for name in options.fallback)
+    fallbacks = tuple(parse_flag_value("fallback", values["fallback"], custom))
+    if settings.sources.get("gates") == "project":  # flags, env and user config: the user's own
+        from jlgcli.config import require_trusted_gates
+
+        require_trusted_gates(settings)
+    gates = tuple(values["gates"])
+    max_cost = values["maxCostUsd"] or None
     if options.prompt_text is not None:
         prompt = Prompt(text=options.prompt_text, source=options.prompt or "(text)")
     elif options.prompt is not None:
@@ -210,8 +197,10 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     else:
         raise JlgError(ExitCode.USAGE, "no prompt file given",
                        hint="pass the task file, e.g. jlgcli loop task.md")  # fmt: skip
+    from jlgcli.durations import parse_duration_flag
+
     script_timeout = (
-        positive_duration_s("--script-timeout", options.script_timeout)
+        parse_duration_flag("--script-timeout", options.script_timeout) / 1000
         if options.script_timeout is not None
         else 60.0
     )
@@ -242,15 +231,15 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
             "session": session,
             "backendArgs": len(options.backend_args),
             "fallback": list(fallbacks),
-            "gates": list(options.gates),
-            "maxCostUsd": _max_cost(options.max_cost),
+            "gates": list(gates),
+            "maxCostUsd": max_cost,
             "cwd": str(cwd),
         },
         script_timeout_s=script_timeout,
         ledger_dir=Path(options.ledger_dir).resolve() if options.ledger_dir else None,
         fallbacks=fallbacks,
-        gates=tuple(options.gates),
-        max_cost_usd=_max_cost(options.max_cost),
+        gates=gates,
+        max_cost_usd=max_cost,
         events_path=options.events,
         resume=resume,
         resumable=options.resumable is not False,

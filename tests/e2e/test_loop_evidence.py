@@ -167,3 +167,40 @@ def test_quota_exhausted_without_fallback_stops_with_its_own_cause(
     data = json.loads(result.stdout)
     assert data["stopCause"] == "quota-exhausted" and data["iterations"] == 0
     assert "--fallback" in data["error"]["hint"]
+
+
+@pytest.mark.parametrize("bad", ["abc", "-1", "0"])
+def test_a_bad_script_timeout_is_a_usage_error_naming_the_flag(
+    jlg: Runner, task: Path, bad: str
+) -> None:
+    """Issue 15: --script-timeout abc / -1 / 0 exit 64 (0 used to time out every script)."""
+    result = jlg("loop", str(task), "-b", "claude", "--completion", "rebound",
+                 f"--script-timeout={bad}")  # fmt: skip
+    assert result.returncode == 64, result.stderr
+    assert "--script-timeout" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_gates_and_budget_from_the_config(jlg: Runner, task: Path, tmp_path: Path) -> None:
+    """Issue 17: the gates / maxCostUsd / fallback keys; gates of a project file need trust."""
+    user = tmp_path / "user-config"
+    user.mkdir()
+    (user / "config.json").write_text('{"maxCostUsd": 0.02}', "utf-8")
+    env = {**script(tmp_path, {"text": "still working"}), "JLGCLI_CONFIG_DIR": str(user)}
+    result = jlg("loop", str(task), "-b", "claude", "--json", env=env)
+    assert result.returncode == 4, result.stderr
+    assert json.loads(result.stdout)["stopCause"] == "max-cost"
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "task.md").write_text("Do it.\n", encoding="utf-8")
+    marker = project / "gate-ran"
+    gate = f"{sys.executable} -c \"open('gate-ran', 'w')\""
+    (project / ".jlgcli.json").write_text(json.dumps({"gates": [gate]}), "utf-8")
+    env = {**script(tmp_path, {"text": "DONE"}), "JLGCLI_CONFIG_DIR": str(user)}
+    refused = jlg("loop", "task.md", "-b", "claude", cwd=project, env=env)
+    assert refused.returncode == 78 and "jlgcli config trust" in refused.stderr
+    assert not marker.exists()
+    assert jlg("config", "trust", cwd=project, env=env).returncode == 0
+    trusted = jlg("loop", "task.md", "-b", "claude", "--json", cwd=project, env=env)
+    assert trusted.returncode == 0, trusted.stderr
+    assert marker.exists()
