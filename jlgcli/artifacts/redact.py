@@ -41,9 +41,31 @@ _TOKEN = re.compile(
         rb"eyJ[A-Za-z0-9_\-]{13,1024}\.[A-Za-z0-9_\-]{8,8192}\.[A-Za-z0-9_\-]{8,1024}",  # JWT
         rb"A(?:KIA|SIA)[0-9A-Z]{16}(?![A-Za-z0-9_\-])",  # AWS access key ids
         rb"AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])",  # Google API keys (Gemini)
-        rb"xox[abposr]-[0-9A-Za-z\-]{11,255}",  # Slack
+        rb"xox[abposre]-[0-9A-Za-z\-]{11,255}",  # Slack
+        rb"[sr]k_(?:live|test)_[0-9A-Za-z]{10,247}",  # Stripe secret / restricted keys
+        rb"glpat-[0-9A-Za-z_\-]{20,64}",  # GitLab personal access tokens
+        rb"npm_[0-9A-Za-z]{36}(?![A-Za-z0-9_\-])",  # npm
+        rb"hf_[A-Za-z]{34}(?![A-Za-z0-9_\-])",  # Hugging Face
+        rb"pypi-AgEIcHlwaS5vcmc[0-9A-Za-z_\-]{50,1024}",  # PyPI upload tokens
     ))
 )  # fmt: skip
+
+# Shapes anchored on a rare literal ("://", "-----BEGIN"): one regex, replacement
+# in group "secret". URL user-info passwords (postgres://admin:pw@db), Slack
+# webhooks, Sentry-style DSNs (a 32-hex public key as the user) and PEM private keys
+# (an unterminated block is masked to the end of the text).
+_ANCHORED = re.compile(
+    rb"://(?:"
+    rb"[^\s/:@\"'<>`]{0,256}:(?P<password>[^\s/@\"'<>`]{1,1024})(?=@)"
+    rb"|(?P<dsn>[0-9a-f]{32})(?=@)"
+    rb"|hooks\.slack\.com/services/(?P<webhook>[0-9A-Za-z_/\-]{8,512})"
+    rb")"
+    rb"|(?P<pem>-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY-----"
+    rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY-----|[\s\S]{0,65536}\Z))"
+)
+_ANCHORED_GROUPS = ("password", "dsn", "webhook", "pem")
+_PEM_BEGIN = b"-----BEGIN"
+_PEM_END = b"-----END"
 
 # Searched in the lowered text. A hit is a name ending in the keyword, then a separator.
 _ASSIGN_RULES = tuple(
@@ -160,6 +182,8 @@ class Redactor:
                 edits.append((start, start + len(literal), _MASK))
                 start = data.find(literal, start + len(literal))
         edits += _token_edits(data)
+        if b"://" in data or _PEM_BEGIN in data:
+            edits += _anchored_edits(data)
         lowered = data.lower()
         edits += _bearer_edits(data, lowered)
         if b"=" in data or b":" in data:
@@ -185,6 +209,14 @@ def _token_edits(data: bytes) -> Iterator[Edit]:
         match = _TOKEN.match(data, start)
         if match:
             yield start, match.end(), _MASK
+
+
+def _anchored_edits(data: bytes) -> Iterator[Edit]:
+    for match in _ANCHORED.finditer(data):
+        for group in _ANCHORED_GROUPS:
+            if match.start(group) >= 0:
+                yield match.start(group), match.end(group), _MASK
+                break
 
 
 def _run_starts(runs: bytes) -> Iterator[int]:
@@ -283,7 +315,22 @@ def _assigned_value(data: bytes, pos: int, *, colon: bool) -> tuple[int, int] | 
 _HOLD_LIMIT = 32 * 1024
 _TAIL = 8 * 1024
 _JOIN_BACK = 512
+_PEM_HOLD = 64 * 1024
 _JOIN_CHARS = _NAME_CHARS | frozenset(b" \t\"':=/+~")
+
+
+def _before_open_private_key(buf: bytes, cut: int) -> int:
+    """``cut``, moved back to the start of a private-key block still open before it.
+
+    A PEM block spans lines: its body is held back until its END line arrives
+    (up to ``_PEM_HOLD`` bytes; a longer "block" is no key and is cut as usual).
+    """
+    begin = buf.rfind(_PEM_BEGIN, 0, cut)
+    if begin < 0 or b"PRIVATE KEY-----" not in buf[begin : begin + 100]:
+        return cut
+    if buf.find(_PEM_END, begin, cut) >= 0 or len(buf) - begin > _PEM_HOLD:
+        return cut
+    return begin
 
 
 class StreamRedactor:
@@ -302,6 +349,8 @@ class StreamRedactor:
         cut = buf.rfind(b"\n") + 1
         if len(buf) - cut > _HOLD_LIMIT:
             cut = self._forced_cut(buf, floor=cut)
+        if _PEM_BEGIN in buf:
+            cut = _before_open_private_key(buf, cut)
         self._pending = buf[cut:]
         return self._redactor.redact_bytes(buf[:cut]) if cut else b""
 

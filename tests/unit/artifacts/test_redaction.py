@@ -52,6 +52,21 @@ TABLE = [
     ("suffix in one word", "PGPASSWORD=secret99 psql", "PGPASSWORD=[REDACTED] psql"),
     ("header style", "X-Api-Key: 0123456789abcdef", "X-Api-Key: [REDACTED]"),
     ("assignment of a known token", f"OPENAI_API_KEY={SK}", "OPENAI_API_KEY=[REDACTED]"),
+    # issue 15: the families the first redactor missed
+    ("url password", "DATABASE_URL is postgres://admin:s3cr3t@db/app",
+     "DATABASE_URL is postgres://admin:[REDACTED]@db/app"),
+    ("url password, no user", "redis://:hunter2@cache:6379/0", "redis://:[REDACTED]@cache:6379/0"),
+    ("stripe live key", "stripe " + "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "stripe [REDACTED]"),
+    ("stripe restricted key", "rk_live_" + "51H8aBcDeFgHiJkLmN", "[REDACTED]"),
+    ("stripe test key", "sk_test_" + "4eC39HqLyjWDarjtT1zdp7dc", "[REDACTED]"),
+    ("slack webhook", "https://hooks.slack.com/services/T0001/B0001/XXXXXXXXXXXXXXXX",
+     "https://hooks.slack.com/services/[REDACTED]"),
+    ("sentry dsn", "https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/5",
+     "https://[REDACTED]@o1.ingest.sentry.io/5"),
+    ("pem private key", "k:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nq83n\n"
+     "-----END RSA PRIVATE KEY-----\nnext", "k:\n[REDACTED]\nnext"),
+    ("pem without end", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg", "[REDACTED]"),
+    ("gitlab token", "glpat-" + "abcdefghij0123456789", "[REDACTED]"),
 ]  # fmt: skip
 
 # Text that looks close to a secret but is not one: left alone.
@@ -79,6 +94,8 @@ UNTOUCHED = [
     "ghp_tooShort",
     "eyJhbGciOi.short",
     "authorization: required",
+    "http://example.com:8080/path@v2",
+    "-----BEGIN PUBLIC KEY-----\nMIIBIjANBg\n-----END PUBLIC KEY-----",
     "",
 ]
 
@@ -216,6 +233,14 @@ def test_secret_split_byte_by_byte() -> None:
     assert _feed_in_chunks(redactor, text, list(range(len(text)))) == (
         "before\nexport GITHUB_TOKEN=[REDACTED]\nafter"
     )
+
+
+def test_private_key_block_split_across_reads_is_masked() -> None:
+    redactor = Redactor(environ={})
+    text = "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\nAAAA\n"
+    text += "-----END OPENSSH PRIVATE KEY-----\nafter\n"
+    out = _feed_in_chunks(redactor, text, list(range(0, len(text), 3)))
+    assert out == "a\n[REDACTED]\nafter\n"
 
 
 def test_stream_holds_back_at_most_a_partial_line() -> None:
