@@ -7,6 +7,13 @@ API keys, Slack tokens, values assigned to names ending in TOKEN/KEY/SECRET/
 PASSWORD (``NAME=value``, ``"name": "value"``, ``name: value``) and, verbatim,
 the values (8+ characters) of such variables in the current environment.
 
+Speed (issue 18): one combined RE2 pattern (``google-re2``, a linear-time
+automaton: ~600 MB/s where ``re`` alternations run at 15-60 MB/s) finds the few
+places that may hold a secret — a provider prefix, ``://``, ``-----BEGIN``, a
+secret-sounding name before ``=``/``:``, ``Bearer``, ``Authorization``, a known
+literal; the exact rules below then run on those lines only. Without RE2 (no
+wheel for the platform) the exact rules scan everything, with the same result.
+
 It works on UTF-8 bytes: ``bytes.lower()`` is ASCII-only, so indices in the
 lowered copy are indices in the original. Every scan is a substring search or a
 pattern starting with a literal, which ``re`` runs at ~1.5 GB/s (a pattern
@@ -89,6 +96,31 @@ ENV_VALUE_MIN = 8
 
 Edit = tuple[int, int, bytes]  # (start, end, replacement)
 
+# Where a secret may be (a superset of every exact rule below). RE2 syntax: no look-around.
+_CANDIDATE_SOURCE = (
+    rb"sk-|gh[pousr]_|github_pat_|eyJ|A[KS]IA|AIza|xox[a-z]-|[sr]k_(?:live|test)_|glpat-|npm_"
+    rb"|hf_|pypi-|://|-----BEGIN|(?i:bearer)[ \t]|(?i:authorization)"
+    rb"|(?i:token|key|secret|pass(?:w(?:or)?d|phrase))[\"']?[ \t]*[:=]"
+)
+# Around a candidate, the exact rules see its whole line, at most this far each way.
+_WINDOW = 4096 + 256
+_LINE_SNAP = 1024
+
+
+def _compile_candidates(literals: Iterable[bytes]) -> Any:
+    """The RE2 candidate finder for these literals, or None when RE2 is unavailable."""
+    try:
+        import re2  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - google-re2 has wheels for the supported platforms
+        return None
+    source = b"|".join([_CANDIDATE_SOURCE, *(re.escape(lit) for lit in literals)])
+    try:
+        options = re2.Options()
+        options.max_mem = 64 << 20
+        return re2.compile(source, options)
+    except Exception:  # pragma: no cover - a literal RE2 cannot take: scan everything
+        return None
+
 
 def is_secret_name(name: str) -> bool:
     """Whether a variable/key name says its value is a secret (``GITHUB_TOKEN``, ``apiKey``).
@@ -122,6 +154,7 @@ class Redactor:
         values.update(v for v in extra_values if len(v) >= ENV_VALUE_MIN)
         encoded = {v.encode("utf-8", "surrogatepass") for v in values}
         self._literals = sorted(encoded, key=len, reverse=True)
+        self._candidates = _compile_candidates(self._literals)
         self._lock = threading.Lock()
         self.count = 0
 
@@ -132,7 +165,7 @@ class Redactor:
 
     def redact_bytes(self, data: bytes) -> bytes:
         """The same on UTF-8 bytes (the transcript's fast path)."""
-        edits = _non_overlapping(self.edits(data))
+        edits = _non_overlapping(self._edits_near_candidates(data))
         if not edits:
             return data
         with self._lock:
@@ -173,6 +206,17 @@ class Redactor:
         """A redactor for a stream cut into arbitrary chunks (one per output stream)."""
         return StreamRedactor(self)
 
+    def _edits_near_candidates(self, data: bytes) -> list[Edit]:
+        """``edits``, computed only on the lines where the candidate finder saw something."""
+        if self._candidates is None:
+            return self.edits(data)
+        edits: list[Edit] = []
+        for lo, hi in _windows(data, self._candidates.finditer(data)):
+            if lo == 0 and hi == len(data):
+                return self.edits(data)
+            edits += [(start + lo, end + lo, new) for start, end, new in self.edits(data[lo:hi])]
+        return edits
+
     def edits(self, data: bytes) -> list[Edit]:
         """Every replacement the rules want in ``data`` (possibly overlapping)."""
         edits: list[Edit] = []
@@ -190,6 +234,46 @@ class Redactor:
             edits += _authorization_edits(data, lowered)
             edits += _assignment_edits(data, lowered)
         return edits
+
+
+def _windows(data: bytes, matches: Iterable[Any]) -> Iterator[tuple[int, int]]:
+    """Merged spans around candidate matches: their lines, clipped to ``_WINDOW`` each way.
+
+    A clipped start moves back to a non-name character, so a window never begins
+    inside a word (the exact rules would take its tail for a token start). A
+    private-key block extends its window to its END line.
+    """
+    size = len(data)
+    lo = hi = -1
+    for match in matches:
+        start, end = match.start(), match.end()
+        if start < hi:
+            hi = max(hi, _window_end(data, end, size, start))
+            continue
+        if hi >= 0:
+            yield lo, hi
+        lo, hi = _window_start(data, start), _window_end(data, end, size, start)
+    if hi >= 0:
+        yield lo, hi
+
+
+def _window_start(data: bytes, start: int) -> int:
+    floor = max(0, start - _WINDOW)
+    lo = data.rfind(b"\n", floor, start) + 1 or floor
+    if lo == floor and floor > 0:
+        limit = max(0, lo - _LINE_SNAP)
+        while lo > limit and data[lo - 1] in _JOIN_CHARS:
+            lo -= 1
+    return lo
+
+
+def _window_end(data: bytes, end: int, size: int, start: int) -> int:
+    if data.startswith(_PEM_BEGIN, start):
+        found = data.find(_PEM_END, end, end + 65_536 + 256)
+        end = size if found < 0 else found + len(_PEM_END)
+    ceiling = min(size, end + _WINDOW)
+    found = data.find(b"\n", end, ceiling)
+    return ceiling if found < 0 else found + 1
 
 
 def _non_overlapping(edits: list[Edit]) -> list[Edit]:

@@ -330,3 +330,28 @@ def test_forced_cut_never_lands_inside_a_secret(secret: str, hidden: str, before
     result = (first + stream.flush()).decode()
     assert hidden not in result
     assert result == redactor.redact(line)
+
+
+# --- the RE2 candidate finder changes nothing but the speed (issue 18) ------------------
+
+
+def _exact(redactor: Redactor, data: bytes) -> bytes:
+    saved, redactor._candidates = redactor._candidates, None  # the exact rules on everything
+    try:
+        return redactor.redact_bytes(data)
+    finally:
+        redactor._candidates = saved
+
+
+def test_candidate_finder_is_in_use() -> None:
+    assert Redactor(environ={})._candidates is not None
+
+
+@given(
+    st.lists(st.sampled_from([*_FILLER, *_SECRETS, "\n", "w" * 5000, "é" * 3000, "-----BEGIN"])),
+)
+@settings(max_examples=200, deadline=None)
+def test_candidate_windows_give_the_exact_result(pieces: list[str]) -> None:
+    env = {"DEPLOY_TOKEN": "plain-words-value"}
+    data = " ".join(pieces).encode()
+    assert Redactor(environ=env).redact_bytes(data) == _exact(Redactor(environ=env), data)
