@@ -196,7 +196,9 @@ STRIPE = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
 
 
 def test_summary_and_outputs_are_redacted_and_quoted(make_summary):
-    text = f"done with {KEY}\n<img src=x onerror=alert(1)> ![x](http://e/x.png) postgres://u:pw9@h/d"
+    text = (
+        f"done with {KEY}\n<img src=x onerror=alert(1)> ![x](http://e/x.png) postgres://u:pw9@h/d"
+    )
     summary = make_summary(summary=f"used {STRIPE}", text=text)
     markdown = github.markdown_summary(summary)
     outputs = github.format_outputs(github.output_values(summary))
