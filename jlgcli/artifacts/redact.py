@@ -3,9 +3,14 @@
 Recognised: ``Bearer``/``Authorization`` credentials, OpenAI/Anthropic keys
 (``sk-…``, ``sk-proj-…``, ``sk-ant-…``), GitHub tokens (``ghp_``/``gho_``/
 ``ghu_``/``ghs_``/``ghr_``/``github_pat_``), JWTs, AWS access key ids, Google
-API keys, Slack tokens, values assigned to names ending in TOKEN/KEY/SECRET/
-PASSWORD (``NAME=value``, ``"name": "value"``, ``name: value``) and, verbatim,
-the values (8+ characters) of such variables in the current environment.
+API keys, Slack tokens and webhooks, Stripe ``sk_live_``/``rk_live_``/``sk_test_``
+keys, GitLab/npm/Hugging Face/PyPI tokens, URL user-info passwords
+(``postgres://admin:pw@db``), Sentry-style DSN keys, PEM private-key blocks (held
+back across reads until their END line), values assigned to names ending in
+TOKEN/KEY/SECRET/PASSWORD (``NAME=value``, ``"name": "value"``, ``name: value``)
+and, verbatim, the values (8+ characters) of such variables in the current
+environment. The provider shapes follow the rule families of the well-kept
+scanners (gitleaks, detect-secrets), written here from their documented formats.
 
 Speed (issue 18): one combined RE2 pattern (``google-re2``, a linear-time
 automaton: ~600 MB/s where ``re`` alternations run at 15-60 MB/s) finds the few

@@ -355,3 +355,11 @@ def test_candidate_windows_give_the_exact_result(pieces: list[str]) -> None:
     env = {"DEPLOY_TOKEN": "plain-words-value"}
     data = " ".join(pieces).encode()
     assert Redactor(environ=env).redact_bytes(data) == _exact(Redactor(environ=env), data)
+
+
+def test_environment_values_with_regex_characters_keep_the_fast_finder() -> None:
+    env = {"A_TOKEN": "correct horse battery", "B_SECRET": "a.b*c(d)é{x}#y~z"}
+    redactor = Redactor(environ=env)
+    assert redactor._candidates is not None
+    text = "x correct horse battery y a.b*c(d)é{x}#y~z"
+    assert redactor.redact(text) == "x [REDACTED] y [REDACTED]"
