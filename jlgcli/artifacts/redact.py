@@ -34,6 +34,8 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from jlgcli.artifacts.candidates import PEM_BEGIN, PEM_END, compile_candidates, windows
+
 MASK = "[REDACTED]"
 _MASK = MASK.encode()
 
@@ -76,8 +78,8 @@ _ANCHORED = re.compile(
     rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY-----|[\s\S]{0,65536}\Z))"
 )
 _ANCHORED_GROUPS = ("password", "dsn", "webhook", "pem")
-_PEM_BEGIN = b"-----BEGIN"
-_PEM_END = b"-----END"
+_PEM_BEGIN = PEM_BEGIN
+_PEM_END = PEM_END
 
 # Searched in the lowered text. A hit is a name ending in the keyword, then a separator.
 _ASSIGN_RULES = tuple(
@@ -100,31 +102,6 @@ _KEY_COMPOUNDS = ("APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "SIGNINGKEY"
 ENV_VALUE_MIN = 8
 
 Edit = tuple[int, int, bytes]  # (start, end, replacement)
-
-# Where a secret may be (a superset of every exact rule below). RE2 syntax: no look-around.
-_CANDIDATE_SOURCE = (
-    rb"sk-|gh[pousr]_|github_pat_|eyJ|A[KS]IA|AIza|xox[a-z]-|[sr]k_(?:live|test)_|glpat-|npm_"
-    rb"|hf_|pypi-|://|-----BEGIN|(?i:bearer)[ \t]|(?i:authorization)"
-    rb"|(?i:token|key|secret|pass(?:w(?:or)?d|phrase))[\"']?[ \t]*[:=]"
-)
-# Around a candidate, the exact rules see its whole line, at most this far each way.
-_WINDOW = 4096 + 256
-_LINE_SNAP = 1024
-
-
-def _compile_candidates(literals: Iterable[bytes]) -> Any:
-    """The RE2 candidate finder for these literals, or None when RE2 is unavailable."""
-    try:
-        import re2  # type: ignore[import-untyped]
-    except ImportError:  # pragma: no cover - google-re2 has wheels for the supported platforms
-        return None
-    source = b"|".join([_CANDIDATE_SOURCE, *(re.escape(lit) for lit in literals)])
-    try:
-        options = re2.Options()
-        options.max_mem = 64 << 20
-        return re2.compile(source, options)
-    except Exception:  # pragma: no cover - a literal RE2 cannot take: scan everything
-        return None
 
 
 def is_secret_name(name: str) -> bool:
@@ -159,7 +136,7 @@ class Redactor:
         values.update(v for v in extra_values if len(v) >= ENV_VALUE_MIN)
         encoded = {v.encode("utf-8", "surrogatepass") for v in values}
         self._literals = sorted(encoded, key=len, reverse=True)
-        self._candidates = _compile_candidates(self._literals)
+        self._candidates = compile_candidates(self._literals)
         self._lock = threading.Lock()
         self.count = 0
 
@@ -216,7 +193,7 @@ class Redactor:
         if self._candidates is None:
             return self.edits(data)
         edits: list[Edit] = []
-        for lo, hi in _windows(data, self._candidates.finditer(data)):
+        for lo, hi in windows(data, self._candidates.finditer(data)):
             if lo == 0 and hi == len(data):
                 return self.edits(data)
             edits += [(start + lo, end + lo, new) for start, end, new in self.edits(data[lo:hi])]
@@ -239,46 +216,6 @@ class Redactor:
             edits += _authorization_edits(data, lowered)
             edits += _assignment_edits(data, lowered)
         return edits
-
-
-def _windows(data: bytes, matches: Iterable[Any]) -> Iterator[tuple[int, int]]:
-    """Merged spans around candidate matches: their lines, clipped to ``_WINDOW`` each way.
-
-    A clipped start moves back to a non-name character, so a window never begins
-    inside a word (the exact rules would take its tail for a token start). A
-    private-key block extends its window to its END line.
-    """
-    size = len(data)
-    lo = hi = -1
-    for match in matches:
-        start, end = match.start(), match.end()
-        if start < hi:
-            hi = max(hi, _window_end(data, end, size, start))
-            continue
-        if hi >= 0:
-            yield lo, hi
-        lo, hi = _window_start(data, start), _window_end(data, end, size, start)
-    if hi >= 0:
-        yield lo, hi
-
-
-def _window_start(data: bytes, start: int) -> int:
-    floor = max(0, start - _WINDOW)
-    lo = data.rfind(b"\n", floor, start) + 1 or floor
-    if lo == floor and floor > 0:
-        limit = max(0, lo - _LINE_SNAP)
-        while lo > limit and data[lo - 1] in _JOIN_CHARS:
-            lo -= 1
-    return lo
-
-
-def _window_end(data: bytes, end: int, size: int, start: int) -> int:
-    if data.startswith(_PEM_BEGIN, start):
-        found = data.find(_PEM_END, end, end + 65_536 + 256)
-        end = size if found < 0 else found + len(_PEM_END)
-    ceiling = min(size, end + _WINDOW)
-    found = data.find(b"\n", end, ceiling)
-    return ceiling if found < 0 else found + 1
 
 
 def _non_overlapping(edits: list[Edit]) -> list[Edit]:
