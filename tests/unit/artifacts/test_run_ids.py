@@ -104,8 +104,8 @@ def test_package_surface_is_lazy_and_complete() -> None:
     assert out.stdout.split() == [
         "jlgcli._version",
         "jlgcli.artifacts",
-        "jlgcli.artifacts.candidates",
         "jlgcli.artifacts.atomic",
+        "jlgcli.artifacts.candidates",
         "jlgcli.artifacts.ids",
         "jlgcli.artifacts.redact",
     ]
