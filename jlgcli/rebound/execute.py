@@ -17,7 +17,6 @@ before it is kept (it goes back to the model and into the ledger).
 from __future__ import annotations
 
 import os
-import re
 import runpy
 import sys
 import threading
@@ -31,14 +30,6 @@ from jlgcli.process.model import Invocation, Limits, OutputEvent
 
 RUN_SCRIPT_COMMAND = "__jlgcli_run_script__"
 
-_SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH"
-    r"|COOKIE|SESSION_?ID|_KEY$|^KEY$",
-)
-_SECRET_PREFIXES = (
-    "ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "COPILOT_", "GEMINI_", "GOOGLE_API",
-    "AWS_", "AZURE_", "GH_", "HF_", "HUGGING",
-)  # fmt: skip
 # Deterministic, unbuffered UTF-8 output; no __pycache__ dropped in workbench/scripts.
 _CHILD_ENV = {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
@@ -133,16 +124,6 @@ def removed_env_names(
     """Every variable of ``environ`` a script must not see (all but ``script_env_names``)."""
     kept = set(script_env_names(environ, is_windows=is_windows))
     return tuple(sorted(name for name in environ if name not in kept))
-
-
-def secret_env_names(environ: Mapping[str, str]) -> tuple[str, ...]:
-    """Names of variables that look like secrets (tokens, keys, passwords, agent credentials)."""
-    found = []
-    for name in environ:
-        upper = name.upper()
-        if upper.startswith(_SECRET_PREFIXES) or _SECRET_NAME.search(upper):
-            found.append(name)
-    return tuple(sorted(found))
 
 
 class BoundedText:

@@ -21,7 +21,6 @@ from jlgcli.rebound.execute import (
     run_script_entry,
     script_argv,
     script_env_names,
-    secret_env_names,
 )
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="checks POSIX pids")
@@ -88,31 +87,6 @@ def test_run_script_entry_exit_codes(
 def test_run_script_entry_without_a_script(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_script_entry([]) == 2
     assert RUN_SCRIPT_COMMAND in capsys.readouterr().err
-
-
-def test_secret_env_names() -> None:
-    env = {
-        "PATH": "/bin",
-        "HOME": "/h",
-        "LANG": "C",
-        "GITHUB_TOKEN": "x",
-        "ANTHROPIC_API_KEY": "x",
-        "MY_PASSWORD": "x",
-        "db_secret": "x",
-        "AWS_REGION": "x",
-        "SSH_KEY": "x",
-        "OPENAI_BASE_URL": "x",
-        "KEYBOARD": "x",
-    }
-    assert secret_env_names(env) == (
-        "ANTHROPIC_API_KEY",
-        "AWS_REGION",
-        "GITHUB_TOKEN",
-        "MY_PASSWORD",
-        "OPENAI_BASE_URL",
-        "SSH_KEY",
-        "db_secret",
-    )
 
 
 def test_bounded_text_keeps_head_and_tail() -> None:
