@@ -9,11 +9,11 @@ line of each stream is held back until its newline or ``close()``).
 
 Speed matters (100 MB of output must not slow a run down, issue 18): the sink
 writes the bytes the event carries (``event.data``; text events are encoded
-once), escaped with one ``bytes.translate`` pass that finds which of the 34
-JSON-special bytes occur, then one ``bytes.replace`` for each of those only;
-``json.dumps`` per chunk is 3x slower. Bytes that are not UTF-8 (a cut
-character, a binary tool's output) are written as ``{"…","b64":"…"}`` instead
-of ``"text"``, so every line stays valid JSON and nothing is lost.
+once), escaped with a few ``bytes.replace`` calls, which only run when the
+character is present (memchr); ``json.dumps`` per chunk is 3x slower. Bytes
+that are not UTF-8 (a cut character, a binary tool's output) are written as
+``{"…","b64":"…"}`` instead of ``"text"``, so every line stays valid JSON and
+nothing is lost.
 """
 
 from __future__ import annotations
@@ -47,21 +47,11 @@ _ESCAPES: tuple[tuple[bytes, bytes], ...] = (
 )
 
 
-_ESCAPED = dict(_ESCAPES)
-# Every byte but the JSON-special ones: deleting them leaves the specials present.
-_PLAIN_BYTES = bytes(c for c in range(256) if bytes([c]) not in _ESCAPED)
-
-
 def json_escape_utf8(data: bytes) -> bytes:
     """The body of a JSON string (without quotes) for UTF-8 ``data``; non-ASCII kept as is."""
-    specials = data.translate(None, _PLAIN_BYTES)
-    if not specials:
-        return data
-    if b"\\" in specials:  # first: the later escapes introduce backslashes of their own
-        data = data.replace(b"\\", b"\\\\")
-    for code in set(specials) - {0x5C}:
-        raw = bytes([code])
-        data = data.replace(raw, _ESCAPED[raw])
+    for raw, escaped in _ESCAPES:
+        if raw in data:  # memchr: faster than finding the specials with one translate pass
+            data = data.replace(raw, escaped)
     return data
 
 
