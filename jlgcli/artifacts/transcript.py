@@ -72,6 +72,7 @@ class TranscriptSink:
         self.error: JlgError | None = None
         self._redactor = redactor
         self._streams: dict[str, StreamRedactor] = {}
+        self._carry: dict[str, bytes] = {}  # an incomplete UTF-8 character at a chunk's end
         self._last_t: dict[str, float] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -90,8 +91,10 @@ class TranscriptSink:
                 stream = self._streams.get(event.stream)
                 if stream is None:
                     stream = self._streams[event.stream] = self._redactor.stream()
-                self._last_t[event.stream] = t
                 data = stream.feed(data)
+            else:
+                data = self._complete_characters(event.stream, data)
+            self._last_t[event.stream] = t
             if data:
                 self._write(_output_record(event.stream, t, data))
 
@@ -133,9 +136,22 @@ class TranscriptSink:
     ) -> None:
         self.close()
 
+    def _complete_characters(self, stream: str, data: bytes) -> bytes:
+        """``data`` after the bytes held from the last chunk, minus a cut character at its end."""
+        held = self._carry.pop(stream, b"")
+        if held:
+            data = held + data
+        cut = _incomplete_tail(data)
+        if cut < len(data):
+            self._carry[stream] = data[cut:]
+            data = data[:cut]
+        return data
+
     def _drain(self) -> None:
-        for name, stream in self._streams.items():
-            data = stream.flush()
+        pending = [(name, stream.flush()) for name, stream in self._streams.items()]
+        pending += list(self._carry.items())
+        self._carry.clear()
+        for name, data in pending:
             if data:
                 self._write(_output_record(name, self._last_t.get(name, 0.0), data))
 
@@ -154,6 +170,19 @@ class TranscriptSink:
     def _fail(self, exc: OSError) -> None:
         self.error = _write_error(self.path, exc, "cannot write")
         raise self.error from None
+
+
+def _incomplete_tail(data: bytes) -> int:
+    """Where a UTF-8 sequence cut by the end of ``data`` starts (``len(data)`` if none)."""
+    size = len(data)
+    for back in range(1, min(4, size) + 1):
+        byte = data[size - back]
+        if byte < 0x80:
+            return size
+        if byte >= 0xC0:  # a lead byte: complete if its sequence fits
+            needed = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return size if back >= needed else size - back
+    return size
 
 
 def _output_record(stream: str, t: float, data: bytes) -> bytes:

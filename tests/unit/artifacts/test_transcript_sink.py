@@ -257,6 +257,23 @@ def test_any_bytes_round_trip_through_a_valid_json_line(data: bytes) -> None:
     if not data:
         assert lines == []
         return
-    (record,) = (json.loads(line) for line in lines)
-    got = base64.b64decode(record["b64"]) if "b64" in record else record["text"].encode()
-    assert got == data
+    assert b"".join(_record_bytes(json.loads(line)) for line in lines) == data
+
+
+def test_a_character_cut_between_two_chunks_stays_text(tmp_path: Path) -> None:
+    path = tmp_path / "t.ndjson"
+    data = "café ✓ 日本\n".encode()
+    with TranscriptSink(path, start=0.0) as sink:
+        for i in range(len(data)):
+            sink(_BytesEvent("stdout", data[i : i + 1]))
+        sink(_BytesEvent("stderr", b"end \xe2\x9c"))  # cut for good: kept, as base64
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    text = "".join(r["text"] for r in records if r["type"] == "stdout")
+    assert text == "café ✓ 日本\n"
+    tail = [r for r in records if r["type"] == "stderr"]
+    assert b"".join(_record_bytes(r) for r in tail) == b"end \xe2\x9c"
+    assert "b64" in tail[-1]
+
+
+def _record_bytes(record: dict[str, Any]) -> bytes:
+    return base64.b64decode(record["b64"]) if "b64" in record else record["text"].encode()
