@@ -191,3 +191,20 @@ def test_a_reply_writing_jlgcli_own_files_is_refused(
     assert "refused" in prompts[1].lower()
     summary = json.loads(result.stdout)
     assert summary["stopCause"] == "sandbox-violation", summary
+
+
+@pytest.mark.parametrize("backend", ["claude", "codex"])
+def test_osc52_from_the_agent_never_reaches_the_terminal(
+    jlg: Runner, tmp_path: Path, backend: str
+) -> None:
+    evil = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m visible text"
+    task = tmp_path / "task.md"
+    task.write_text("Say something.", encoding="utf-8")
+    env = _fake_script(tmp_path, {"text": evil + "\nDONE"})
+    result = jlg("run", str(task), "-b", backend, "--artifacts", cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    for stream in (result.stdout, result.stderr):
+        assert "\x1b]" not in stream and "\x07" not in stream and "\x1b[2J" not in stream
+    assert "\x1b[31mred\x1b[0m visible text" in result.stdout  # colours stay
+    transcripts = list(tmp_path.glob(".jlgcli/runs/*/transcript.ndjson"))
+    assert transcripts and "]52;c;" in transcripts[0].read_text("utf-8")  # raw bytes kept
