@@ -37,8 +37,10 @@ def emit_json(obj: Any, stream: TextIO | None = None) -> None:
 
 
 def err(message: str) -> None:
-    """A line on stderr."""
-    sys.stderr.write(message + "\n")
+    """A line on stderr, redacted."""
+    from jlgcli.artifacts.redact import Redactor
+
+    sys.stderr.write(Redactor().redact(message) + "\n")
     sys.stderr.flush()
 
 
