@@ -19,12 +19,28 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from jlgcli.artifacts.redact import Redactor
 from jlgcli.artifacts.transcript import TranscriptSink
 from jlgcli.process.model import OutputEvent
 
 CHUNK = 64 * 1024
+
+
+class BytesEvent:
+    """The transport's bytes events (``event.data``), as the process layer now emits them."""
+
+    __slots__ = ("data", "stream", "t")
+
+    def __init__(self, stream: str, data: bytes, t: float) -> None:
+        self.stream, self.data, self.t = stream, data, t
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8", "replace")
+
+
 # Agent-like output: prose, code, compiler/test output, stream-json events,
 # ANSI colours, non-ASCII; one line in ~500 carries a secret to redact.
 _LINES = (
@@ -83,6 +99,7 @@ def main() -> int:
     chunks = [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)]
     raw_chunks = [c.encode() for c in chunks]
     events = [OutputEvent("stdout", c, float(i) * 0.001) for i, c in enumerate(chunks)]
+    byte_events = [BytesEvent("stdout", c, float(i) * 0.001) for i, c in enumerate(raw_chunks)]
 
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "src.txt", Path(tmp) / "out"
@@ -98,10 +115,12 @@ def main() -> int:
             with open(src, "rb") as fin, open(out, "wb") as fout:
                 subprocess.run([shutil.which("cat") or "cat"], stdin=fin, stdout=fout, check=True)
 
-        def sink(redactor: Redactor | None) -> Callable[[], None]:
+        def sink(redactor: Redactor | None, *, data: bool = False) -> Callable[[], None]:
+            feed: list[Any] = byte_events if data else events
+
             def run() -> None:
                 with TranscriptSink(out, redactor=redactor, start=0.0) as transcript:
-                    for event in events:
+                    for event in feed:
                         transcript(event)
 
             return run
@@ -111,6 +130,8 @@ def main() -> int:
             "cat": best_of(args.repeat, cat),
             "TranscriptSink": best_of(args.repeat, sink(None)),
             "TranscriptSink+redactor": best_of(args.repeat, sink(Redactor(environ={}))),
+            "bytes events": best_of(args.repeat, sink(None, data=True)),
+            "bytes events+redactor": best_of(args.repeat, sink(Redactor(environ={}), data=True)),
         }
     size_mb = len(raw) / 1e6
     cat_s, plain_s = timings["cat"], timings["plain write"]

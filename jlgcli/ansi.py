@@ -56,3 +56,28 @@ def _last_drawn(line: str) -> str:
 def clean_terminal_text(text: str) -> str:
     """What a person would read: escapes removed, CR redraws resolved."""
     return resolve_carriage_returns(strip_escapes(text))
+
+
+# For text shown on a terminal (issue 15): SGR colours (group 1) survive, every other
+# control sequence goes — OSC (clipboard writes, titles, hyperlinks), CSI cursor moves and
+# screen clears, DCS/SOS/PM/APC strings, two-byte ESC sequences, a lone ESC, C0 controls
+# but tab/newline/carriage return (BEL, backspace…), DEL and the C1 controls (U+0080-U+009F).
+_TERMINAL_UNSAFE = re.compile(
+    r"""
+    (\x1b\[[0-9;:]{0,64}m)                 # SGR colour: kept
+  | \x1b\[[0-?]*[ -/]*[@-~]?               # any other CSI (or a cut one)
+  | \x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?   # OSC ... BEL or ST
+  | \x1b[PX^_][^\x1b\n]*(?:\x1b\\)?        # DCS / SOS / PM / APC ... ST
+  | \x1b[ -/]*[0-~]?                       # two-byte sequences, ESC ( B, a lone ESC
+  | [\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f]+
+  """,
+    re.VERBOSE,
+)
+_UNSAFE_PRESENT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control sequence removed except SGR colours (safe to print)."""
+    if _UNSAFE_PRESENT.search(text) is None:
+        return text
+    return _TERMINAL_UNSAFE.sub(r"\1", text)

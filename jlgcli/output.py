@@ -28,15 +28,19 @@ def configure_streams(
 
 
 def emit_json(obj: Any, stream: TextIO | None = None) -> None:
-    """Write exactly one JSON object (and a newline) to stdout."""
+    """Write exactly one JSON object (and a newline) to stdout, redacted like ``result.json``."""
+    from jlgcli.artifacts.redact import Redactor
+
     out = sys.stdout if stream is None else stream
-    out.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    out.write(json.dumps(Redactor().redact_obj(obj), ensure_ascii=False, indent=2) + "\n")
     out.flush()
 
 
 def err(message: str) -> None:
-    """A line on stderr."""
-    sys.stderr.write(message + "\n")
+    """A line on stderr, redacted."""
+    from jlgcli.artifacts.redact import Redactor
+
+    sys.stderr.write(Redactor().redact(message) + "\n")
     sys.stderr.flush()
 
 

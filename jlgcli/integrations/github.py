@@ -34,9 +34,12 @@ def enabled(env: Mapping[str, str], *, force: bool = False) -> bool:
     return force or env.get("GITHUB_ACTIONS", "").lower() == "true"
 
 
-def output_values(summary: RunSummary) -> dict[str, str]:
-    """The step outputs of a run, as strings (empty when unknown, never a made-up 0)."""
-    text = summary.summary or summary.text.strip()
+def output_values(
+    summary: RunSummary, redact: Callable[[str], str] | None = None
+) -> dict[str, str]:
+    """The step outputs of a run, as strings (empty when unknown, never a made-up 0); redacted."""
+    redact = redact or _default_redact()
+    text = redact(summary.summary or summary.text.strip())
     if len(text) > OUTPUT_TEXT_CAP:
         text = text[:OUTPUT_TEXT_CAP] + "\n… [truncated]"
     return {
@@ -45,7 +48,7 @@ def output_values(summary: RunSummary) -> dict[str, str]:
         "exit-code": str(summary.exitCode),
         "iterations": str(summary.iterations),
         "summary": text,
-        "run-dir": summary.runDir or "",
+        "run-dir": redact(summary.runDir or ""),
         "cost": f"{summary.costUsd:.6f}" if summary.costUsd is not None else "",
         "backend": summary.backend,
         "run-id": summary.runId,
@@ -78,15 +81,39 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _inline_code(text: str) -> str:
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if len(ticks) > 1 else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def _fence(text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     return "`" * max(3, longest + 1)
 
 
-def markdown_summary(summary: RunSummary) -> str:
-    """The job summary: a status line, a small table, the model's summary and final message."""
+def _default_redact() -> Callable[[str], str]:
+    from jlgcli.artifacts.redact import Redactor
+
+    return Redactor().redact
+
+
+def _quoted(text: str, *, info: str = "text") -> list[str]:
+    """``text`` as a fenced code block: shown verbatim, never rendered as Markdown or HTML."""
+    fence = _fence(text)
+    return [f"{fence}{info}", text, fence]
+
+
+def markdown_summary(summary: RunSummary, redact: Callable[[str], str] | None = None) -> str:
+    """The job summary: a status line, a small table, the model's summary and final message.
+
+    Everything is redacted; what the model wrote (summary, final message, error
+    text) is quoted in fenced blocks longer than any backtick run inside them.
+    """
     from jlgcli.durations import format_duration_ms
     from jlgcli.runner.report import format_cost
+
+    redact = redact or _default_redact()
 
     icon = _ICONS.get(summary.status, "")
     iterations = (f"{summary.iterations}/{summary.maxIterations}" if summary.command == "loop"
@@ -101,26 +128,25 @@ def markdown_summary(summary: RunSummary) -> str:
         ("exit code", str(summary.exitCode)),
     ]
     if summary.runDir:
-        rows.append(("artifacts", f"`{summary.runDir}`"))
+        rows.append(("artifacts", _inline_code(redact(summary.runDir))))
     title = " ".join(part for part in ("###", icon, f"jlgcli {summary.command}:", summary.status)
                      if part)  # fmt: skip
     parts = [title, "", "| | |", "| --- | --- |"]
     parts += [f"| {name} | {_cell(value)} |" for name, value in rows]
     if summary.error is not None:
-        parts += ["", f"> **Error:** {_cell(summary.error.message)}"]
+        parts += ["", "**Error:**", *_quoted(redact(summary.error.message))]
         if summary.error.hint:
-            parts.append(f"> **Hint:** {_cell(summary.error.hint)}")
+            parts += ["**Hint:**", *_quoted(redact(summary.error.hint))]
     if summary.summary:
-        parts += ["", f"**Summary:** {summary.summary.strip()}"]
-    for note in summary.diagnosis:
-        parts.append(f"- {_cell(note)}")
-    text = summary.text.strip()
+        parts += ["", "**Summary:**", *_quoted(redact(summary.summary.strip()))]
+    if summary.diagnosis:
+        parts += ["", *_quoted("\n".join(redact(note) for note in summary.diagnosis))]
+    text = redact(summary.text.strip())
     if text:
         if len(text) > SUMMARY_TEXT_CAP:
             text = "… [truncated]\n" + text[-SUMMARY_TEXT_CAP:]
-        fence = _fence(text)
-        parts += ["", "<details><summary>Final message</summary>", "", f"{fence}text", text,
-                  fence, "", "</details>"]  # fmt: skip
+        parts += ["", "<details><summary>Final message</summary>", "", *_quoted(text), "",
+                  "</details>"]  # fmt: skip
     body = "\n".join(parts) + "\n\n"
     encoded = body.encode("utf-8")
     if len(encoded) > SUMMARY_CAP_BYTES:  # cannot happen with the caps above; kept as a guard
@@ -147,15 +173,16 @@ def publish(
     if not enabled(env, force=force):
         return
     say = warn or _stderr_warning
+    redact = _default_redact()
     for variable in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
         path = env.get(variable)
         if not path:
             say(f"{variable} is not set: nothing written there")
             continue
         if variable == "GITHUB_OUTPUT":
-            text = format_outputs(output_values(summary))
+            text = format_outputs(output_values(summary, redact))
         else:
-            text = markdown_summary(summary)
+            text = markdown_summary(summary, redact)
         try:
             _append(path, text)
         except OSError as exc:
@@ -167,7 +194,8 @@ def write_outputs(values: Mapping[str, str], *, env: Mapping[str, str] = os.envi
     path = env.get("GITHUB_OUTPUT")
     if path:
         try:
-            _append(path, format_outputs(values))
+            redact = _default_redact()
+            _append(path, format_outputs({k: redact(v) for k, v in values.items()}))
         except OSError as exc:
             _stderr_warning(f"cannot write GITHUB_OUTPUT ({path}): {exc.strerror or exc}")
 

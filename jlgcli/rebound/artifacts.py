@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from jlgcli.artifacts.atomic import atomic_write_bytes
-from jlgcli.rebound.paths import IS_WINDOWS, check_relative_path, path_within
+from jlgcli.rebound.paths import IS_WINDOWS, check_relative_path, path_within, protected_parts
 
 if TYPE_CHECKING:
     from jlgcli.rebound.schema import Artifact
@@ -106,6 +106,9 @@ def _write_one(
         raise _Problem("refused", f"the path does not resolve: {type(exc).__name__}") from exc
     if not path_within(real, root, strict=True, is_windows=is_windows):
         raise _Problem("refused", "resolves outside the project root (a symlinked directory)")
+    landed_on = protected_parts(real.relative_to(root).parts)  # through a symlinked directory
+    if landed_on:
+        raise _Problem("refused", f"inside a protected directory: {landed_on}")
     for place in guarded:
         if path_within(real, place, strict=False, is_windows=is_windows):
             raise _Problem("refused", f"inside a protected directory ({place.name})")

@@ -5,14 +5,18 @@ in the frozen exe the exe itself through a hidden entry point
 (``__jlgcli_run_script__``); cwd = project root; stdin = null device; a
 timeout that kills the whole process tree (the process layer's ladder);
 output streamed through a bounded head+tail sink so a script printing 50 MB
-costs a constant amount of memory; secret-looking variables removed from the
-child's environment.
+costs a constant amount of memory.
+
+Secrets (issue 15): the child gets an allow-listed environment (``PATH``, home,
+temp, locale, and the few variables Windows needs to start a process), nothing
+of jlgcli's own; on Linux jlgcli makes itself non-dumpable first, so a script
+cannot read ``/proc/<jlgcli>/environ``; and the script's output is redacted
+before it is kept (it goes back to the model and into the ledger).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import runpy
 import sys
 import threading
@@ -21,20 +25,53 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from jlgcli.artifacts.redact import Redactor, StreamRedactor
 from jlgcli.process.model import Invocation, Limits, OutputEvent
 
 RUN_SCRIPT_COMMAND = "__jlgcli_run_script__"
 
-_SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH"
-    r"|COOKIE|SESSION_?ID|_KEY$|^KEY$",
-)
-_SECRET_PREFIXES = (
-    "ANTHROPIC_", "OPENAI_", "CLAUDE_", "CODEX_", "COPILOT_", "GEMINI_", "GOOGLE_API",
-    "AWS_", "AZURE_", "GH_", "HF_", "HUGGING",
-)  # fmt: skip
 # Deterministic, unbuffered UTF-8 output; no __pycache__ dropped in workbench/scripts.
 _CHILD_ENV = {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+# The variables a script keeps (everything else is removed): REQ_AUTO_040, issue 15.
+_KEPT_EVERYWHERE = frozenset({"PATH", "HOME", "USERPROFILE", "TMP", "TEMP", "TMPDIR", "LANG"})
+_KEPT_ON_WINDOWS = frozenset({"SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR"})
+_PR_SET_DUMPABLE = 4
+
+
+def script_env_names(environ: Mapping[str, str], *, is_windows: bool) -> tuple[str, ...]:
+    """The names in ``environ`` a rebound script may see: an allow-list, not a deny-list.
+
+    ``PATH``, ``HOME``/``USERPROFILE``, ``TMP``/``TEMP``/``TMPDIR``, ``LANG`` and
+    ``LC_*``; on Windows also ``SystemRoot``, ``ComSpec``, ``PATHEXT`` and
+    ``windir`` (Python cannot start without them), compared case-insensitively
+    as Windows does. Case matters elsewhere (``path`` is not ``PATH``).
+    """
+    kept = _KEPT_EVERYWHERE | _KEPT_ON_WINDOWS if is_windows else _KEPT_EVERYWHERE
+    names = []
+    for name in environ:
+        key = name.upper() if is_windows else name
+        if key in kept or key.startswith("LC_"):
+            names.append(name)
+    return tuple(sorted(names))
+
+
+def mark_non_dumpable(*, is_linux: bool = sys.platform.startswith("linux")) -> bool:
+    """Make this process non-dumpable (Linux ``prctl(PR_SET_DUMPABLE, 0)``); True if done.
+
+    Same-user processes (a rebound script) then cannot read
+    ``/proc/<jlgcli>/environ`` or ``mem``, nor ptrace it. A no-op elsewhere.
+    """
+    if not is_linux:
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def script_argv(script: Path, *, frozen: bool, executable: str) -> list[str]:
@@ -81,14 +118,12 @@ def _exit_status(code: object) -> int:
     return 1
 
 
-def secret_env_names(environ: Mapping[str, str]) -> tuple[str, ...]:
-    """Names of variables that look like secrets (tokens, keys, passwords, agent credentials)."""
-    found = []
-    for name in environ:
-        upper = name.upper()
-        if upper.startswith(_SECRET_PREFIXES) or _SECRET_NAME.search(upper):
-            found.append(name)
-    return tuple(sorted(found))
+def removed_env_names(
+    environ: Mapping[str, str], *, is_windows: bool = sys.platform == "win32"
+) -> tuple[str, ...]:
+    """Every variable of ``environ`` a script must not see (all but ``script_env_names``)."""
+    kept = set(script_env_names(environ, is_windows=is_windows))
+    return tuple(sorted(name for name in environ if name not in kept))
 
 
 class BoundedText:
@@ -162,19 +197,24 @@ def run_script(
     """Run an already-sandbox-checked ``script`` and return what happened (never raises for it)."""
     from jlgcli.process import run_invocation  # the process layer pulls in threads and pexpect
 
+    mark_non_dumpable()
     is_frozen = bool(getattr(sys, "frozen", False)) if frozen is None else frozen
     argv = script_argv(script, frozen=is_frozen, executable=executable or sys.executable)
     inv = Invocation(
         argv=tuple(argv),
         cwd=str(root),
         env=_CHILD_ENV,
-        env_remove=secret_env_names(os.environ),
+        env_remove=tuple(n for n in removed_env_names(os.environ) if n not in _CHILD_ENV),
         stdin=None,
     )
     streams = {"stdout": BoundedText(max_output_bytes), "stderr": BoundedText(max_output_bytes)}
+    redactor = Redactor()
+    redacting: dict[str, StreamRedactor] = {name: redactor.stream() for name in streams}
+    lock = threading.Lock()
 
     def sink(event: OutputEvent) -> None:
-        streams[event.stream].add(event.text)
+        with lock:
+            streams[event.stream].add(redacting[event.stream].feed_text(event.text))
 
     try:
         outcome = run_invocation(
@@ -186,6 +226,8 @@ def run_script(
             duration=0.0, stdout="", stderr="", timeout=timeout,
             error=f"{type(exc).__name__}: {exc}",
         )  # fmt: skip
+    for name, stream in redacting.items():
+        streams[name].add(stream.flush().decode("utf-8", "surrogatepass"))
     out, err = streams["stdout"], streams["stderr"]
     return ExecutionResult(
         argv=inv.argv,

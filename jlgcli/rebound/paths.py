@@ -33,7 +33,11 @@ _WINDOWS_FORBIDDEN = frozenset('<>:"|?*')
 _DRIVE = re.compile(r"^[A-Za-z]:")
 # 8.3 short-name aliases (GIT~1 is .git on NTFS: CVE-2014-9390).
 _SHORT_NAME = re.compile(r"~\d")
-_PROTECTED_COMPONENTS = frozenset({".git"})
+# Names the model may never write, at any depth and in any case (issue 15): git's
+# directory and jlgcli's own files (a written .jlgcli.json would pick the backend and
+# the commands of the user's next plain run; .jlgcli/runs/<id>/ would forge run records).
+_PROTECTED_COMPONENTS = frozenset({".git", ".jlgcli", ".jlgcli.json", ".aidevloop"})
+_PROTECTED_PREFIXES = (".aidevloop.",)
 
 
 @dataclass(frozen=True)
@@ -129,10 +133,35 @@ def _raw_component_problem(part: str) -> str | None:
         return "reserved Windows device name"
     if _SHORT_NAME.search(part):
         return "8.3 short-name alias (~N)"
-    if part.casefold() in _PROTECTED_COMPONENTS:
-        return "inside .git"
+    protected = protected_name(part)
+    if protected:
+        return protected
     if len(part.encode("utf-8")) > MAX_COMPONENT_BYTES:
         return f"name longer than {MAX_COMPONENT_BYTES} bytes"
+    return None
+
+
+def protected_name(part: str) -> str | None:
+    """Why ``part`` is a name the model may never write (git's or jlgcli's own), or None.
+
+    Compared case-insensitively (NTFS and APFS are) and without the trailing
+    dots and spaces Windows drops (``.GIT.``, ``.jlgcli.json ``); 8.3 short names
+    and alternate data streams are refused by the other component rules.
+    """
+    folded = unicodedata.normalize("NFKC", part).rstrip(". ").casefold()
+    if folded == ".git":
+        return "inside .git"
+    if folded in _PROTECTED_COMPONENTS or folded.startswith(_PROTECTED_PREFIXES):
+        return f"jlgcli's own file or directory ({folded})"
+    return None
+
+
+def protected_parts(parts: tuple[str, ...]) -> str | None:
+    """Why a resolved relative path (its components) lands on a protected name, or None."""
+    for part in parts:
+        problem = protected_name(part)
+        if problem:
+            return problem
     return None
 
 

@@ -3,6 +3,13 @@
 stdout carries the assistant's text (or, with ``--json``, nothing but the final
 JSON object — then the live text goes to stderr); progress goes to stderr.
 Verbosity: 0 quiet (summary and errors), 1 normal, 2 verbose, 3 debug.
+
+Everything written is redacted (issue 15): the assistant's text through a
+stream redactor (a secret split across two reads is still caught; a partial
+line waits for its newline or ``end_live``), and every line jlgcli prints. What
+the agent printed reaches the terminal without control sequences other than SGR
+colours (no OSC 52 clipboard writes, titles, screen clears); the transcript
+keeps the raw bytes.
 """
 
 from __future__ import annotations
@@ -11,6 +18,9 @@ import sys
 import time
 from collections.abc import Callable
 from typing import TextIO
+
+from jlgcli.ansi import terminal_safe
+from jlgcli.artifacts.redact import Redactor
 
 
 class Console:
@@ -24,6 +34,7 @@ class Console:
         out: TextIO | None = None,
         err: TextIO | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        redactor: Redactor | None = None,
     ) -> None:
         self.verbosity = verbosity
         self.json_mode = json_mode
@@ -32,16 +43,29 @@ class Console:
         self._sleep = sleep
         self._live_ended_with_newline = True
         self._status_shown = False
+        self._redactor = redactor if redactor is not None else Redactor()
+        self._live_stream = self._redactor.stream()
 
     def assistant(self, text: str) -> None:
-        """Live assistant text (verbosity ≥ 1)."""
+        """Live assistant text (verbosity ≥ 1): redacted, control sequences removed."""
         if text and self.verbosity >= 1:
+            self._write_live(self._live_stream.feed_text(text))
+
+    def _write_live(self, text: str) -> None:
+        shown = terminal_safe(text)
+        if shown:
             self.clear_status()
-            self._live.write(text)
+            self._live.write(shown)
             self._live.flush()
-            self._live_ended_with_newline = text.endswith("\n")
+            self._live_ended_with_newline = shown.endswith("\n")
+
+    def _flush_live(self) -> None:
+        if self._live_stream.pending:
+            self._write_live(self._live_stream.flush().decode("utf-8", "surrogatepass"))
 
     def _line(self, message: str) -> None:
+        message = terminal_safe(self._redactor.redact(message))
+        self._flush_live()
         self.clear_status()
         if not self._live_ended_with_newline and self._live is self._err:
             self._err.write("\n")
@@ -60,7 +84,7 @@ class Console:
             return
         if not self._live_ended_with_newline and self._live is self._err:
             return  # the agent is mid-line on this same stream: do not break its text
-        self._err.write("\r\x1b[K" + text)
+        self._err.write("\r\x1b[K" + terminal_safe(self._redactor.redact(text)))
         self._err.flush()
         self._status_shown = True
 
@@ -73,6 +97,7 @@ class Console:
 
     def end_live(self) -> None:
         """Finish a live block with a newline so progress lines start clean."""
+        self._flush_live()
         if not self._live_ended_with_newline:
             self._live.write("\n")
             self._live.flush()
@@ -100,7 +125,7 @@ class Console:
     def summary(self, text: str) -> None:
         """The human summary, always on stderr."""
         self.end_live()
-        self._err.write(text)
+        self._err.write(terminal_safe(self._redactor.redact(text)))
         self._err.flush()
 
     def countdown(self, seconds: float, reason: str) -> None:

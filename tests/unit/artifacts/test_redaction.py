@@ -52,6 +52,21 @@ TABLE = [
     ("suffix in one word", "PGPASSWORD=secret99 psql", "PGPASSWORD=[REDACTED] psql"),
     ("header style", "X-Api-Key: 0123456789abcdef", "X-Api-Key: [REDACTED]"),
     ("assignment of a known token", f"OPENAI_API_KEY={SK}", "OPENAI_API_KEY=[REDACTED]"),
+    # issue 15: the families the first redactor missed
+    ("url password", "DATABASE_URL is postgres://admin:s3cr3t@db/app",
+     "DATABASE_URL is postgres://admin:[REDACTED]@db/app"),
+    ("url password, no user", "redis://:hunter2@cache:6379/0", "redis://:[REDACTED]@cache:6379/0"),
+    ("stripe live key", "stripe " + "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "stripe [REDACTED]"),
+    ("stripe restricted key", "rk_live_" + "51H8aBcDeFgHiJkLmN", "[REDACTED]"),
+    ("stripe test key", "sk_test_" + "4eC39HqLyjWDarjtT1zdp7dc", "[REDACTED]"),
+    ("slack webhook", "https://hooks.slack.com/services/T0001/B0001/XXXXXXXXXXXXXXXX",
+     "https://hooks.slack.com/services/[REDACTED]"),
+    ("sentry dsn", "https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/5",
+     "https://[REDACTED]@o1.ingest.sentry.io/5"),
+    ("pem private key", "k:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nq83n\n"
+     "-----END RSA PRIVATE KEY-----\nnext", "k:\n[REDACTED]\nnext"),
+    ("pem without end", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg", "[REDACTED]"),
+    ("gitlab token", "glpat-" + "abcdefghij0123456789", "[REDACTED]"),
 ]  # fmt: skip
 
 # Text that looks close to a secret but is not one: left alone.
@@ -79,6 +94,8 @@ UNTOUCHED = [
     "ghp_tooShort",
     "eyJhbGciOi.short",
     "authorization: required",
+    "http://example.com:8080/path@v2",
+    "-----BEGIN PUBLIC KEY-----\nMIIBIjANBg\n-----END PUBLIC KEY-----",
     "",
 ]
 
@@ -218,6 +235,14 @@ def test_secret_split_byte_by_byte() -> None:
     )
 
 
+def test_private_key_block_split_across_reads_is_masked() -> None:
+    redactor = Redactor(environ={})
+    text = "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\nAAAA\n"
+    text += "-----END OPENSSH PRIVATE KEY-----\nafter\n"
+    out = _feed_in_chunks(redactor, text, list(range(0, len(text), 3)))
+    assert out == "a\n[REDACTED]\nafter\n"
+
+
 def test_stream_holds_back_at_most_a_partial_line() -> None:
     stream = Redactor(environ={}).stream()
     assert stream.feed(b"complete line\npartial") == b"complete line\n"
@@ -305,3 +330,36 @@ def test_forced_cut_never_lands_inside_a_secret(secret: str, hidden: str, before
     result = (first + stream.flush()).decode()
     assert hidden not in result
     assert result == redactor.redact(line)
+
+
+# --- the RE2 candidate finder changes nothing but the speed (issue 18) ------------------
+
+
+def _exact(redactor: Redactor, data: bytes) -> bytes:
+    saved, redactor._candidates = redactor._candidates, None  # the exact rules on everything
+    try:
+        return redactor.redact_bytes(data)
+    finally:
+        redactor._candidates = saved
+
+
+def test_candidate_finder_is_in_use() -> None:
+    assert Redactor(environ={})._candidates is not None
+
+
+@given(
+    st.lists(st.sampled_from([*_FILLER, *_SECRETS, "\n", "w" * 5000, "é" * 3000, "-----BEGIN"])),
+)
+@settings(max_examples=200, deadline=None)
+def test_candidate_windows_give_the_exact_result(pieces: list[str]) -> None:
+    env = {"DEPLOY_TOKEN": "plain-words-value"}
+    data = " ".join(pieces).encode()
+    assert Redactor(environ=env).redact_bytes(data) == _exact(Redactor(environ=env), data)
+
+
+def test_environment_values_with_regex_characters_keep_the_fast_finder() -> None:
+    env = {"A_TOKEN": "correct horse battery", "B_SECRET": "a.b*c(d)é{x}#y~z"}
+    redactor = Redactor(environ=env)
+    assert redactor._candidates is not None
+    text = "x correct horse battery y a.b*c(d)é{x}#y~z"
+    assert redactor.redact(text) == "x [REDACTED] y [REDACTED]"

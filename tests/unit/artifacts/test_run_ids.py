@@ -105,6 +105,7 @@ def test_package_surface_is_lazy_and_complete() -> None:
         "jlgcli._version",
         "jlgcli.artifacts",
         "jlgcli.artifacts.atomic",
+        "jlgcli.artifacts.candidates",
         "jlgcli.artifacts.ids",
         "jlgcli.artifacts.redact",
     ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -219,3 +221,59 @@ def test_two_reader_threads_never_interleave_records(tmp_path: Path) -> None:
     assert len(records) == 400
     assert {r["type"] for r in records} == {"stdout", "stderr"}
     assert all(r["text"] == chunk for r in records)
+
+
+# --- bytes events (issue 18) ------------------------------------------------------------
+
+
+class _BytesEvent:
+    """The shape of the transport's bytes events: ``data`` plus a lazy ``text``."""
+
+    def __init__(self, stream: str, data: bytes, t: float = 0.0) -> None:
+        self.stream, self.data, self.t = stream, data, t
+
+    @property
+    def text(self) -> str:
+        raise AssertionError("the sink must write the bytes, not decode them")
+
+
+def test_bytes_events_are_written_as_they_are(tmp_path: Path) -> None:
+    path = tmp_path / "t.ndjson"
+    with TranscriptSink(path, start=0.0) as sink:
+        sink(_BytesEvent("stdout", 'quote " back \\ tab \t esc \x1b é\n'.encode()))
+        sink(_BytesEvent("stderr", b"\xff\xfe not utf-8\n"))
+    first, second = (json.loads(line) for line in path.read_text("utf-8").splitlines())
+    assert first["text"] == 'quote " back \\ tab \t esc \x1b é\n'
+    assert base64.b64decode(second["b64"]) == b"\xff\xfe not utf-8\n"
+
+
+@given(st.binary(max_size=300))
+def test_any_bytes_round_trip_through_a_valid_json_line(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.ndjson"
+        with TranscriptSink(path, start=0.0) as sink:
+            sink(_BytesEvent("stdout", data))
+        lines = path.read_bytes().splitlines()
+    if not data:
+        assert lines == []
+        return
+    assert b"".join(_record_bytes(json.loads(line)) for line in lines) == data
+
+
+def test_a_character_cut_between_two_chunks_stays_text(tmp_path: Path) -> None:
+    path = tmp_path / "t.ndjson"
+    data = "café ✓ 日本\n".encode()
+    with TranscriptSink(path, start=0.0) as sink:
+        for i in range(len(data)):
+            sink(_BytesEvent("stdout", data[i : i + 1]))
+        sink(_BytesEvent("stderr", b"end \xe2\x9c"))  # cut for good: kept, as base64
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    text = "".join(r["text"] for r in records if r["type"] == "stdout")
+    assert text == "café ✓ 日本\n"
+    tail = [r for r in records if r["type"] == "stderr"]
+    assert b"".join(_record_bytes(r) for r in tail) == b"end \xe2\x9c"
+    assert "b64" in tail[-1]
+
+
+def _record_bytes(record: dict[str, Any]) -> bytes:
+    return base64.b64decode(record["b64"]) if "b64" in record else record["text"].encode()

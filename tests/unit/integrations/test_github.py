@@ -85,7 +85,7 @@ def test_markdown_summary_has_status_table_summary_and_final_message(make_summar
     assert "| cost | $0.5000 |" in text
     assert "| backend | claude 2.1.0 |" in text
     assert "| artifacts | `.jlgcli/runs/x` |" in text
-    assert "**Summary:** all good" in text
+    assert "**Summary:**\n```text\nall good\n```" in text
     assert "````text\nHere it is ``` with fences\nDONE\n````" in text  # fence longer than any run
 
 
@@ -99,9 +99,9 @@ def test_markdown_summary_shows_error_hint_and_escapes_table_cells(make_summary)
     assert text.startswith("### ❌ jlgcli run: error\n")
     assert "| iterations | 1 |" in text
     assert "| backend | a\\|b |" in text
-    assert "> **Error:** bad \\| thing" in text
-    assert "> **Hint:** try this" in text
-    assert "- output tail: boom" in text
+    assert "**Error:**\n```text\nbad | thing\n```" in text  # quoted, not live Markdown
+    assert "**Hint:**\n```text\ntry\nthis\n```" in text
+    assert "```text\noutput tail: boom\n```" in text
     assert "<details>" not in text  # no final message
     assert "| cost | unknown |" in text
 
@@ -187,3 +187,22 @@ def test_unique_delimiters_in_one_file(make_summary):
     counter = itertools.count()
     text = github.format_outputs({"a": "1\n2", "b": "3\n4"}, delimiter=lambda: f"D{next(counter)}")
     assert "a<<D0\n" in text and "b<<D1\n" in text
+
+
+# --- issue 15: redacted, and the model's text never live Markdown/HTML ----------------
+
+KEY = "sk-ant-api03-" + "K" * 24
+STRIPE = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+
+
+def test_summary_and_outputs_are_redacted_and_quoted(make_summary):
+    text = (
+        f"done with {KEY}\n<img src=x onerror=alert(1)> ![x](http://e/x.png) postgres://u:pw9@h/d"
+    )
+    summary = make_summary(summary=f"used {STRIPE}", text=text)
+    markdown = github.markdown_summary(summary)
+    outputs = github.format_outputs(github.output_values(summary))
+    for leaked in (KEY, STRIPE, "pw9"):
+        assert leaked not in markdown and leaked not in outputs
+    body = markdown.split("<details><summary>Final message</summary>", 1)[1]
+    assert "```text\ndone with [REDACTED]\n<img src=x" in body  # inside a fence: inert

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import textwrap
 import tracemalloc
@@ -14,10 +15,12 @@ from jlgcli.process.tree import pid_alive
 from jlgcli.rebound.execute import (
     RUN_SCRIPT_COMMAND,
     BoundedText,
+    mark_non_dumpable,
+    removed_env_names,
     run_script,
     run_script_entry,
     script_argv,
-    secret_env_names,
+    script_env_names,
 )
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="checks POSIX pids")
@@ -86,31 +89,6 @@ def test_run_script_entry_without_a_script(capsys: pytest.CaptureFixture[str]) -
     assert RUN_SCRIPT_COMMAND in capsys.readouterr().err
 
 
-def test_secret_env_names() -> None:
-    env = {
-        "PATH": "/bin",
-        "HOME": "/h",
-        "LANG": "C",
-        "GITHUB_TOKEN": "x",
-        "ANTHROPIC_API_KEY": "x",
-        "MY_PASSWORD": "x",
-        "db_secret": "x",
-        "AWS_REGION": "x",
-        "SSH_KEY": "x",
-        "OPENAI_BASE_URL": "x",
-        "KEYBOARD": "x",
-    }
-    assert secret_env_names(env) == (
-        "ANTHROPIC_API_KEY",
-        "AWS_REGION",
-        "GITHUB_TOKEN",
-        "MY_PASSWORD",
-        "OPENAI_BASE_URL",
-        "SSH_KEY",
-        "db_secret",
-    )
-
-
 def test_bounded_text_keeps_head_and_tail() -> None:
     small = BoundedText(10)
     small.add("abc")
@@ -145,9 +123,10 @@ def test_run_script_reports_output_code_cwd_and_closed_stdin(tmp_path: Path) -> 
     assert not result.stdout_truncated
 
 
-def test_run_script_filters_secret_environment(
+def test_run_script_gets_an_allow_listed_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # issue 15: an allow-list, not a deny-list: nothing of jlgcli's nor the user's settings
     monkeypatch.setenv("MY_SERVICE_TOKEN", "hunter2")
     monkeypatch.setenv("PLAIN_SETTING", "visible")
     script = _script(
@@ -161,7 +140,58 @@ def test_run_script_filters_secret_environment(
     )
     result = run_script(script, root=tmp_path, timeout=60, max_output_bytes=1000)
     assert result.ok
-    assert result.stdout.splitlines() == ["None visible", "utf-8"]
+    assert result.stdout.splitlines() == ["None None", "utf-8"]
+
+
+def test_script_environment_allow_list_posix() -> None:
+    env = {"PATH": "/bin", "HOME": "/h", "TMPDIR": "/t", "LANG": "C", "LC_ALL": "C",
+           "path": "x", "DATABASE_URL": "postgres://a:b@c/d", "JLGCLI_CONFIG_DIR": "/c",
+           "SystemRoot": "C:\\Windows", "KUBECONFIG": "/k", "SENTRY_DSN": "x"}  # fmt: skip
+    kept = script_env_names(env, is_windows=False)
+    assert kept == ("HOME", "LANG", "LC_ALL", "PATH", "TMPDIR")
+    assert set(removed_env_names(env, is_windows=False)) == set(env) - set(kept)
+
+
+def test_script_environment_allow_list_windows() -> None:
+    env = {"Path": "C:\\bin", "USERPROFILE": "C:\\u", "TEMP": "t", "TMP": "t",
+           "SystemRoot": "C:\\Windows", "ComSpec": "cmd.exe", "PATHEXT": ".EXE",
+           "windir": "C:\\Windows", "ANTHROPIC_API_KEY": "k", "STRIPE_SK": "s"}  # fmt: skip
+    kept = script_env_names(env, is_windows=True)
+    assert set(kept) == set(env) - {"ANTHROPIC_API_KEY", "STRIPE_SK"}
+
+
+def test_mark_non_dumpable_is_a_no_op_off_linux() -> None:
+    assert mark_non_dumpable(is_linux=False) is False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux only")
+def test_mark_non_dumpable_on_linux_clears_the_flag() -> None:
+    code = (
+        "import ctypes; from jlgcli.rebound.execute import mark_non_dumpable as m;"
+        "ok = m(); libc = ctypes.CDLL(None); print(ok, libc.prctl(3, 0, 0, 0, 0))"
+    )  # PR_GET_DUMPABLE = 3
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.split() == ["True", "0"]
+
+
+def test_script_output_is_redacted_before_it_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-ant-api03-" + "Z" * 30
+    script = _script(
+        tmp_path,
+        "leak.py",
+        f"""\
+        import sys
+        sys.stdout.write("{key[:12]}"); sys.stdout.flush()
+        sys.stdout.write("{key[12:]} postgres://admin:pw0rd99@db/app\\n")
+        print("sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", file=sys.stderr)
+        """,
+    )
+    result = run_script(script, root=tmp_path, timeout=60, max_output_bytes=10_000)
+    assert key not in result.stdout and "pw0rd99" not in result.stdout
+    assert "sk_live_" not in result.stderr
+    assert result.stdout.strip() == "[REDACTED] postgres://admin:[REDACTED]@db/app"
 
 
 def test_run_script_failing_to_start_is_a_result(tmp_path: Path) -> None:

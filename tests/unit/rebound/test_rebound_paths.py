@@ -171,3 +171,32 @@ def test_dot_dot_anywhere_is_refused(parts: list[str]) -> None:
     else:
         absolute = parts[0] == "" and len(parts) > 1
         assert verdict.ok == (not absolute and any(p in ("a", "b") for p in parts))
+
+
+# --- issue 15: jlgcli's own files and .git, in every spelling the file system merges ----
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        ".jlgcli.json", ".JLGCLI.JSON", "sub/dir/.jlgcli.json", ".jlgcli/runs/x/result.json",
+        ".Jlgcli/config", ".aidevloop.json", ".AIDEVLOOP.yaml", ".aidevloop/x",
+        ".git/config", ".GIT/hooks/pre-commit", ".git./config", ".git /config", "GIT~1/config",
+        "./.git/../.git/config", ".jlgcli.json::$DATA", ".jlgcli.json.", ".jlgcli.json ",
+        "src\\.git\\HEAD", "．jlgcli.json",
+    ],
+)  # fmt: skip
+def test_jlgcli_files_and_git_are_refused_in_every_spelling(raw: str) -> None:
+    assert not check_relative_path(raw).ok
+
+
+@pytest.mark.parametrize("raw", [".gitignore", ".jlgcliignore", "docs/jlgcli.json", "x.aidevloop"])
+def test_neighbours_of_protected_names_are_fine(raw: str) -> None:
+    assert check_relative_path(raw).ok
+
+
+def test_protected_parts_catches_a_resolved_path() -> None:
+    from jlgcli.rebound.paths import protected_parts
+
+    assert protected_parts(("sub", ".JLGCLI", "runs")) is not None
+    assert protected_parts(("sub", "ok.py")) is None
