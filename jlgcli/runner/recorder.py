@@ -17,7 +17,7 @@ from jlgcli.runner.resume import ResumeState, write_state
 from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
 
 if TYPE_CHECKING:
-    from jlgcli.artifacts.redact import Redactor
+    from jlgcli.artifacts.redact import Redactor, StreamRedactor
     from jlgcli.artifacts.rundir import RunDirectory
 
 
@@ -40,6 +40,7 @@ class Recorder:
         self.redactor: Redactor = Redactor()
         self.run_dir: RunDirectory | None = None
         self.events: EventWriter | NoEvents = NoEvents()
+        self._activity: StreamRedactor | None = None
 
     # -- start ---------------------------------------------------------------------------
     def open(self) -> None:
@@ -89,9 +90,20 @@ class Recorder:
         return (self.run_dir.transcript,) if self.run_dir is not None else ()
 
     def activity(self, iteration: int, text: str) -> None:
-        """Live assistant text of an iteration, as the event stream shows it."""
-        if text:
-            self.events.emit("agent-activity", iteration=iteration, kind="text", text=text)
+        """Live assistant text of an iteration, as the event stream shows it (redacted line by
+        line, so a secret split across two reads is still caught)."""
+        if self._activity is None:
+            self._activity = self.redactor.stream()
+        shown = self._activity.feed_text(text)
+        if shown:
+            self.events.emit("agent-activity", iteration=iteration, kind="text", text=shown)
+
+    def _end_activity(self, iteration: int) -> None:
+        if self._activity is not None:
+            rest = self._activity.flush().decode("utf-8", "surrogatepass")
+            self._activity = None
+            if rest:
+                self.events.emit("agent-activity", iteration=iteration, kind="text", text=rest)
 
     def prompt(self, iteration: int, backend: str, prompt: str) -> None:
         self.events.emit("iteration-started", iteration=iteration, backend=backend)
@@ -105,6 +117,7 @@ class Recorder:
 
     def call_ended(self, metrics: IterationMetrics, text: str) -> None:
         """One backend call ended (a failed transcript write fails the run: RG-016)."""
+        self._end_activity(metrics.index)
         run_dir = self.run_dir
         if run_dir is not None and run_dir.transcript.error is not None:
             raise run_dir.transcript.error

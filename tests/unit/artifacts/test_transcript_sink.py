@@ -115,11 +115,14 @@ def test_escape_matches_json(text: str) -> None:
     assert b"\n" not in escaped and b"\r" not in escaped
 
 
-def test_lone_surrogates_are_kept_visible(tmp_path: Path) -> None:
+def test_bytes_that_are_not_utf8_are_kept_exactly(tmp_path: Path) -> None:
+    """The transport hands bytes on (issue 18): a byte that is not UTF-8 is kept as base64."""
+    import base64
+
     path = tmp_path / "t.ndjson"
     with TranscriptSink(path, start=0.0) as sink:
-        sink(OutputEvent("stdout", "bad \udc80 byte", 0.0))
-    assert _records(path)[0]["text"] == "bad \\udc80 byte"
+        sink(OutputEvent("stdout", b"bad \x80 byte", 0.0))
+    assert base64.b64decode(_records(path)[0]["b64"]) == b"bad \x80 byte"
 
 
 def test_cannot_create_is_exit_73_with_a_hint(tmp_path: Path) -> None:
