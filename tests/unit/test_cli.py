@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -131,8 +132,15 @@ def _modules_after(call: str) -> set[str]:
         "    pass\n"
         "sys.stdout.write('\\n' + ' '.join(sorted(sys.modules)))\n"
     )
+    # Without coverage's subprocess patch, which imports typing and more at start-up.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env=env,
     )
     return set(done.stdout.rsplit("\n", 1)[-1].split())
 
@@ -246,3 +254,19 @@ def test_json_errors_have_no_colour(
     monkeypatch.setenv("FORCE_COLOR", "1")
     assert cli.main(["config", "get", "--json", "--bogus"]) == 64
     assert "\033[" not in capsys.readouterr().err
+
+
+def test_forced_colour_through_the_console_script(jlgcli_exe: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | {"FORCE_COLOR": "1"}
+    done = subprocess.run(
+        [jlgcli_exe, "lop"], capture_output=True, text=True, check=False, timeout=60, env=env
+    )
+    assert done.returncode == 64 and "\033[1;31merror:\033[0m" in done.stderr
+    helped = subprocess.run(
+        [jlgcli_exe, "--help"], capture_output=True, text=True, check=True, timeout=60, env=env
+    )
+    assert "\033[1musage:\033[0m" in helped.stdout
+    plain = subprocess.run(
+        [jlgcli_exe, "--help"], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert plain.stdout == cli.TOP_LEVEL_HELP  # a pipe: no colour

@@ -89,3 +89,13 @@ def test_install_commands_are_in_the_readme_and_the_help(
 def test_unknown_shell_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["completion", "tcsh"]) == 64
     assert "invalid choice: 'tcsh'" in capsys.readouterr().err
+
+
+def test_console_script_prints_a_valid_bash_script(jlgcli_exe: str, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [jlgcli_exe, "completion", "bash"], capture_output=True, text=True, check=True, timeout=60
+    )
+    script = tmp_path / "jlgcli.bash"
+    script.write_text(done.stdout, encoding="utf-8")
+    subprocess.run(["bash", "-n", str(script)], check=True, timeout=30)
+    assert all(command in done.stdout for command in cli.COMMAND_MODULES)
