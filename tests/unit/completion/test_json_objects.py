@@ -327,14 +327,14 @@ def _keyed_documents(draw: st.DrawFn) -> str:
     return "\n".join(parts)
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 @given(_keyed_documents(), st.sampled_from(["status", "a", "é"]))
 def test_key_filter_keeps_every_object_with_the_key(text: str, key: str) -> None:
     """Filtered or not, the objects holding the key are the same, in the same order."""
     assert [o for o in found(text, key=key) if key in o] == [o for o in oracle(text) if key in o]
 
 
-@settings(max_examples=300)
+@settings(max_examples=120)
 @given(st.text(alphabet=st.sampled_from('{}[]":,\\ \n\tabstu0123456789truefalsn'), max_size=200))
 def test_key_filter_agrees_with_the_scanner_on_bracket_soup(text: str) -> None:
     key = "a"
