@@ -139,8 +139,11 @@ def report(exc: JlgError, want_json: bool) -> int:
         from jlgcli.output import emit_json
 
         emit_json(exc.to_json())
-    sys.stderr.write(f"error: {exc.message}\n")
+    from jlgcli.colour import Palette
+
+    colour = Palette(sys.stderr, json_output=want_json)
+    sys.stderr.write(f"{colour.error('error:')} {exc.message}\n")
     if exc.hint:
-        sys.stderr.write(f"hint: {exc.hint}\n")
+        sys.stderr.write(f"{colour.hint('hint:')} {exc.hint}\n")
     sys.stderr.flush()
     return exc.code

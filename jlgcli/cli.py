@@ -1,20 +1,25 @@
 """Argument parsing and dispatch only; the one error boundary is ``main``.
 
-``jlgcli --version`` answers before argparse is even imported, and command
-modules are imported only when their command runs, so ``--help`` stays fast.
+Start-up stays fast (issue 18): ``--version`` and the top-level ``--help``
+answer before argparse or any command module is imported (the help is a static
+text a test keeps equal to the real parser's), and for a command only that
+command's sub-parser is built. ``typing`` is never imported at run time here.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from jlgcli._version import __version__
-from jlgcli.errors import ExitCode, JlgError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
+    from typing import NoReturn
+
+    from _typeshed import SupportsWrite
+
 
 # Commands listed by --help, in this order; each is jlgcli/commands/<name>.py.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -28,37 +33,95 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hook",
     "dev",
     "config",
+    "completion",
 )
 
 EPILOG = """examples:
   jlgcli config set backend codex      choose the default backend
   jlgcli config show --json            every setting with its source
+  jlgcli completion --help             how to install tab completion in your shell
 
-exit codes: 0 done, 1 run error, 2 no backend, 4 max iterations, 5 no progress,
-6 unauthenticated, 64 usage, 65 invalid JSON, 66 prompt not found, 70 internal error,
-73 artifacts not writable, 75 timeout, 78 bad config, 130 interrupted.
+exit codes: 0 done, 1 run error, 2 no backend, 4 budget spent, 5 no progress, 6 not
+logged in, 64 usage, 65 invalid JSON, 66 prompt not found, 70 internal error, 73
+artifacts not writable, 75 timeout, 78 bad config, 129 hang-up, 130 interrupted, 131
+quit, 141 stdout closed, 143 terminated.
 """
 
+# `jlgcli --help` without importing argparse or any command: the real parser's
+# help at a wide terminal (tests/unit/test_cli.py keeps the two equal).
+TOP_LEVEL_HELP = (
+    """\
+usage: jlgcli [-h] [-V] <command> ...
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser: global options and every command's sub-parser."""
+Run AI coding-agent CLIs on a task until it is really done.
+
+options:
+  -h, --help     show this help message and exit
+  -V, --version  show program's version number and exit
+
+commands:
+  <command>
+    demo         replay a recorded loop offline: no AI CLI needed (start here)
+    run          run a prompt once on a backend
+    loop         loop a task until it is done (guarded)
+    backends     list the agent CLIs and whether they are ready
+    doctor       diagnose the environment: config, backends, PATH, terminal
+    runs         list recent runs recorded with --artifacts
+    ledger       show the rebound ledger (audit trail of rebound runs)
+    hook         pre-commit hook: one agent call over the staged change
+    dev          plan-driven development loop (implement, validate, review, commit)
+    config       read and write settings
+    completion   print a tab-completion script for bash, zsh, fish or PowerShell
+
+"""
+    + EPILOG
+)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser: global options and the sub-parser of ``command`` (of every command if None)."""
     import argparse
     import importlib
+
+    from jlgcli.errors import ExitCode, JlgError
+
+    reached: list[argparse.ArgumentParser] = []  # parsers a parse went through, outermost first
+    guesses: list[str] = []  # "did you mean" for a value outside an argument's choices
 
     class Parser(argparse.ArgumentParser):
         """Usage errors exit 64 (not argparse's 2, which means "no backend" here)."""
 
         def error(self, message: str) -> NoReturn:
-            raise JlgError(ExitCode.USAGE, message, hint=f"see: {self.prog} --help")
+            leaf = reached[-1] if reached else self
+            hint = f"see: {leaf.prog} --help"
+            guess = guesses[-1] if guesses else _guess_option(message, leaf)
+            if guess:
+                hint = f"did you mean {guess}? {hint}"
+            raise JlgError(ExitCode.USAGE, message, hint=hint)
 
         def parse_known_args(  # type: ignore[override]
             self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
         ) -> tuple[argparse.Namespace, list[str]]:
+            reached.append(self)
             # Leaf commands get the common options when they are reached, so
             # command modules never declare --json/-q/-v themselves.
             if self._subparsers is None and self is not parser:
                 add_common_options(self)
             return super().parse_known_args(args, namespace)
+
+        def _check_value(self, action: argparse.Action, value: object) -> None:
+            choices = action.choices
+            if choices is not None and value not in choices:
+                guess = closest(str(value), [str(choice) for choice in choices])
+                if guess:
+                    guesses.append(repr(guess))
+            super()._check_value(action, value)
+
+        def print_help(self, file: SupportsWrite[str] | None = None) -> None:
+            from jlgcli.colour import style_help, wants_colour
+
+            stream = sys.stdout if file is None else file
+            stream.write(style_help(self.format_help(), wants_colour(stream)))
 
     parser = Parser(
         prog="jlgcli",
@@ -68,9 +131,59 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-V", "--version", action="version", version=f"jlgcli {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="<command>", parser_class=Parser)
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if command is None else (command,):
         importlib.import_module(f"jlgcli.commands.{name}").register(subparsers)
     return parser
+
+
+def closest(word: str, candidates: Sequence[str]) -> str | None:
+    """The candidate ``word`` was most likely meant to be, if one is close enough.
+
+    Only called on a miss, so ``difflib`` stays off the start-up path.
+    """
+    import difflib
+
+    matches = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def _guess_option(message: str, parser: argparse.ArgumentParser) -> str | None:
+    """The option meant by the first unknown one in argparse's "unrecognized arguments" error."""
+    prefix = "unrecognized arguments: "
+    if not message.startswith(prefix):
+        return None
+    options = list(parser._option_string_actions)
+    for word in message[len(prefix) :].split():
+        if word.startswith("-") and word != "-":
+            guess = closest(word.partition("=")[0], options)
+            if guess:
+                return guess
+    return None
+
+
+def _command_of(arguments: Sequence[str]) -> str | None:
+    """The command ``arguments`` run, or None when the full parser must decide."""
+    from jlgcli.errors import ExitCode, JlgError
+
+    if not arguments or arguments[0].startswith("-"):
+        return None
+    name = arguments[0]
+    if name in COMMAND_MODULES:
+        return name
+    guess = closest(name, COMMAND_MODULES)
+    hint = "see: jlgcli --help"
+    raise JlgError(
+        ExitCode.USAGE,
+        f"unknown command {name!r}",
+        hint=f"did you mean {guess!r}? {hint}" if guess else hint,
+    )
+
+
+def _print_top_level_help() -> int:
+    from jlgcli.colour import style_help, wants_colour
+
+    sys.stdout.write(style_help(TOP_LEVEL_HELP, wants_colour(sys.stdout)))
+    return 0
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
@@ -109,7 +222,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     import importlib
 
     module_name, _, function = str(args.handler).partition(":")
-    handler: Any = getattr(importlib.import_module(module_name), function)
+    handler = getattr(importlib.import_module(module_name), function)
     return int(handler(args))
 
 
@@ -127,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from jlgcli.selfcmd import print_file_entry  # hidden: the replay backend's child
 
         return print_file_entry(arguments[1])
+    if arguments in ([], ["-h"], ["--help"]):
+        return _print_top_level_help()
     from jlgcli.output import configure_streams
 
     configure_streams()
@@ -136,7 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parse_and_dispatch(arguments: list[str]) -> int:
-    parser = build_parser()
+    from jlgcli.errors import ExitCode
+
+    parser = build_parser(_command_of(arguments))
     args = parser.parse_args(arguments)
     if getattr(args, "handler", None) is None:
         if getattr(args, "help_parser", None) is not None:

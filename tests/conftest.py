@@ -21,6 +21,29 @@ import pytest
 FAKES_DIR = Path(__file__).parent / "fakes"
 REPO_ROOT = Path(__file__).parent.parent
 
+# Modules whose session/module fixtures build something expensive or fill a shared cache
+# (the PyInstaller build, pre-commit's hook venv, the real CLIs' npm cache): under
+# pytest-xdist each runs on one worker, so the build happens once and never concurrently.
+_ONE_WORKER_GROUPS = {
+    "tests/frozen/": "frozen-build",
+    "tests/e2e/test_precommit_door.py": "pre-commit-venv",
+    "tests/integration/test_real_clis.py": "real-cli-cache",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of ``_ONE_WORKER_GROUPS`` with their ``xdist_group``."""
+    root = REPO_ROOT.resolve()
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        if not path.is_relative_to(root):
+            continue
+        relative = path.relative_to(root).as_posix()
+        for prefix, group in _ONE_WORKER_GROUPS.items():
+            if relative.startswith(prefix):
+                item.add_marker(pytest.mark.xdist_group(group))
+
+
 # System tools tests may need; anything else (including real agent CLIs) is unreachable.
 _SYSTEM_TOOLS = (
     "sh",

@@ -1,67 +1,66 @@
-"""``jlgcli backends --json``: the stable report (RG-005) and its JSON Schema.
+"""``jlgcli backends --json``: the stable report (RG-005), as plain dataclasses.
 
-Regenerate ``docs/schemas/backends.schema.json`` with
-``python -m jlgcli.backends.report``; a test fails when the committed file
-differs from the model.
+No pydantic here: this module is on the ``jlgcli backends`` start-up path
+(issue 18). Its JSON Schema, ``docs/schemas/backends.schema.json``, comes from
+the pydantic twin in ``jlgcli.backends.report_schema``; a test keeps the twin
+and these dataclasses equal field for field.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from pathlib import Path
-from typing import Any, Literal
+import dataclasses
+from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from jlgcli.backends.base import Availability
+from jlgcli.backends.base import Availability, AvailabilityStatus
 from jlgcli.backends.ids import AUTO
 from jlgcli.backends.registry import auto_select
 from jlgcli.errors import ExitCode
 
-SCHEMA_PATH = Path(__file__).parents[2] / "docs" / "schemas" / "backends.schema.json"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
 NO_BACKEND_HINT = (
     "install and log in to one of them (see the hints above), or declare a command backend "
     'under "backends" in the config'
 )
 
 
-class BackendEntry(BaseModel):
+@dataclass(frozen=True)
+class BackendEntry:
     """One backend's probe (F-002)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(description="backend id, as given to --backend")
-    status: Literal["available", "missing", "unauthenticated", "unsupported", "unknown"]
-    version: str | None = Field(description="the CLI's version, when known")
-    path: str | None = Field(description="the executable found on PATH")
-    detail: str = Field(description="what the probe found, in words")
-    hint: str | None = Field(description="what to do about it (install / log in / update)")
+    id: str
+    status: AvailabilityStatus
+    version: str | None
+    path: str | None
+    detail: str
+    hint: str | None
 
 
-class ReportError(BaseModel):
+@dataclass(frozen=True)
+class ReportError:
     """Why the command failed (only when no backend is available)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     code: int
     message: str
     hint: str | None = None
 
 
-class BackendsReport(BaseModel):
+@dataclass(frozen=True)
+class BackendsReport:
     """The ``jlgcli backends --json`` object."""
 
-    model_config = ConfigDict(extra="forbid", title="jlgcli backends --json")
+    backends: list[BackendEntry]
+    available: list[str]
+    default: str | None
+    configured: str | None
+    error: ReportError | None = None
 
-    backends: list[BackendEntry] = Field(description="every built-in then custom backend")
-    available: list[str] = Field(description="ids of the available backends, in that order")
-    default: str | None = Field(
-        description="the backend `jlgcli run` would use now: the configured one (null when "
-        "it is not available), or with `auto` the first available built-in"
-    )
-    configured: str | None = Field(description='the `backend` setting ("auto" by default)')
-    error: ReportError | None = Field(default=None, description="set when no backend is available")
+    def to_json(self) -> dict[str, Any]:
+        """The JSON document (what ``--json`` prints), valid against the committed schema."""
+        return dataclasses.asdict(self)
 
 
 def build_report(availabilities: Iterable[Availability], configured: str | None) -> BackendsReport:
@@ -88,15 +87,3 @@ def build_report(availabilities: Iterable[Availability], configured: str | None)
     return BackendsReport(
         backends=entries, available=available, default=default, configured=configured, error=error
     )
-
-
-def generated_schema() -> dict[str, Any]:
-    """The JSON Schema of ``jlgcli backends --json``."""
-    schema = BackendsReport.model_json_schema()
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = "https://jlgcli.dev/schemas/backends.schema.json"
-    return schema
-
-
-if __name__ == "__main__":
-    SCHEMA_PATH.write_text(json.dumps(generated_schema(), indent=2) + "\n", encoding="utf-8")

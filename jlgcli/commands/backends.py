@@ -40,7 +40,7 @@ def execute(args: argparse.Namespace) -> int:
     availabilities = probe_all(all_backends(settings.custom_backends))
     report = build_report(availabilities, configured if isinstance(configured, str) else None)
     if getattr(args, "json", False):
-        emit_json(report.model_dump(mode="json"))
+        emit_json(report.to_json())
     else:
         rows = [[e.id, e.status, e.version or "-", e.hint or e.detail] for e in report.backends]
         print_table(rows, ["BACKEND", "STATUS", "VERSION", "NOTES"])

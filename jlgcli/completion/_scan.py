@@ -77,6 +77,37 @@ class Budget:
         self.left = steps
 
 
+class Needles:
+    """Where the wanted objects can still be: text holding one of ``needles``.
+
+    A caller that only wants objects with a given key (``"status"``) passes
+    the key as it appears in JSON, plus ``\\u`` (an escaped key such as
+    ``"st\\u0061tus"`` decodes to it too). ``any_before(t)`` says whether
+    ``text[:t]`` still holds one; as ``t`` only decreases, each needle's text is
+    searched once in all (linear).
+    """
+
+    __slots__ = ("found", "needles", "text")
+
+    def __init__(self, text: str, needles: tuple[str, ...]) -> None:
+        self.text = text
+        self.needles = needles
+        self.found = [len(text) + 1] * len(needles)  # an occurrence's end, -1: none left
+
+    def any_before(self, t: int) -> bool:
+        """True when some needle lies entirely inside ``text[:t]``."""
+        if not self.needles:
+            return True
+        for k, needle in enumerate(self.needles):
+            end = self.found[k]
+            if end > t:  # not inside text[:t] (or not searched yet): search leftwards
+                start = self.text.rfind(needle, 0, t)
+                end = self.found[k] = -1 if start < 0 else start + len(needle)
+            if end >= 0:
+                return True
+        return False
+
+
 class _Window:
     """``text[lo:]`` reversed, grown x4 on demand (total copying <= 4n/3)."""
 
@@ -202,8 +233,14 @@ def _decode_exactly(text: str, start: int, end: int) -> tuple[int, Any] | None:
     return start, value
 
 
-def scan(text: str, budget: Budget) -> Iterator[Span | dict[str, Any]]:
-    """Top-level candidates right to left: decoded objects, or spans to decode."""
+def scan(
+    text: str, budget: Budget, needles: Needles | None = None
+) -> Iterator[Span | dict[str, Any]]:
+    """Top-level candidates right to left: decoded objects, or spans to decode.
+
+    With ``needles``, the scan ends where no text left of it holds one: every
+    candidate still to come lies there, so none could be a wanted object.
+    """
     n = len(text)
     win = _Window(text)
     ahead = _Closers(win)
@@ -212,6 +249,8 @@ def scan(text: str, budget: Budget) -> Iterator[Span | dict[str, Any]]:
     while True:
         i = ahead.next(i)
         if i < 0 or budget.left <= 0:
+            return
+        if needles is not None and not needles.any_before(n - i):
             return
         budget.left -= 3
         guessed = _guess(text, n - i)

@@ -50,6 +50,12 @@ O(n)). The scan mirrors a forward JSON tokenizer with resets:
 Spans are produced right to left, so objects come out last first, lazily: a
 caller that stops at the first acceptable object never scans the rest.
 
+A caller that wants only objects with a given key (json completion: ``status``)
+passes ``key``: a candidate whose text holds neither ``"key"`` nor a ``\\u``
+escape cannot have that key, so it is skipped before decoding, and the scan
+ends where no text to its left holds one (10 MB of agent text without
+``"status"``: a few ms instead of ~120).
+
 Against the obvious quadratic oracle (decode at every ``{``/``[`` left to
 right, skip what parses) the tests find no difference on documents of JSON and
 prose; on random bracket soup the only differences seen are empty objects
@@ -71,7 +77,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from jlgcli.completion._scan import DECODER, MAX_DEPTH, Budget, Span, scan
+from jlgcli.completion._scan import DECODER, MAX_DEPTH, Budget, Needles, Span, scan
 
 __all__ = ["DEFAULT_BUDGET", "MAX_DEPTH", "iter_objects_from_end", "last_matching"]
 
@@ -80,40 +86,54 @@ T = TypeVar("T")
 DEFAULT_BUDGET = 200_000  # steps: about 150 ms of the most expensive input there is
 
 
-def iter_objects_from_end(text: str, *, budget: int = DEFAULT_BUDGET) -> Iterator[dict[str, Any]]:
+def iter_objects_from_end(
+    text: str, *, budget: int = DEFAULT_BUDGET, key: str | None = None
+) -> Iterator[dict[str, Any]]:
     """Yield the top-level JSON objects of ``text``, last first (see the module doc).
 
     Lazy: stopping early costs only the tail scanned so far. ``budget`` caps
-    the Python-level work; when it runs out the iteration ends.
+    the Python-level work; when it runs out the iteration ends. With ``key``,
+    objects whose text cannot hold that key are skipped before decoding (and
+    may or may not be yielded): the caller wants only objects with it.
     """
     steps = Budget(budget)
-    for found in scan(text, steps):
+    needles = None if key is None else Needles(text, (json.dumps(key, ensure_ascii=False), "\\u"))
+    for found in scan(text, steps, needles):
         if isinstance(found, dict):
             yield found
         else:
-            yield from _resolve(text, found, steps)
+            yield from _resolve(text, found, steps, needles)
 
 
 def last_matching(
-    text: str, convert: Callable[[dict[str, Any]], T | None], *, budget: int = DEFAULT_BUDGET
+    text: str,
+    convert: Callable[[dict[str, Any]], T | None],
+    *,
+    budget: int = DEFAULT_BUDGET,
+    key: str | None = None,
 ) -> T | None:
     """The first non-``None`` ``convert(obj)`` over the top-level objects, last first.
 
     ``convert`` is the schema check of a protocol (json completion, rebound
     replies): it returns the typed value, or ``None`` to skip the object.
+    ``key``: a key ``convert`` requires, so objects without it are not decoded.
     """
-    for obj in iter_objects_from_end(text, budget=budget):
+    for obj in iter_objects_from_end(text, budget=budget, key=key):
         value = convert(obj)
         if value is not None:
             return value
     return None
 
 
-def _resolve(text: str, span: Span, steps: Budget) -> Iterator[dict[str, Any]]:
+def _resolve(
+    text: str, span: Span, steps: Budget, needles: Needles | None
+) -> Iterator[dict[str, Any]]:
     """Decode a top-level candidate; if it does not parse, its children are candidates."""
     work: list[tuple[Span, int | None]] = [(span, None)]
     while work:
         (start, end, kids), failed_at = work.pop()
+        if needles is not None and not any(text.find(k, start, end) >= 0 for k in needles.needles):
+            continue  # neither it nor its children (inside it) can hold the wanted key
         if failed_at is not None and start < failed_at < end:
             # The parent's parse entered this span and failed in it: so does its own parse.
             work.extend((kid, failed_at) for kid in reversed(kids))

@@ -51,4 +51,4 @@ def from_object(obj: dict[str, Any]) -> JsonCompletion | None:
 
 def parse(text: str) -> JsonCompletion:
     """Parse a reply in ``json`` mode: pure, linear, never raises."""
-    return last_matching(text, from_object) or INVALID
+    return last_matching(text, from_object, key="status") or INVALID

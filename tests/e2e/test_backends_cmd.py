@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from support.cli import Runner
 
-from jlgcli.backends.report import SCHEMA_PATH, BackendsReport
+from jlgcli.backends.report_schema import SCHEMA_PATH, BackendsReport
 from jlgcli.commands import backends as command
 from jlgcli.config_write import trust_files
 from jlgcli.errors import JlgError

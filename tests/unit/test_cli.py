@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +117,166 @@ def test_configure_streams_windows_branch() -> None:
 
     configure_streams(is_windows=True, streams=(Stream(False), Stream(True), object()))
     assert calls == [{"encoding": "utf-8", "errors": "replace"}, {"errors": "replace"}]
+
+
+# --- lazy start-up (issue 18) --------------------------------------------------------------
+
+
+def _modules_after(call: str) -> set[str]:
+    """The modules a fresh interpreter holds after ``jlgcli.cli.main(<call>)``."""
+    code = (
+        "import sys\n"
+        "from jlgcli.cli import main\n"
+        "try:\n"
+        f"    main({call})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stdout.write('\\n' + ' '.join(sorted(sys.modules)))\n"
+    )
+    # Without coverage's subprocess patch, which imports typing and more at start-up.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env=env,
+    )
+    return set(done.stdout.rsplit("\n", 1)[-1].split())
+
+
+def _commands_in(modules: set[str]) -> set[str]:
+    return {name for name in modules if name.startswith("jlgcli.commands.")}
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["-h"], []])
+def test_version_and_help_import_no_command_and_no_argparse(argv: list[str]) -> None:
+    modules = _modules_after(repr(argv))
+    assert not _commands_in(modules)
+    assert not {"argparse", "difflib", "typing", "pydantic"} & modules
+
+
+def test_a_command_builds_only_its_own_parser() -> None:
+    modules = _modules_after("['run', '--help']")
+    assert _commands_in(modules) <= {"jlgcli.commands.run", "jlgcli.commands._run_options"}
+    assert "jlgcli.commands.run" in modules
+    assert "difflib" not in modules  # only a miss pays for "did you mean"
+
+
+def test_the_exit_code_line_comes_from_the_causes_table() -> None:
+    """Issue 13: the help epilogs' exit codes are the one table's (runner.causes)."""
+    from jlgcli.commands import loop, run
+    from jlgcli.runner.causes import exit_codes_epilog
+
+    for epilog in (cli.EPILOG, run.EPILOG, loop.EPILOG):
+        assert exit_codes_epilog() in epilog
+
+
+def test_static_top_level_help_is_the_real_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the static text is the unwrapped help
+    assert cli.build_parser().format_help() == cli.TOP_LEVEL_HELP
+    assert cli.TOP_LEVEL_HELP.isascii()  # safe on any console encoding
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["-h"]])
+def test_help_prints_the_top_level_help(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(argv) == 0
+    assert capsys.readouterr().out == cli.TOP_LEVEL_HELP
+
+
+def test_sub_command_help_is_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["loop", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: jlgcli loop") and "--max-iterations" in out
+
+
+# --- "did you mean" (issue 19 item 14) -----------------------------------------------------
+
+
+def test_unknown_command_suggests_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["lop"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "error: unknown command 'lop'" in err
+    assert "hint: did you mean 'loop'? see: jlgcli --help" in err
+
+
+def test_unknown_command_far_from_all_has_no_guess(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["zzzzzz"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "did you mean" not in err and "hint: see: jlgcli --help" in err
+
+
+def test_misspelt_flag_suggests_the_option_and_the_commands_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["loop", "t.md", "--permision", "edit"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --permision edit" in err
+    assert "hint: did you mean --permissions? see: jlgcli loop --help" in err
+
+
+def test_misspelt_choice_and_action_suggest_the_closest(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["run", "p.md", "--permissions", "edt"]) == ExitCode.USAGE
+    assert "hint: did you mean 'edit'? see: jlgcli run --help" in capsys.readouterr().err
+    assert cli.main(["config", "shwo"]) == ExitCode.USAGE
+    assert "hint: did you mean 'show'? see: jlgcli config --help" in capsys.readouterr().err
+
+
+def test_missing_argument_points_at_the_commands_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["run"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "hint: see: jlgcli run --help" in err and "did you mean" not in err
+
+
+def test_did_you_mean_through_the_console_script(jlgcli_exe: str) -> None:
+    done = subprocess.run(
+        [jlgcli_exe, "lop"], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert done.returncode == 64
+    assert "did you mean 'loop'?" in done.stderr
+    assert "\033[" not in done.stderr  # a pipe gets no colour
+
+
+def test_error_words_are_coloured_when_forced(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert cli.main(["lop"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "\033[1;31merror:\033[0m unknown command" in err
+    assert "\033[36mhint:\033[0m did you mean" in err
+
+
+def test_json_errors_have_no_colour(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert cli.main(["config", "get", "--json", "--bogus"]) == 64
+    assert "\033[" not in capsys.readouterr().err
+
+
+def test_forced_colour_through_the_console_script(jlgcli_exe: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | {"FORCE_COLOR": "1"}
+    done = subprocess.run(
+        [jlgcli_exe, "lop"], capture_output=True, text=True, check=False, timeout=60, env=env
+    )
+    assert done.returncode == 64 and "\033[1;31merror:\033[0m" in done.stderr
+    helped = subprocess.run(
+        [jlgcli_exe, "--help"], capture_output=True, text=True, check=True, timeout=60, env=env
+    )
+    assert "\033[1musage:\033[0m" in helped.stdout
+    plain = subprocess.run(
+        [jlgcli_exe, "--help"], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert plain.stdout == cli.TOP_LEVEL_HELP  # a pipe: no colour

@@ -2,17 +2,49 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import subprocess
+import sys
+import typing
 
 import pytest
 
+from jlgcli.backends import report, report_schema
 from jlgcli.backends.base import Availability
-from jlgcli.backends.report import SCHEMA_PATH, build_report, generated_schema
+from jlgcli.backends.report import build_report
+from jlgcli.backends.report_schema import SCHEMA_PATH, generated_schema
 
 
 def test_committed_schema_is_the_generated_one() -> None:
     committed = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    assert committed == generated_schema(), "regenerate: python -m jlgcli.backends.report"
+    assert committed == generated_schema(), "regenerate: python -m jlgcli.backends.report_schema"
+
+
+@pytest.mark.parametrize("name", ["BackendEntry", "ReportError", "BackendsReport"])
+def test_runtime_dataclasses_and_pydantic_twin_agree_field_for_field(name: str) -> None:
+    runtime = getattr(report, name)
+    twin = getattr(report_schema, name)
+    hints = typing.get_type_hints(runtime)
+    fields = dataclasses.fields(runtime)
+    assert [f.name for f in fields] == list(twin.model_fields)
+    for field in fields:
+        twin_field = twin.model_fields[field.name]
+        assert (field.default is dataclasses.MISSING) == twin_field.is_required(), field.name
+        runtime_type = str(hints[field.name]).replace("jlgcli.backends.report.", "")
+        twin_type = str(twin_field.annotation).replace("jlgcli.backends.report_schema.", "")
+        assert runtime_type == twin_type, field.name
+
+
+def test_backends_path_does_not_import_pydantic() -> None:
+    code = (
+        "import sys; import jlgcli.backends.report, jlgcli.commands.backends; "
+        "print('pydantic' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "False"
 
 
 AVAILABILITIES = [
@@ -42,5 +74,6 @@ def test_none_available_sets_the_error() -> None:
 def test_report_validates_against_the_schema() -> None:
     jsonschema = pytest.importorskip("jsonschema")
     for items in (AVAILABILITIES, [Availability("gemini", "unknown")]):
-        document = build_report(items, "auto").model_dump(mode="json")
+        document = build_report(items, "auto").to_json()
         jsonschema.validate(document, generated_schema())
+        assert report_schema.BackendsReport.model_validate(document).model_dump() == document

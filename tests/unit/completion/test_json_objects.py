@@ -304,3 +304,76 @@ def test_long_array_hides_its_objects() -> None:
 def test_unterminated_string_ends_at_its_line() -> None:
     text = '{"a": 1}\nnote: x", 1}'
     assert found(text) == oracle(text) == [{"a": 1}]
+
+
+# --- key filter: objects that cannot hold the wanted key are not decoded (issue 18) ----------
+
+_KEYED_OBJECTS = st.dictionaries(
+    st.sampled_from(["status", "a", ""]) | st.text(max_size=6), _VALUES
+)
+
+
+@st.composite
+def _keyed_documents(draw: st.DrawFn) -> str:
+    parts: list[str] = []
+    for _ in range(draw(st.integers(0, 6))):
+        if draw(st.booleans()):
+            obj = draw(_KEYED_OBJECTS)
+            nested = draw(st.booleans())
+            value = {"data": obj} if nested else obj
+            parts.append(json.dumps(value, ensure_ascii=draw(st.booleans())))
+        else:
+            parts.append(draw(_PROSE))
+    return "\n".join(parts)
+
+
+@settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow])
+@given(_keyed_documents(), st.sampled_from(["status", "a", "é"]))
+def test_key_filter_keeps_every_object_with_the_key(text: str, key: str) -> None:
+    """Filtered or not, the objects holding the key are the same, in the same order."""
+    assert [o for o in found(text, key=key) if key in o] == [o for o in oracle(text) if key in o]
+
+
+@settings(max_examples=120)
+@given(st.text(alphabet=st.sampled_from('{}[]":,\\ \n\tabstu0123456789truefalsn'), max_size=200))
+def test_key_filter_agrees_with_the_scanner_on_bracket_soup(text: str) -> None:
+    key = "a"
+    assert [o for o in found(text, key=key) if key in o] == [o for o in found(text) if key in o]
+
+
+def test_escaped_key_is_still_found() -> None:
+    text = 'prose {"st\\u0061tus": "done"} more prose {"other": 1}'
+    assert [o for o in found(text, key="status") if "status" in o] == [{"status": "done"}]
+
+
+def test_objects_without_the_key_are_not_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    decoded: list[tuple[int, int]] = []
+    real = _scan._decode_exactly
+
+    def counting(text: str, start: int, end: int) -> tuple[int, Any] | None:
+        decoded.append((start, end))
+        return real(text, start, end)
+
+    monkeypatch.setattr(_scan, "_decode_exactly", counting)
+    events = '{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}\n' * 500
+    assert found(events, key="status") == []
+    assert decoded == []  # no "status" anywhere: the scan ends at once
+    text = events + '{"status": "done"}\n' + events
+    assert [o for o in found(text, key="status") if "status" in o] == [{"status": "done"}]
+    assert decoded and all(start >= len(events) for start, _ in decoded)  # none left of it
+    decoded.clear()
+    assert len(found(text)) == 1001 and len(decoded) >= 1000  # unfiltered decodes them all
+
+
+def test_failed_span_without_the_key_is_not_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    class Decoder:
+        def raw_decode(self, piece: str) -> tuple[Any, int]:
+            calls.append(piece)
+            return _scan.DECODER.raw_decode(piece)
+
+    monkeypatch.setattr("jlgcli.completion.json_objects.DECODER", Decoder())
+    text = '{"status": "done"} then {"x": [1, 2}, "y": {"z": 3}}'  # a span that fails to parse
+    assert found(text, key="status") == [{"status": "done"}]
+    assert not any('"y"' in piece for piece in calls)

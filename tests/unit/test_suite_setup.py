@@ -1,0 +1,55 @@
+"""The suite's own set-up (issue 18): parallel with pytest-xdist, expensive builds once."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    tomllib = pytest.importorskip("tomli")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_suite_runs_on_every_core() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    addopts = config["tool"]["pytest"]["ini_options"]["addopts"].split()
+    assert "-n" in addopts and addopts[addopts.index("-n") + 1] == "auto"
+    assert "--dist" in addopts and addopts[addopts.index("--dist") + 1] == "loadgroup"
+    assert any(
+        dep.startswith("pytest-xdist") for dep in config["project"]["optional-dependencies"]["test"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("relative", "group"),
+    [
+        ("tests/frozen/test_frozen_smoke.py", "frozen-build"),
+        ("tests/e2e/test_precommit_door.py", "pre-commit-venv"),
+        ("tests/integration/test_real_clis.py", "real-cli-cache"),
+        ("tests/unit/test_cli.py", None),
+    ],
+)
+def test_expensive_session_builds_stay_on_one_worker(
+    relative: str, group: str | None, request: pytest.FixtureRequest
+) -> None:
+    markers: list[Any] = []
+    item = SimpleNamespace(path=ROOT / relative, add_marker=markers.append)
+    outside = SimpleNamespace(path=Path("/elsewhere/test_x.py"), add_marker=markers.append)
+    # Call only the suite's conftest hook, not every plugin's.
+    conftest = next(
+        plugin
+        for plugin in request.config.pluginmanager.get_plugins()
+        if getattr(plugin, "__file__", "") == str(ROOT / "tests" / "conftest.py")
+    )
+    conftest.pytest_collection_modifyitems(request.config, [item, outside])
+    if group is None:
+        assert markers == []
+    else:
+        assert [(m.name, m.args) for m in markers] == [("xdist_group", (group,))]
