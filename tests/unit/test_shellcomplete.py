@@ -35,7 +35,9 @@ def test_each_script_names_every_command_and_its_install_command(
 def test_the_tree_follows_the_parser() -> None:
     nodes = {node.path: node for node in command_tree(cli.build_parser())}
     assert list(nodes[()].commands) == list(cli.COMMAND_MODULES)
-    assert set(nodes[("config",)].commands) == {"get", "set", "unset", "show", "path"}
+    assert {"get", "set", "unset", "show", "path", "trust", "untrust"} == set(
+        nodes[("config",)].commands
+    )
     run_options = {flag: o for o in nodes[("run",)].options for flag in o.flags}
     assert run_options["--permissions"].choices == ("read-only", "edit", "full")
     assert "--json" in run_options  # the common options the CLI adds to leaf commands
