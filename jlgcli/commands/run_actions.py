@@ -43,8 +43,11 @@ def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int
     if json_mode:
         emit_json(summary.to_json())
     else:
+        import sys
+
+        from jlgcli.colour import Palette
         from jlgcli.runner.console import Console
         from jlgcli.runner.report import human_summary
 
-        Console(0).summary(human_summary(summary))
+        Console(0).summary(human_summary(summary, Palette(sys.stderr)))
     return summary.exitCode

@@ -119,26 +119,13 @@ class Console:
             self._line(f"[jlgcli:debug] {message}")
 
     def warn(self, message: str) -> None:
-        """Always shown."""
-        self._line(f"warning: {message}")
+        """Always shown; the word ``warning:`` coloured on a terminal."""
+        from jlgcli.colour import Palette
+
+        self._line(f"{Palette(self._err, json_output=False).warning('warning:')} {message}")
 
     def summary(self, text: str) -> None:
         """The human summary, always on stderr."""
         self.end_live()
         self._err.write(terminal_safe(self._redactor.redact(text)))
         self._err.flush()
-
-    def countdown(self, seconds: float, reason: str) -> None:
-        """Wait ``seconds`` showing the time left (Ctrl-C interrupts it)."""
-        deadline = time.monotonic() + max(0.0, seconds)
-        last_shown = None
-        while (left := deadline - time.monotonic()) > 0:
-            shown = int(left + 0.999)
-            if (
-                shown != last_shown
-                and self.verbosity >= 1
-                and (last_shown is None or shown % 10 == 0 or shown <= 5)
-            ):
-                self._line(f"[jlgcli] {reason}: waiting {shown}s")
-                last_shown = shown
-            self._sleep(min(1.0, left))

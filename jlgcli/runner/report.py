@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jlgcli.durations import format_duration_ms
 from jlgcli.runner.causes import cause
 from jlgcli.runner.summary import RunSummary
+
+if TYPE_CHECKING:
+    from jlgcli.colour import Palette
 
 
 def format_cost(summary: RunSummary) -> str:
@@ -15,12 +20,17 @@ def format_cost(summary: RunSummary) -> str:
     return cost
 
 
-def _headline(summary: RunSummary) -> str:
+def _headline(summary: RunSummary, colour: Palette | None) -> str:
     text = cause(summary.stopCause).text
+    done = summary.stopCause == "done"
     if summary.stopCause == "interrupted":
         text = f"interrupted by {summary.signal}" if summary.signal else "interrupted by Ctrl-C"
-        return f"INTERRUPTED ({text})"
-    return f"{summary.status.upper()} ({summary.stopCause}: {text})"
+        status, detail = "INTERRUPTED", text
+    else:
+        status, detail = summary.status.upper(), f"{summary.stopCause}: {text}"
+    if colour is not None:
+        status = colour.stop_cause(status, done=done)
+    return f"{status} ({detail})"
 
 
 def _backends(summary: RunSummary) -> str:
@@ -30,8 +40,12 @@ def _backends(summary: RunSummary) -> str:
     return ", then ".join([first, *names[1:]])
 
 
-def human_summary(summary: RunSummary) -> str:
-    """A few aligned lines: status, stop cause, backend, iterations, duration, cost, paths."""
+def human_summary(summary: RunSummary, colour: Palette | None = None) -> str:
+    """A few aligned lines: status, stop cause, backend, iterations, duration, cost, paths.
+
+    ``colour``: the stream's palette (``jlgcli.colour``): the status in green when done,
+    yellow otherwise, the error and hint labels coloured; None or a pipe: plain text.
+    """
     iterations = (
         f"{summary.iterations}/{summary.maxIterations}"
         if summary.command == "loop"
@@ -39,7 +53,7 @@ def human_summary(summary: RunSummary) -> str:
     )
     lines = [
         "",
-        f"── jlgcli {summary.command}: {_headline(summary)}",
+        f"── jlgcli {summary.command}: {_headline(summary, colour)}",
         f"   backend     {_backends(summary)}",
         f"   iterations  {iterations}",
         f"   duration    {format_duration_ms(summary.durationMs)}",
@@ -58,9 +72,11 @@ def human_summary(summary: RunSummary) -> str:
     for item in summary.diagnosis:
         lines.append(f"   note        {_one_line(item)}")
     if summary.error:
-        lines.append(f"   error       {_one_line(summary.error.message)}")
+        label = colour.error("error") if colour is not None else "error"
+        lines.append(f"   {label}       {_one_line(summary.error.message)}")
         if summary.error.hint:
-            lines.append(f"   hint        {_one_line(summary.error.hint)}")
+            label = colour.hint("hint") if colour is not None else "hint"
+            lines.append(f"   {label}        {_one_line(summary.error.hint)}")
     return "\n".join(lines) + "\n"
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from jlgcli.runner.console import Console
 from jlgcli.runner.report import human_summary
 from jlgcli.runner.summary import ErrorInfo, RunSummary
@@ -94,22 +96,26 @@ def test_console_routes_by_verbosity_and_json() -> None:
     assert quiet_out.getvalue() == ""
 
 
-def test_countdown_shows_time_left_without_real_sleeping() -> None:
-    err = io.StringIO()
-    slept: list[float] = []
-    clock = [100.0]
+def test_countdown_shows_time_left_on_the_runs_clock() -> None:
+    from support.fake_backend import FakeClock
 
-    def fake_sleep(seconds: float) -> None:
-        slept.append(seconds)
-        clock[0] += seconds
+    from jlgcli.runner.waiting import countdown
 
-    import jlgcli.runner.console as module
-
-    original = module.time.monotonic
-    module.time.monotonic = lambda: clock[0]  # type: ignore[assignment]
-    try:
-        Console(1, err=err, sleep=fake_sleep).countdown(3, "rate-limited")
-    finally:
-        module.time.monotonic = original  # type: ignore[assignment]
-    assert abs(sum(slept) - 3) < 1e-6
+    err, clock = io.StringIO(), FakeClock()
+    countdown(Console(1, err=err), clock, 3, "rate-limited")
+    assert abs(sum(clock.slept) - 3) < 1e-6
     assert "rate-limited: waiting 3s" in err.getvalue()
+
+
+def test_the_summary_is_coloured_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jlgcli.colour import Palette
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+
+    plain = human_summary(_summary(error=ErrorInfo(code=4, message="m", hint="h")))
+    assert "\x1b[" not in plain
+    coloured = human_summary(
+        _summary(error=ErrorInfo(code=4, message="m", hint="h")), Palette(io.StringIO())
+    )
+    assert "\x1b[" in coloured and "INCOMPLETE" in coloured
