@@ -182,7 +182,10 @@ class CodexParser(JsonStreamParser):
         if self.terminal == "failed":
             return self.failure_from(outcome, self.failure_message)
         if self.terminal == "completed":
-            message = f"codex exited with code {outcome.exit_code} after its turn completed"
+            from jlgcli.backends.common import how_it_ended
+
+            ended = how_it_ended("codex", outcome.exit_code, outcome.signal)
+            message = f"{ended} after its turn completed"
             return self.failure(outcome, message, "backend")
         return self.unfinished(outcome)
 

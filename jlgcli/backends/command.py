@@ -283,7 +283,9 @@ class CommandParser:
             return BackendResult(text=text, ok=True, exit_code=outcome.exit_code, output_tail=tail)
         if outcome.stop_reason is StopReason.EXITED:
             said = (self.stderr.text() or text).strip().splitlines()
-            error = f"{self.name} exited with code {outcome.exit_code}" + (
+            from jlgcli.backends.common import how_it_ended
+
+            error = how_it_ended(self.name, outcome.exit_code, outcome.signal) + (
                 f": {said[-1][:300]}" if said else ""
             )
             verdict = classify_error_text(self.stderr.text() + "\n" + text[-4000:])

@@ -119,3 +119,14 @@ def format_version(version: tuple[int, int, int]) -> str:
 def version_at_least(version: tuple[int, int, int], minimum: tuple[int, int, int]) -> bool:
     """Whether ``version >= minimum``."""
     return version >= minimum
+
+
+def how_it_ended(name: str, exit_code: int | None, signal_number: int | None = None) -> str:
+    """``codex exited with code 3`` or ``codex was killed by SIGKILL`` (never "code None")."""
+    if exit_code is not None:
+        return f"{name} exited with code {exit_code}"
+    if signal_number is not None:
+        from jlgcli.process.signals import signal_name
+
+        return f"{name} was killed by {signal_name(signal_number)}"
+    return f"{name} was killed by a signal"

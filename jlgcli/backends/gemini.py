@@ -249,7 +249,10 @@ class GeminiParser(JsonStreamParser):
         if final is not None and final.get("status") == "error":
             return self._error_result(outcome, final.get("error"))
         if final is not None:
-            message = f"gemini exited with code {code} after reporting {final.get('status')}"
+            from jlgcli.backends.common import how_it_ended
+
+            ended = how_it_ended("gemini", code, outcome.signal)
+            message = f"{ended} after reporting {final.get('status')}"
             if self.last_error:
                 return self.failure_from(outcome, f"{self.last_error} ({message})")
             return self.failure(outcome, message, "backend")

@@ -30,6 +30,9 @@ def _unusable(availability: Availability) -> JlgError | None:
             + (f": {availability.detail}" if availability.detail else ""),
             availability.hint,
         )
+    if availability.id == "replay" and status == "missing":
+        return JlgError(ExitCode.BACKEND_UNAVAILABLE, f"nothing to replay: {availability.detail}",
+                        availability.hint)  # fmt: skip
     if status in ("missing", "unsupported"):
         word = "not installed" if status == "missing" else "not supported"
         return JlgError(

@@ -107,6 +107,16 @@ def test_no_task_at_all_exits_64(project):
     assert "needs a prompt file" in result.stderr
 
 
+def test_a_task_flag_beats_the_invoke_yaml_args(project, tmp_path):
+    """Issue 19 item 2: with args "--backend codex" in invoke.yaml, --backend claude wins."""
+    (project / "tasks.py").write_text(NAMESPACED, encoding="utf-8")
+    (project / "invoke.yaml").write_text('jlgcli:\n  args: "--backend codex --json"\n',
+                                         encoding="utf-8")  # fmt: skip
+    result = invoke(project, "jlg.loop", "--task", "task.md", "--backend", "claude")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["backend"] == "claude"
+
+
 def test_namespaced_collection_with_config_from_invoke_yaml(project, tmp_path):
     (project / "tasks.py").write_text(NAMESPACED, encoding="utf-8")
     (project / "invoke.yaml").write_text('jlgcli:\n  args: "--backend claude --json"\n',

@@ -147,3 +147,12 @@ def test_structured_kind_wins_and_the_text_only_sharpens_it() -> None:
     assert structured_verdict("rate-limit", "limit", reset=NOW + 5).reset == NOW + 5
     assert structured_verdict("rate-limit", "something odd").kind == "rate-limit"
     assert structured_verdict("auth", "\n  bad token\nmore").line == "bad token"
+
+
+def test_how_it_ended_never_says_code_none() -> None:
+    """Issue 19 item 13: a signal-killed agent is not "exited with code None"."""
+    from jlgcli.backends.common import how_it_ended
+
+    assert how_it_ended("codex", 3) == "codex exited with code 3"
+    assert how_it_ended("codex", None, 9) == "codex was killed by SIGKILL"
+    assert how_it_ended("codex", None) == "codex was killed by a signal"
