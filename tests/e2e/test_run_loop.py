@@ -15,14 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.cli import Runner
+from support.cli import Runner, fake_script
 
-
-def script(tmp_path: Path, *turns: dict[str, Any], repeat_last: bool = True) -> dict[str, str]:
-    """Write a fake-agent script; returns the env that selects it."""
-    path = tmp_path / "agent-script.json"
-    path.write_text(json.dumps({"turns": list(turns), "repeat_last": repeat_last}), "utf-8")
-    return {"JLGCLI_FAKE_SCRIPT": str(path)}
+script = fake_script
 
 
 def prompts_sent(tmp_path: Path) -> list[str]:

@@ -36,3 +36,14 @@ def command_runner(program: Callable[[], str], default_cwd: Path, *, timeout: fl
         )
 
     return run
+
+
+def fake_script(
+    folder: Path, *turns: dict[str, object], repeat_last: bool = True
+) -> dict[str, str]:
+    """Write a scripted-fake-agent script in ``folder``; returns the env that selects it."""
+    import json
+
+    path = folder / "agent-script.json"
+    path.write_text(json.dumps({"turns": list(turns), "repeat_last": repeat_last}), "utf-8")
+    return {"JLGCLI_FAKE_SCRIPT": str(path)}

@@ -46,6 +46,24 @@ def make_summary() -> MakeSummary:
 
 
 @pytest.fixture
+def core(monkeypatch, make_summary):
+    """Replace ``jlgcli.api.execute``; ``core.cause`` sets the summary, ``core.calls`` records."""
+
+    class Core:
+        def __init__(self) -> None:
+            self.cause = "done"
+            self.calls: list[tuple[str, Any]] = []
+
+        def __call__(self, command, options, **_kw):
+            self.calls.append((command, options))
+            return make_summary(stopCause=self.cause, command=command)
+
+    recorder = Core()
+    monkeypatch.setattr("jlgcli.api.execute", recorder)
+    return recorder
+
+
+@pytest.fixture
 def fake_script(tmp_path, monkeypatch) -> Callable[..., Any]:
     """``fake_script({"text": …}, …)`` writes a fake-agent script and selects it."""
     import json

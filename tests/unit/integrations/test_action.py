@@ -22,24 +22,6 @@ class FakeCli:
 
 
 @pytest.fixture
-def core(monkeypatch, make_summary):
-    """Replace ``jlgcli.api.execute``; ``core.cause`` sets the summary, ``core.calls`` records."""
-
-    class Core:
-        def __init__(self) -> None:
-            self.cause = "done"
-            self.calls: list[tuple[str, RunOptions]] = []
-
-        def __call__(self, command, options, **_kw):
-            self.calls.append((command, options))
-            return make_summary(stopCause=self.cause, command=command)
-
-    recorder = Core()
-    monkeypatch.setattr("jlgcli.api.execute", recorder)
-    return recorder
-
-
-@pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     return {"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(tmp_path / "out"),
             "JLG_PROMPT_FILE": "task.md"}  # fmt: skip

@@ -30,24 +30,6 @@ def cli(monkeypatch):
     return recorder
 
 
-@pytest.fixture
-def core(monkeypatch, make_summary):
-    """Replace ``jlgcli.api.execute``; ``core.cause`` sets the summary, ``core.calls`` records."""
-
-    class Core:
-        def __init__(self) -> None:
-            self.cause = "done"
-            self.calls: list[tuple[str, RunOptions]] = []
-
-        def __call__(self, command, options, **_kw):
-            self.calls.append((command, options))
-            return make_summary(stopCause=self.cause, command=command)
-
-    recorder = Core()
-    monkeypatch.setattr("jlgcli.api.execute", recorder)
-    return recorder
-
-
 def context(**jlgcli_config) -> MockContext:
     overrides = invoke_tasks.ns.configuration()
     overrides["jlgcli"] = {**overrides["jlgcli"], **jlgcli_config}
