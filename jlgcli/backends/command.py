@@ -195,6 +195,8 @@ class CommandBackend:
             for arg in settings.argv
         ]
         argv += request.extra_args
+        if settings.prompt == "argument":
+            self._check_argument_size(argv)
         typed = settings.prompt == "stdin" or settings.interactive is not None
         return Invocation(
             argv=tuple(argv),
@@ -212,6 +214,19 @@ class CommandBackend:
             clean=self.settings.transport == "pty",
             interactive=self.settings.interactive is not None,
         )
+
+    def _check_argument_size(self, argv: list[str]) -> None:
+        """A prompt too long for a command line is exit 66 with a hint, not a crash (E2BIG)."""
+        limit = argument_limit(is_windows=self._is_windows)
+        size = max(len(arg.encode("utf-8")) for arg in argv)
+        total = sum(len(arg.encode("utf-8")) + 1 for arg in argv)
+        if size > limit.per_argument or total > limit.total:
+            raise JlgError(
+                ExitCode.NO_INPUT,
+                f"backend {self.id}: the prompt ({total} bytes on the command line) is too long "
+                f"to pass as an argument here (at most {limit.per_argument} bytes)",
+                hint=f'set backends.{self.id}.prompt to "stdin" or "file"',
+            )
 
     def _argument_refused(self, path: str) -> bool:
         return prompt_delivery(path, is_windows=self._is_windows) != "argv"
@@ -318,3 +333,30 @@ class CommandParser:
             error_kind=kind,
             output_tail=tail,
         )
+
+
+class ArgumentLimit:
+    """How much a command line may hold on this OS (bytes), for one argument and in all."""
+
+    __slots__ = ("per_argument", "total")
+
+    def __init__(self, per_argument: int, total: int) -> None:
+        self.per_argument = per_argument
+        self.total = total
+
+
+def argument_limit(*, is_windows: bool, platform: str | None = None) -> ArgumentLimit:
+    """The command-line limits: Windows 32,767 UTF-16 units in all (kept well under, for the
+    quoting); Linux 128 KiB per argument (MAX_ARG_STRLEN) and ARG_MAX in all; macOS ARG_MAX."""
+    import sys
+
+    if is_windows:
+        return ArgumentLimit(30_000, 30_000)
+    import os
+
+    try:
+        total = int(os.sysconf("SC_ARG_MAX")) // 2  # the environment shares it
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - every POSIX has it
+        total = 131_072
+    linux = (platform or sys.platform).startswith("linux")
+    return ArgumentLimit(min(131_072, total) if linux else total, total)

@@ -499,3 +499,21 @@ def test_bad_flags_are_64(jlg: Runner, task: Path) -> None:
     assert jlg("loop", str(task), "--max-iterations", "0").returncode == 64
     assert jlg("loop", str(task), "--timeout", "soon").returncode == 64
     assert jlg("loop", str(task), "--cwd", "/definitely/not/here").returncode == 64
+
+
+def test_a_prompt_too_long_for_an_argument_is_66_not_a_crash(jlg: Runner, tmp_path: Path) -> None:
+    """Issue 15: argument mode with a huge prompt: exit 66 with a hint, no crash log."""
+    from jlgcli.config_write import trust_files
+
+    (tmp_path / ".jlgcli.json").write_text(
+        '{"backends": {"echoer": {"argv": ["echo", "{prompt}"], "prompt": "argument"}}}', "utf-8"
+    )
+    trust_files(
+        [tmp_path / ".jlgcli.json"], env={"JLGCLI_CONFIG_DIR": os.environ["JLGCLI_CONFIG_DIR"]}
+    )
+    big = tmp_path / "big.md"
+    big.write_text("x" * 400_000, encoding="utf-8")
+    result = jlg("run", str(big), "-b", "echoer")
+    assert result.returncode == 66, result.stderr
+    assert "too long to pass as an argument" in result.stderr and "crash" not in result.stderr
+    assert 'prompt to "stdin" or "file"' in result.stderr

@@ -156,3 +156,15 @@ def test_how_it_ended_never_says_code_none() -> None:
     assert how_it_ended("codex", 3) == "codex exited with code 3"
     assert how_it_ended("codex", None, 9) == "codex was killed by SIGKILL"
     assert how_it_ended("codex", None) == "codex was killed by a signal"
+
+
+def test_argument_limits_per_os() -> None:
+    """Issue 15: a prompt too long for the command line is checked, per OS, before spawning."""
+    from jlgcli.backends.command import argument_limit
+
+    windows = argument_limit(is_windows=True)
+    assert windows.per_argument == windows.total <= 32_767
+    linux = argument_limit(is_windows=False, platform="linux")
+    assert linux.per_argument <= 131_072 <= linux.total * 2
+    mac = argument_limit(is_windows=False, platform="darwin")
+    assert mac.per_argument == mac.total
