@@ -76,21 +76,25 @@ class StreamTail:
     def head_bytes(self) -> bytes:
         return bytes(self._head)
 
-    def tail_bytes(self) -> bytes:
-        """The kept end: at most ``tail_limit`` bytes, starting on a whole character."""
+    def _tail_start(self) -> int:
+        """Where the kept end starts in the tail buffer: on a whole character."""
         whole = len(self._head) + len(self._tail) == self.total
         if whole and len(self._tail) <= self.tail_limit:
-            return bytes(self._tail)  # nothing dropped: it starts where the head ended
+            return 0  # nothing dropped: it starts where the head ended
         start = max(len(self._tail) - self.tail_limit, 0)
         limit = min(start + 3, len(self._tail))
         while start < limit and _is_continuation(self._tail[start]):
             start += 1
-        return bytes(self._tail[start:])
+        return start
+
+    def tail_bytes(self) -> bytes:
+        """The kept end: at most ``tail_limit`` bytes, starting on a whole character."""
+        return bytes(self._tail[self._tail_start() :])
 
     @property
     def dropped(self) -> int:
         """Bytes received but not kept (between the head and the tail)."""
-        return self.total - len(self._head) - len(self.tail_bytes())
+        return self.total - len(self._head) - (len(self._tail) - self._tail_start())
 
     @property
     def truncated(self) -> bool:
