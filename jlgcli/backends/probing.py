@@ -21,7 +21,7 @@ from jlgcli.backends.base import Availability
 from jlgcli.backends.common import format_version, parse_version, version_at_least
 from jlgcli.backends.startup import interpreter_hint, missing_interpreter, start_failure
 from jlgcli.process import ExecutableNotFound, capture, resolve_executable
-from jlgcli.process.model import CaptureResult
+from jlgcli.process.model import ProcessOutcome
 
 # broken: the login check could not even start the CLI (see startup.py)
 AuthState = Literal["ok", "missing", "unknown", "broken"]
@@ -164,7 +164,7 @@ def probe_cli(
     return Availability(info.id, "available", version=shown, path=path, detail=detail)
 
 
-def broken_verdict(executable: str, answer: CaptureResult) -> AuthVerdict | None:
+def broken_verdict(executable: str, answer: ProcessOutcome) -> AuthVerdict | None:
     """``broken`` when a login-check command could not start the CLI at all, else None."""
     not_started = start_failure(answer)
     if not_started is None:
@@ -174,7 +174,7 @@ def broken_verdict(executable: str, answer: CaptureResult) -> AuthVerdict | None
 
 def run_quietly(
     argv: list[str], *, deadline: float, env: Mapping[str, str] | None = None
-) -> CaptureResult | None:
+) -> ProcessOutcome | None:
     """Run a probe command with the time left; None when it cannot be started."""
     overrides = {"NO_COLOR": "1", **(env or {})}
     try:

@@ -16,7 +16,7 @@ import re
 from pathlib import Path, PurePath
 
 from jlgcli.process import resolve_executable
-from jlgcli.process.model import CaptureResult
+from jlgcli.process.model import ProcessOutcome
 
 _NOT_STARTED_CODES = (126, 127)  # POSIX shells and env: cannot execute / not found
 _NOT_STARTED = re.compile(
@@ -67,7 +67,7 @@ def missing_interpreter(
     return None if resolve_executable(program, path=path) else program
 
 
-def start_failure(answer: CaptureResult) -> str | None:
+def start_failure(answer: ProcessOutcome) -> str | None:
     """Why a probe command could not start (exit 126/127 + its first stderr line), or None."""
     said = next((line.strip() for line in answer.stderr.splitlines() if line.strip()), "")
     if answer.exit_code in _NOT_STARTED_CODES or (

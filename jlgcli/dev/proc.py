@@ -13,11 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jlgcli.backends.common import TailBuffer
-from jlgcli.process.model import Invocation, Limits, OutputEvent, StopReason
+from jlgcli.process.model import Invocation, Limits, OutputEvent, ProcessOutcome, StopReason
 
-HEAD_LIMIT = 2_000_000  # characters of stdout kept from the start
-TAIL_LIMIT = 64 * 1024  # characters of interleaved output kept from the end
+HEAD_LIMIT = 2_000_000  # bytes of stdout kept from the start
+TAIL_LIMIT = 64 * 1024  # bytes of interleaved output kept from the end
 
 
 class Interrupted(Exception):  # noqa: N818 - it is an event, not an error
@@ -26,25 +25,51 @@ class Interrupted(Exception):  # noqa: N818 - it is an event, not an error
 
 @dataclass(frozen=True)
 class CommandResult:
-    """What one command did."""
+    """One command as the dev loop reads it: its argv and the process outcome."""
 
     argv: tuple[str, ...]
-    exit_code: int | None
-    stop: str  # exited | timeout | idle | not-found
-    duration: float
-    stdout: str  # head of stdout, at most HEAD_LIMIT characters
-    output: str  # tail of stdout+stderr as it arrived
-    truncated: bool = False
+    outcome: ProcessOutcome
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.outcome.exit_code
+
+    @property
+    def stop(self) -> str:
+        """exited | timeout | idle | not-found."""
+        if self.outcome.stop_reason is StopReason.FAILED_TO_START:
+            return "not-found"
+        return str(self.outcome.stop_reason.value)
+
+    @property
+    def duration(self) -> float:
+        return self.outcome.duration
+
+    @property
+    def stdout(self) -> str:
+        """The head of stdout, at most HEAD_LIMIT bytes (a diff is read from its start)."""
+        return self.outcome.stdout
+
+    @property
+    def output(self) -> str:
+        """The tail of stdout+stderr as it arrived (error excerpts read the end)."""
+        if self.outcome.output is None:
+            return self.outcome.error or ""
+        return self.outcome.output.merged.text()
+
+    @property
+    def truncated(self) -> bool:
+        return self.outcome.output is not None and self.outcome.output.stdout.truncated
 
     @property
     def ok(self) -> bool:
-        return self.stop == "exited" and self.exit_code == 0
+        return self.outcome.ok
 
     def describe(self) -> str:
         """``exit 1`` / ``timed out`` / ``not found``."""
         if self.stop == "not-found":
             return "command not found"
-        if self.stop in ("timeout", "idle"):
+        if self.outcome.timed_out:
             return "timed out"
         return f"exit {self.exit_code}" if self.exit_code is not None else "killed by a signal"
 
@@ -52,30 +77,6 @@ class CommandResult:
         """The last ``lines`` non-empty lines of output (for error messages, FR-8.2)."""
         kept = [line for line in self.output.splitlines() if line.strip()]
         return "\n".join(kept[-lines:])
-
-
-class _Collector:
-    def __init__(self, on_output: Callable[[str], None] | None) -> None:
-        self.head: list[str] = []
-        self.head_size = 0
-        self.truncated = False
-        self.tail = TailBuffer(TAIL_LIMIT)
-        self.on_output = on_output
-
-    def __call__(self, event: OutputEvent) -> None:
-        self.tail.append(event.text)
-        if self.on_output is not None:
-            self.on_output(event.text)
-        if event.stream != "stdout":
-            return
-        room = HEAD_LIMIT - self.head_size
-        if room <= 0:
-            self.truncated = self.truncated or bool(event.text)
-            return
-        piece = event.text[:room]
-        self.truncated = self.truncated or len(piece) < len(event.text)
-        self.head.append(piece)
-        self.head_size += len(piece)
 
 
 def run_command(
@@ -91,23 +92,24 @@ def run_command(
 
     Raises ``Interrupted`` when Ctrl-C/SIGTERM stopped it.
     """
-    from jlgcli.process import ExecutableNotFound, run_invocation
+    from jlgcli.process import ExecutableNotFound, run_captured
+    from jlgcli.process.outcome import OutputTail
 
     args = tuple(argv)
-    collect = _Collector(on_output)
+    live: tuple[Callable[[OutputEvent], None], ...] = ()
+    if on_output is not None:
+        show = on_output
+        live = (lambda event: show(event.text),)
     inv = Invocation(argv=args, cwd=str(cwd), stdin=stdin, env=env or {})
     try:
-        outcome = run_invocation(inv, limits=Limits(total_timeout=timeout), sinks=[collect])
+        outcome = run_captured(
+            inv,
+            Limits(total_timeout=timeout),
+            output=OutputTail(HEAD_LIMIT, 0, merged_tail=TAIL_LIMIT),
+            sinks=live,
+        )
     except ExecutableNotFound:
-        return CommandResult(args, None, "not-found", 0.0, "", f"{args[0]}: command not found")
+        return CommandResult(args, ProcessOutcome.not_started(f"{args[0]}: command not found"))
     if outcome.stop_reason is StopReason.CANCELLED:
         raise Interrupted(" ".join(args))
-    return CommandResult(
-        args,
-        outcome.exit_code,
-        outcome.stop_reason.value,
-        outcome.duration,
-        "".join(collect.head),
-        collect.tail.text(),
-        collect.truncated,
-    )
+    return CommandResult(args, outcome)

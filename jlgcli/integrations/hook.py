@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.process.model import ProcessOutcome
 from jlgcli.runner.summary import RunSummary
 
 DEFAULT_PROMPT = Path(__file__).with_name("hook_prompt.md")
@@ -43,14 +44,6 @@ class Change:
         return not self.files and not self.diff.strip()
 
 
-@dataclass(frozen=True)
-class _GitOutput:
-    text: str
-    truncated: bool
-    exit_code: int | None
-    stderr: str
-
-
 def diff_range(env: Mapping[str, str]) -> tuple[str, str] | None:
     """The ref range pre-commit gives a pre-push (or ``--from-ref/--to-ref``) hook, if any."""
     start, end = env.get("PRE_COMMIT_FROM_REF", ""), env.get("PRE_COMMIT_TO_REF", "")
@@ -62,37 +55,28 @@ def _base_argv(refs: tuple[str, str] | None) -> list[str]:
     return argv + ([f"{refs[0]}...{refs[1]}"] if refs else ["--cached"])
 
 
-def _git(argv: Sequence[str], cwd: Path, limit: int) -> _GitOutput:
-    """Run git, keeping at most ``limit`` bytes of stdout; stop it once past the cap."""
-    from jlgcli.process import ExecutableNotFound, run_invocation
-    from jlgcli.process.model import Invocation, Limits, OutputEvent, StopReason
+def _git(argv: Sequence[str], cwd: Path, limit: int) -> ProcessOutcome:
+    """Run git, keeping the first ``limit`` bytes of stdout; stop it once past the cap.
 
-    kept: list[str] = []
-    errors: list[str] = []
-    size = 0
+    A run stopped at the cap is CANCELLED with ``output.stdout.truncated`` set.
+    """
+    from jlgcli.process import ExecutableNotFound, run_captured
+    from jlgcli.process.model import Invocation, Limits, OutputEvent, StopReason
+    from jlgcli.process.outcome import OutputTail
+
+    output = OutputTail(limit, 0)
     cut = threading.Event()
 
-    def sink(event: OutputEvent) -> None:
-        nonlocal size
-        if event.stream == "stderr":
-            errors.append(event.text)
-            return
-        if cut.is_set():
-            return
-        data = event.text.encode("utf-8")
-        if size + len(data) > limit:
-            kept.append(data[: limit - size].decode("utf-8", errors="ignore"))
-            size = limit
+    def stop_at_cap(event: OutputEvent) -> None:
+        if output.stdout.truncated:
             cut.set()  # enough: the rest would be dropped anyway
-            return
-        kept.append(event.text)
-        size += len(data)
 
     try:
-        outcome = run_invocation(
+        outcome = run_captured(
             Invocation(tuple(argv), cwd=str(cwd), env={"GIT_PAGER": "cat", "LC_ALL": "C"}),
-            limits=Limits(total_timeout=GIT_TIMEOUT_S, kill_grace=0.5),
-            sinks=(sink,),
+            Limits(total_timeout=GIT_TIMEOUT_S, kill_grace=0.5),
+            output=output,
+            sinks=(stop_at_cap,),
             cancel=cut,
         )
     except ExecutableNotFound:
@@ -103,7 +87,12 @@ def _git(argv: Sequence[str], cwd: Path, limit: int) -> _GitOutput:
     if outcome.stop_reason is StopReason.TIMEOUT:
         raise JlgError(ExitCode.TIMEOUT, f"git did not answer within {GIT_TIMEOUT_S:.0f}s",
                        hint="is the repository locked by another git process?")  # fmt: skip
-    return _GitOutput("".join(kept), cut.is_set(), outcome.exit_code, "".join(errors))
+    return outcome
+
+
+def _cut(outcome: ProcessOutcome) -> bool:
+    """git's stdout went past the cap (and git was stopped there)."""
+    return outcome.output is not None and outcome.output.stdout.truncated
 
 
 def collect_change(
@@ -125,7 +114,7 @@ def collect_change(
     else:
         listed = _git([*base, "--name-only", "-z"], cwd, 4_000_000)
         _check(listed, cwd)
-        names = tuple(name for name in listed.text.split("\0") if name)
+        names = tuple(name for name in listed.stdout.split("\0") if name)
     diff, truncated = "", False
     if max_diff_bytes > 0 and names:
         # Pathspecs only for files pre-commit chose: thousands of staged names would
@@ -133,18 +122,18 @@ def collect_change(
         pathspecs = ["--", *names] if files else []
         found = _git([*base, *pathspecs], cwd, max_diff_bytes)
         _check(found, cwd)
-        diff, truncated = found.text, found.truncated
+        diff, truncated = found.stdout, _cut(found)
         if truncated and "\n" in diff:  # end on a whole line
             diff = diff[: diff.rindex("\n") + 1]
     return Change(names, diff, truncated, f"{refs[0]}...{refs[1]}" if refs else "staged")
 
 
-def _check(result: _GitOutput, cwd: Path) -> None:
-    if result.exit_code in (0, None) or result.truncated:
+def _check(result: ProcessOutcome, cwd: Path) -> None:
+    if result.exit_code in (0, None) or _cut(result):
         return
     # Outside a work tree `git diff --cached` prints its usage text: ask git plainly instead.
     inside = _git(["git", "rev-parse", "--is-inside-work-tree"], cwd, 1000)
-    if inside.exit_code != 0 or inside.text.strip() != "true":
+    if inside.exit_code != 0 or inside.stdout.strip() != "true":
         raise JlgError(
             ExitCode.USAGE,
             f"not inside a git work tree ({cwd}): there is no change to review",

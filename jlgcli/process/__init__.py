@@ -1,7 +1,8 @@
 """The process layer: run an ``Invocation`` through a pipe or a pty, stream events, kill trees.
 
 Public surface: ``run_invocation`` (streamed runs with limits and the kill
-ladder), ``capture`` (short probes), ``install_termination_handlers``,
+ladder), ``run_captured`` (the same, the outcome carrying a bounded head and
+tail of the output), ``capture`` (short probes), ``install_termination_handlers``,
 ``resolve_executable``, ``ExecutableNotFound``; Windows command-line rules in
 ``jlgcli.process.windows``; plain data in ``jlgcli.process.model``.
 
@@ -16,13 +17,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jlgcli.process.capture import capture
+    from jlgcli.process.captured import capture, run_captured
     from jlgcli.process.run import run_invocation
     from jlgcli.process.signals import install_termination_handlers
     from jlgcli.process.spawn import ExecutableNotFound, resolve_executable
 
 _WHERE = {
-    "capture": "jlgcli.process.capture",
+    "capture": "jlgcli.process.captured",
+    "run_captured": "jlgcli.process.captured",
     "run_invocation": "jlgcli.process.run",
     "install_termination_handlers": "jlgcli.process.signals",
     "ExecutableNotFound": "jlgcli.process.spawn",
@@ -34,6 +36,7 @@ __all__ = [
     "capture",
     "install_termination_handlers",
     "resolve_executable",
+    "run_captured",
     "run_invocation",
 ]
 

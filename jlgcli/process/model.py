@@ -10,7 +10,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from jlgcli.process.outcome import OutputTail
 
 Transport = Literal["pipe", "pty"]
 StreamName = Literal["stdout", "stderr"]
@@ -119,11 +122,18 @@ class StopReason(str, enum.Enum):
     TIMEOUT = "timeout"  # Limits.total_timeout fired
     IDLE = "idle"  # Limits.idle_timeout fired (no output for N seconds)
     CANCELLED = "cancelled"  # cancel event set or Ctrl-C / SIGTERM
+    FAILED_TO_START = "failed-to-start"  # never ran: ``ProcessOutcome.not_started``
 
 
 @dataclass(frozen=True)
 class ProcessOutcome:
-    """What happened to one process run."""
+    """What happened to one process run: the one result type of the process layer.
+
+    Cancellation is said one way: ``StopReason.CANCELLED``, with the signal in
+    ``interrupted_by`` when Ctrl-C/SIGTERM caused it. ``output`` holds the
+    bounded head and tail of the output when the run collected it
+    (``run_captured``); ``error`` says why a run that never started did not.
+    """
 
     exit_code: int | None  # None when killed by a signal
     signal: int | None
@@ -133,21 +143,32 @@ class ProcessOutcome:
     stdout_bytes: int = 0
     stderr_bytes: int = 0
     interrupted_by: int | None = None  # the signal that stopped the run (CANCELLED)
+    output: OutputTail | None = field(default=None, compare=False, repr=False)
+    error: str | None = None  # FAILED_TO_START: what prevented the start
+
+    @classmethod
+    def not_started(cls, error: str) -> ProcessOutcome:
+        """The outcome of a program that could not be started (not found, not executable)."""
+        return cls(None, None, StopReason.FAILED_TO_START, 0.0, error=error)
 
     @property
     def ok(self) -> bool:
         return self.stop_reason is StopReason.EXITED and self.exit_code == 0
 
+    @property
+    def timed_out(self) -> bool:
+        """A time limit (total or idle) stopped the run."""
+        return self.stop_reason in (StopReason.TIMEOUT, StopReason.IDLE)
 
-@dataclass(frozen=True)
-class CaptureResult:
-    """Result of a short command run to completion with captured output (probes)."""
+    @property
+    def stdout(self) -> str:
+        """The kept stdout (head then tail, decoded); empty when not collected."""
+        return self.output.stdout.text() if self.output is not None else ""
 
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    timed_out: bool
-    duration: float
+    @property
+    def stderr(self) -> str:
+        """The kept stderr (head then tail, decoded); empty when not collected."""
+        return self.output.stderr.text() if self.output is not None else ""
 
 
 Sink = Callable[[OutputEvent], None]

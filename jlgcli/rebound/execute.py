@@ -4,8 +4,8 @@ argv only, never a shell: the Python that runs jlgcli (``sys.executable``), or
 in the frozen exe the exe itself through a hidden entry point
 (``__jlgcli_run_script__``); cwd = project root; stdin = null device; a
 timeout that kills the whole process tree (the process layer's ladder);
-output streamed through a bounded head+tail sink so a script printing 50 MB
-costs a constant amount of memory.
+output streamed through a bounded head+tail sink (``OutputTail``) so a script
+printing 50 MB costs a constant amount of memory.
 
 Secrets (issue 15): the child gets an allow-listed environment (``PATH``, home,
 temp, locale, and the few variables Windows needs to start a process), nothing
@@ -25,8 +25,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jlgcli.artifacts.redact import Redactor, StreamRedactor
-from jlgcli.process.model import Invocation, Limits, OutputEvent
+from jlgcli.artifacts.redact import Redactor
+from jlgcli.process.model import Invocation, Limits, ProcessOutcome
 
 RUN_SCRIPT_COMMAND = "__jlgcli_run_script__"
 
@@ -126,61 +126,70 @@ def removed_env_names(
     return tuple(sorted(name for name in environ if name not in kept))
 
 
-class BoundedText:
-    """Keeps the first and last ``limit // 2`` characters of a stream, counts the rest."""
-
-    def __init__(self, limit: int) -> None:
-        self._half = max(limit // 2, 1)
-        self._head: list[str] = []
-        self._head_len = 0
-        self._tail = ""
-        self.total_chars = 0
-
-    def add(self, text: str) -> None:
-        self.total_chars += len(text)
-        room = self._half - self._head_len
-        if room > 0:
-            self._head.append(text[:room])
-            self._head_len += min(room, len(text))
-            text = text[room:]
-        if text:
-            self._tail = (self._tail + text)[-self._half :]
-
-    @property
-    def truncated(self) -> bool:
-        return self.total_chars > self._head_len + len(self._tail)
-
-    def render(self) -> str:
-        """The kept text, with a note where characters were dropped."""
-        head = "".join(self._head)
-        if not self.truncated:
-            return head + self._tail
-        omitted = self.total_chars - self._head_len - len(self._tail)
-        return f"{head}\n[... {omitted:,} characters omitted by jlgcli ...]\n{self._tail}"
+def _omitted(dropped: int) -> str:
+    return f"\n[... {dropped:,} bytes omitted by jlgcli ...]\n"
 
 
 @dataclass(frozen=True)
 class ExecutionResult:
-    """One script run, as the ledger records it and the model is told."""
+    """One script run, as the ledger records it and the model is told: a view of its outcome."""
 
     argv: tuple[str, ...]
     cwd: str
-    exit_code: int | None
-    stop_reason: str  # exited | timeout | idle | cancelled | failed-to-start
-    duration: float
-    stdout: str
-    stderr: str
-    stdout_bytes: int = 0
-    stderr_bytes: int = 0
-    stdout_truncated: bool = False
-    stderr_truncated: bool = False
-    pid: int | None = None
+    outcome: ProcessOutcome
     timeout: float | None = None
-    error: str | None = None
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.outcome.exit_code
+
+    @property
+    def stop_reason(self) -> str:
+        """exited | timeout | idle | cancelled | failed-to-start."""
+        return self.outcome.stop_reason.value
+
+    @property
+    def duration(self) -> float:
+        return self.outcome.duration
+
+    @property
+    def pid(self) -> int | None:
+        return self.outcome.pid
+
+    @property
+    def error(self) -> str | None:
+        return self.outcome.error
+
+    @property
+    def stdout(self) -> str:
+        """The redacted head and tail of stdout, with a note where bytes were dropped."""
+        output = self.outcome.output
+        return output.stdout.render(_omitted) if output is not None else ""
+
+    @property
+    def stderr(self) -> str:
+        output = self.outcome.output
+        return output.stderr.render(_omitted) if output is not None else ""
+
+    @property
+    def stdout_bytes(self) -> int:
+        return self.outcome.stdout_bytes
+
+    @property
+    def stderr_bytes(self) -> int:
+        return self.outcome.stderr_bytes
+
+    @property
+    def stdout_truncated(self) -> bool:
+        return self.outcome.output is not None and self.outcome.output.stdout.truncated
+
+    @property
+    def stderr_truncated(self) -> bool:
+        return self.outcome.output is not None and self.outcome.output.stderr.truncated
 
     @property
     def ok(self) -> bool:
-        return self.stop_reason == "exited" and self.exit_code == 0
+        return self.outcome.ok
 
 
 def run_script(
@@ -194,8 +203,12 @@ def run_script(
     frozen: bool | None = None,
     executable: str | None = None,
 ) -> ExecutionResult:
-    """Run an already-sandbox-checked ``script`` and return what happened (never raises for it)."""
-    from jlgcli.process import run_invocation  # the process layer pulls in threads and pexpect
+    """Run an already-sandbox-checked ``script`` and return what happened (never raises for it).
+
+    Each stream keeps its first and last ``max_output_bytes // 2`` bytes, redacted.
+    """
+    from jlgcli.process import run_captured  # the process layer pulls in threads and pexpect
+    from jlgcli.process.outcome import OutputTail
 
     mark_non_dumpable()
     is_frozen = bool(getattr(sys, "frozen", False)) if frozen is None else frozen
@@ -207,40 +220,12 @@ def run_script(
         env_remove=tuple(n for n in removed_env_names(os.environ) if n not in _CHILD_ENV),
         stdin=None,
     )
-    streams = {"stdout": BoundedText(max_output_bytes), "stderr": BoundedText(max_output_bytes)}
-    redactor = Redactor()
-    redacting: dict[str, StreamRedactor] = {name: redactor.stream() for name in streams}
-    lock = threading.Lock()
-
-    def sink(event: OutputEvent) -> None:
-        with lock:
-            streams[event.stream].add(redacting[event.stream].feed_text(event.text))
-
+    half = max(max_output_bytes // 2, 1)
+    output = OutputTail(half, half, filters=Redactor().stream)
     try:
-        outcome = run_invocation(
-            inv, limits=Limits(total_timeout=timeout), sinks=(sink,), cancel=cancel, log=log
+        outcome = run_captured(
+            inv, Limits(total_timeout=timeout), output=output, cancel=cancel, log=log
         )
     except Exception as exc:
-        return ExecutionResult(
-            argv=inv.argv, cwd=str(root), exit_code=None, stop_reason="failed-to-start",
-            duration=0.0, stdout="", stderr="", timeout=timeout,
-            error=f"{type(exc).__name__}: {exc}",
-        )  # fmt: skip
-    for name, stream in redacting.items():
-        streams[name].add(stream.flush().decode("utf-8", "surrogatepass"))
-    out, err = streams["stdout"], streams["stderr"]
-    return ExecutionResult(
-        argv=inv.argv,
-        cwd=str(root),
-        exit_code=outcome.exit_code,
-        stop_reason=outcome.stop_reason.value,
-        duration=outcome.duration,
-        stdout=out.render(),
-        stderr=err.render(),
-        stdout_bytes=outcome.stdout_bytes,
-        stderr_bytes=outcome.stderr_bytes,
-        stdout_truncated=out.truncated,
-        stderr_truncated=err.truncated,
-        pid=outcome.pid,
-        timeout=timeout,
-    )
+        outcome = ProcessOutcome.not_started(f"{type(exc).__name__}: {exc}")
+    return ExecutionResult(argv=inv.argv, cwd=str(root), outcome=outcome, timeout=timeout)

@@ -18,6 +18,9 @@ from jlgcli.runner.summary import GateResult
 
 GATE_TIMEOUT_S = 600.0
 TAIL_CHARS = 2000
+# Bytes of raw output kept to make those characters: room for escape codes and
+# multi-byte characters, which the cleaning and the decoding remove or merge.
+TAIL_KEPT_BYTES = 4 * 4 * TAIL_CHARS
 
 
 def run_gates(
@@ -40,31 +43,23 @@ def _run_gate(
     timeout_s: float,
 ) -> GateResult:
     from jlgcli.dev.cmdline import split_command
-    from jlgcli.process import ExecutableNotFound, run_invocation
-    from jlgcli.process.model import Invocation, Limits, OutputEvent, StopReason
+    from jlgcli.process import ExecutableNotFound, run_captured
+    from jlgcli.process.model import Invocation, Limits, StopReason
+    from jlgcli.process.outcome import OutputTail
 
     started = time.monotonic()
-    tail: list[str] = []
-    size = 0
-
-    def keep(event: OutputEvent) -> None:
-        nonlocal size
-        tail.append(event.text)
-        size += len(event.text)
-        while size > 4 * TAIL_CHARS and len(tail) > 1:
-            size -= len(tail.pop(0))
-
     try:
         argv = split_command(command)
     except ValueError as exc:
         return GateResult(command, None, 0, False, f"cannot split the command: {exc}")
     if not argv:
         return GateResult(command, None, 0, False, "empty gate command")
+    output = OutputTail(0, 0, merged_tail=TAIL_KEPT_BYTES)
     try:
-        outcome = run_invocation(
+        outcome = run_captured(
             Invocation(tuple(argv), cwd=str(cwd)),
-            limits=Limits(total_timeout=timeout_s),
-            sinks=(keep,),
+            Limits(total_timeout=timeout_s),
+            output=output,
             cancel=cancel,
         )
     except ExecutableNotFound as exc:
@@ -73,12 +68,11 @@ def _run_gate(
         raise KeyboardInterrupt
     from jlgcli.ansi import clean_terminal_text
 
-    text = clean_terminal_text("".join(tail)).strip()
+    text = clean_terminal_text(output.merged.text()).strip()
     if outcome.stop_reason is StopReason.TIMEOUT:
         text = (text + "\n" if text else "") + f"(stopped after {round(timeout_s)}s)"
     duration = round((time.monotonic() - started) * 1000)
-    ok = outcome.stop_reason is StopReason.EXITED and outcome.exit_code == 0
-    return GateResult(command, outcome.exit_code, duration, ok, redact(text[-TAIL_CHARS:]))
+    return GateResult(command, outcome.exit_code, duration, outcome.ok, redact(text[-TAIL_CHARS:]))
 
 
 def failed_gates_block(results: list[GateResult]) -> str:

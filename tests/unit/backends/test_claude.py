@@ -343,8 +343,9 @@ def test_auth_status_answers(
     monkeypatch: pytest.MonkeyPatch, stdout: str, code: int, state: str
 ) -> None:
     from jlgcli.backends import claude
-    from jlgcli.process.model import CaptureResult
+    from jlgcli.process.model import ProcessOutcome, StopReason
+    from jlgcli.process.outcome import OutputTail
 
-    answer = CaptureResult(exit_code=code, stdout=stdout, stderr="", timed_out=False, duration=0.1)
+    answer = ProcessOutcome(code, None, StopReason.EXITED, 0.1, output=OutputTail.holding(stdout))
     monkeypatch.setattr(claude, "run_quietly", lambda argv, deadline: answer)
     assert check_login(ProbeContext("claude", (2, 1, 197), 0.0, {})).state == state

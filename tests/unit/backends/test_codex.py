@@ -9,7 +9,8 @@ import pytest
 from jlgcli.backends.base import BackendRequest
 from jlgcli.backends.codex import CodexBackend, CodexParser, check_login
 from jlgcli.backends.probing import ProbeContext
-from jlgcli.process.model import CaptureResult, StopReason
+from jlgcli.process.model import ProcessOutcome, StopReason
+from jlgcli.process.outcome import OutputTail
 
 from .conftest import lines, parse
 
@@ -29,6 +30,14 @@ STDERR_WARNING = (
     "WARNING: proceeding, even though we could not create PATH aliases: Refusing to create "
     'helper binaries under temporary dir "/tmp/x"\n'
 )
+
+
+def _answer(
+    code: int | None, stdout: str, stderr: str, timed_out: bool, duration: float
+) -> ProcessOutcome:
+    """A probe's outcome holding this output (what ``capture`` returns)."""
+    reason = StopReason.TIMEOUT if timed_out else StopReason.EXITED
+    return ProcessOutcome(code, None, reason, duration, output=OutputTail.holding(stdout, stderr))
 
 
 def item(kind: str, done: bool = True, **fields: object) -> str:
@@ -197,14 +206,14 @@ def test_hanging_probe_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
     ("answer", "state"),
     [
         (None, "unknown"),
-        (CaptureResult(0, "Logged in using ChatGPT\n", "", False, 0.1), "ok"),
-        (CaptureResult(1, "", "Not logged in\n", False, 0.1), "missing"),
-        (CaptureResult(1, "", "boom\n", False, 0.1), "unknown"),
-        (CaptureResult(None, "", "", True, 0.1), "unknown"),
+        (_answer(0, "Logged in using ChatGPT\n", "", False, 0.1), "ok"),
+        (_answer(1, "", "Not logged in\n", False, 0.1), "missing"),
+        (_answer(1, "", "boom\n", False, 0.1), "unknown"),
+        (_answer(None, "", "", True, 0.1), "unknown"),
     ],
 )
 def test_login_status_answers(
-    monkeypatch: pytest.MonkeyPatch, answer: CaptureResult | None, state: str
+    monkeypatch: pytest.MonkeyPatch, answer: ProcessOutcome | None, state: str
 ) -> None:
     from jlgcli.backends import codex
 

@@ -15,7 +15,8 @@ from jlgcli.backends.codex import INFO as CODEX_INFO
 from jlgcli.backends.codex import check_login as codex_login
 from jlgcli.backends.probing import CliInfo, probe_cli
 from jlgcli.backends.startup import missing_interpreter, script_interpreter, start_failure
-from jlgcli.process.model import CaptureResult
+from jlgcli.process.model import ProcessOutcome, StopReason
+from jlgcli.process.outcome import OutputTail
 
 POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="shebang scripts run on POSIX only")
 # npm's cmd-shim output for a node package (the part that picks the interpreter)
@@ -26,6 +27,14 @@ NPM_CMD_SHIM = (
     'endLocal & goto #_undefined_# 2>NUL || title %COMSPEC% & "%_prog%"  '
     '"%dp0%\\node_modules\\@openai\\codex\\bin\\codex.js" %*\r\n'
 )
+
+
+def _answer(
+    code: int | None, stdout: str, stderr: str, timed_out: bool, duration: float
+) -> ProcessOutcome:
+    """A probe's outcome holding this output (what ``capture`` returns)."""
+    reason = StopReason.TIMEOUT if timed_out else StopReason.EXITED
+    return ProcessOutcome(code, None, reason, duration, output=OutputTail.holding(stdout, stderr))
 
 
 def script(path: Path, text: str) -> str:
@@ -82,19 +91,19 @@ def test_missing_interpreter_looks_on_the_given_path(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [
-        (CaptureResult(127, "", "env: ‘node’: No such file or directory\n", False, 0.1), True),
-        (CaptureResult(126, "", "", False, 0.1), True),
+        (_answer(127, "", "env: ‘node’: No such file or directory\n", False, 0.1), True),
+        (_answer(126, "", "", False, 0.1), True),
         (
-            CaptureResult(
+            _answer(
                 1, "", "'node' is not recognized as an internal or external command,\n", False, 0.1
             ),
             True,
         ),
-        (CaptureResult(1, "", "Not logged in\n", False, 0.1), False),
-        (CaptureResult(0, "codex-cli 0.169.0\n", "", False, 0.1), False),
+        (_answer(1, "", "Not logged in\n", False, 0.1), False),
+        (_answer(0, "codex-cli 0.169.0\n", "", False, 0.1), False),
     ],
 )
-def test_start_failure(answer: CaptureResult, expected: bool) -> None:
+def test_start_failure(answer: ProcessOutcome, expected: bool) -> None:
     said = start_failure(answer)
     assert (said is not None) == expected
     if said is not None:

@@ -12,6 +12,7 @@ from support.devproject import (
 from jlgcli.dev.gitops import Git
 from jlgcli.dev.proc import CommandResult
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.process.model import ProcessOutcome
 
 
 @pytest.fixture
@@ -77,7 +78,7 @@ def test_not_a_repository(tmp_path: Path) -> None:
 
 def test_git_missing_is_named(tmp_path: Path) -> None:
     def missing(argv: list[str], cwd: Path, **_: object) -> CommandResult:
-        return CommandResult(tuple(argv), None, "not-found", 0.0, "", "git: command not found")
+        return CommandResult(tuple(argv), ProcessOutcome.not_started("git: command not found"))
 
     with pytest.raises(JlgError) as info:
         Git(tmp_path, runner=missing).check_repository()

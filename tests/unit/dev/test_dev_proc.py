@@ -40,6 +40,16 @@ def test_missing_program(tmp_path: Path) -> None:
     assert "no-such-program-xyz: command not found" in result.excerpt()
 
 
+def test_interleaved_tail_is_bounded_and_starts_on_a_character(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(proc, "TAIL_LIMIT", 9)
+    code = "import sys; sys.stdout.write('a' * 50 + 'é' * 20); sys.stdout.flush()"
+    result = run_command([sys.executable, "-c", code], tmp_path)
+    assert result.output in ("é" * 4, "é" * 5)  # 9 bytes: never half a character
+    assert result.stdout == "a" * 50 + "é" * 20  # the head keeps the whole of stdout
+
+
 def test_timeout(tmp_path: Path) -> None:
     code = "import time; print('ready', flush=True); time.sleep(30)"
     result = run_command([sys.executable, "-c", code], tmp_path, timeout=0.5)
@@ -48,7 +58,11 @@ def test_timeout(tmp_path: Path) -> None:
 
 
 def test_killed_by_signal_and_excerpt() -> None:
-    result = CommandResult(("x",), None, "exited", 0.0, "", "\n".join(f"l{i}" for i in range(40)))
+    from jlgcli.process.model import ProcessOutcome, StopReason
+    from jlgcli.process.outcome import OutputTail
+
+    lines = OutputTail.holding(stdout="\n".join(f"l{i}" for i in range(40)))
+    result = CommandResult(("x",), ProcessOutcome(None, 9, StopReason.EXITED, 0.0, output=lines))
     assert result.describe() == "killed by a signal"
     assert result.excerpt(3) == "l37\nl38\nl39"
 
@@ -59,6 +73,6 @@ def test_cancelled_run_is_interrupted(tmp_path: Path, monkeypatch: pytest.Monkey
     def cancelled(*_: object, **__: object) -> ProcessOutcome:
         return ProcessOutcome(None, 2, StopReason.CANCELLED, 0.1)
 
-    monkeypatch.setattr("jlgcli.process.run_invocation", cancelled)
+    monkeypatch.setattr("jlgcli.process.run_captured", cancelled)
     with pytest.raises(Interrupted):
         run_command(["anything"], tmp_path)

@@ -14,7 +14,6 @@ import pytest
 from jlgcli.process.tree import pid_alive
 from jlgcli.rebound.execute import (
     RUN_SCRIPT_COMMAND,
-    BoundedText,
     mark_non_dumpable,
     removed_env_names,
     run_script,
@@ -89,16 +88,13 @@ def test_run_script_entry_without_a_script(capsys: pytest.CaptureFixture[str]) -
     assert RUN_SCRIPT_COMMAND in capsys.readouterr().err
 
 
-def test_bounded_text_keeps_head_and_tail() -> None:
-    small = BoundedText(10)
-    small.add("abc")
-    assert small.render() == "abc" and not small.truncated
-    big = BoundedText(10)
-    for chunk in ("0123", "4567", "89ab", "cdef"):
-        big.add(chunk)
-    assert big.truncated
-    assert big.total_chars == 16
-    assert big.render() == "01234\n[... 6 characters omitted by jlgcli ...]\nbcdef"
+def test_output_keeps_head_and_tail_and_notes_the_dropped_bytes(tmp_path: Path) -> None:
+    script = _script(tmp_path, "big.py", "import sys; sys.stdout.write('0123456789abcdef')\n")
+    result = run_script(script, root=tmp_path, timeout=60, max_output_bytes=10)
+    assert result.stdout_truncated and result.stdout_bytes == 16
+    assert result.stdout == "01234\n[... 6 bytes omitted by jlgcli ...]\nbcdef"
+    small = run_script(script, root=tmp_path, timeout=60, max_output_bytes=100)
+    assert small.stdout == "0123456789abcdef" and not small.stdout_truncated
 
 
 def test_run_script_reports_output_code_cwd_and_closed_stdin(tmp_path: Path) -> None:
@@ -256,6 +252,6 @@ def test_fifty_megabytes_of_output_is_capped_with_flat_memory(tmp_path: Path) ->
     assert result.stdout_bytes >= 50 * 1024 * 1024
     assert result.stdout_truncated
     assert len(result.stdout) < 70_000
-    assert "characters omitted by jlgcli" in result.stdout
+    assert "bytes omitted by jlgcli" in result.stdout
     assert result.stdout.rstrip().endswith("THE END")
     assert peak < 8 * 1024 * 1024, f"peak {peak:,} bytes while streaming 50 MB"

@@ -1,0 +1,61 @@
+"""Gates (issue 17) on the one process outcome: the bounded, cleaned, redacted tail (issue 13)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from jlgcli.runner.gates import TAIL_CHARS, failed_gates_block, run_gates
+
+
+def _python(code: str) -> str:
+    return shlex.join([sys.executable, "-c", code])
+
+
+def test_a_flood_of_output_keeps_only_the_cleaned_tail(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "for i in range(20000): print('line', i)\n"
+        "print('\\x1b[31mlast words\\x1b[0m', file=sys.stderr)\n"
+        "sys.exit(4)"
+    )
+    [gate] = run_gates((_python(code),), tmp_path, redact=lambda text: text)
+    assert (gate.ok, gate.exitCode) == (False, 4)
+    assert len(gate.outputTail) <= TAIL_CHARS
+    assert gate.outputTail.endswith("last words")  # escape codes removed, stderr included
+    assert "line 19999" in gate.outputTail and "line 0\n" not in gate.outputTail
+
+
+def test_the_tail_is_redacted_and_a_passing_gate_is_ok(tmp_path: Path) -> None:
+    code = "print('token=abc123')"
+    [gate] = run_gates(
+        (_python(code),), tmp_path, redact=lambda text: text.replace("abc123", "[REDACTED]")
+    )
+    assert gate.ok and gate.exitCode == 0
+    assert gate.outputTail == "token=[REDACTED]"
+
+
+def test_missing_and_empty_commands_are_failed_gates(tmp_path: Path) -> None:
+    missing, empty = run_gates(("no-such-gate-xyz --check", ""), tmp_path, redact=str)
+    assert (missing.ok, missing.exitCode) == (False, None)
+    assert missing.outputTail == "no-such-gate-xyz: command not found"
+    assert empty.outputTail == "empty gate command"
+    assert "(was stopped)" in failed_gates_block([missing])
+
+
+def test_a_gate_over_its_time_limit_says_so(tmp_path: Path) -> None:
+    code = "import time; print('working', flush=True); time.sleep(60)"
+    [gate] = run_gates((_python(code),), tmp_path, redact=str, timeout_s=0.5)
+    assert not gate.ok
+    assert gate.outputTail.startswith("working") and "(stopped after" in gate.outputTail
+
+
+def test_a_cancelled_gate_interrupts_the_loop(tmp_path: Path) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(KeyboardInterrupt):
+        run_gates((_python("import time; time.sleep(60)"),), tmp_path, redact=str, cancel=cancel)
