@@ -336,7 +336,7 @@ class IterationLoop:
             stop_cause=record.cause if stopped else None,
             metrics=[_metrics_json(m) for m in record.metrics],
         )
-        self.recorder.save_state(state)
+        self.recorder.save_state(state, final=stopped)
 
     def _human_timeout(self) -> str:
         return _human_ms(self.spec.timeout_ms)
