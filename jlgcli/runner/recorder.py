@@ -92,7 +92,10 @@ class Recorder:
 
     def activity(self, iteration: int, text: str) -> None:
         """Live assistant text of an iteration, as the event stream shows it (redacted line by
-        line, so a secret split across two reads is still caught)."""
+        line, so a secret split across two reads is still caught). Without ``--events``
+        nothing shows it: no redaction work."""
+        if isinstance(self.events, NoEvents):
+            return
         if self._activity is None:
             self._activity = self.redactor.stream()
         shown = self._activity.feed_text(text)

@@ -303,3 +303,20 @@ def test_a_run_that_stops_writes_its_last_state_durably(tmp_path: Path) -> None:
     summary, _ = run(tmp_path, backend)
     saved = json.loads((tmp_path / ".jlgcli/runs" / summary.runId / "state.json").read_text())
     assert (saved["iterations"], saved["stop_cause"]) == (2, "done")
+
+
+@pytest.mark.parametrize("events", [False, True])
+def test_live_agent_text_is_redacted_only_when_the_event_stream_shows_it(
+    tmp_path: Path, events: bool
+) -> None:
+    """Issue 18: without --events the live text goes nowhere, so it costs no redaction."""
+    from jlgcli.runner.engine import new_record
+    from jlgcli.runner.recorder import Recorder
+
+    fields = {"events_path": str(tmp_path / "events.jsonl")} if events else {}
+    record = new_record(spec(tmp_path, **fields), FakeClock())
+    recorder = Recorder(record, Console(1, out=io.StringIO(), err=io.StringIO()))
+    recorder.open()
+    recorder.activity(1, "export GITHUB_TOKEN=ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8\n")
+    recorder.events.close()
+    assert recorder.redactor.count == (1 if events else 0)
