@@ -100,15 +100,26 @@ _SECRET_NAMES = (
 )
 
 
+# Set by coverage's subprocess patch (pyproject: patch = ["subprocess"]) so that the jlgcli
+# the e2e tests spawn is measured. The fakes are not jlgcli: measuring them cost ~50 ms and a
+# stray data file per call, over a thousand calls a suite (issue 18), so their launchers drop it.
+_COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
+
+
 def _write_launcher(bin_dir: Path, name: str, script: Path) -> None:
     """Make ``name`` on PATH run ``script`` with this interpreter (a .cmd on Windows)."""
     if os.name == "nt":  # pragma: no cover - exercised by the Windows CI job
+        unset = "".join(f'@set "{variable}="\r\n' for variable in _COVERAGE_VARIABLES)
         (bin_dir / f"{name}.cmd").write_text(
-            f'@"{sys.executable}" "{script}" %*\r\n', encoding="utf-8"
+            f'{unset}@"{sys.executable}" "{script}" %*\r\n', encoding="utf-8"
         )
         return
     launcher = bin_dir / name
-    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n', encoding="utf-8")
+    launcher.write_text(
+        f"#!/bin/sh\nunset {' '.join(_COVERAGE_VARIABLES)}\n"
+        f'exec "{sys.executable}" "{script}" "$@"\n',
+        encoding="utf-8",
+    )
     launcher.chmod(launcher.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 

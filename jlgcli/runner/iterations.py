@@ -73,6 +73,7 @@ class IterationLoop:
         self.switch_reason: str | None = None
         self.tree: str | None = None
         self.repo: str | None = ""  # the git directory, looked up on first use
+        self._saved_metrics: list[tuple[IterationMetrics, dict[str, object]]] = []
 
     def run(self) -> None:
         iteration = len(self.record.metrics) + 1
@@ -308,6 +309,8 @@ class IterationLoop:
             from jlgcli.runner.worktree import git_dir
 
             self.repo = git_dir(self.spec.cwd)
+        if not self.repo:  # not a git repository: nothing to snapshot, nothing to look up
+            return None
         from jlgcli.artifacts.project import under_project
 
         cwd = self.spec.cwd
@@ -334,9 +337,21 @@ class IterationLoop:
             session_id=record.session_id,
             last_report=self.prompter.report,
             stop_cause=record.cause if stopped else None,
-            metrics=[_metrics_json(m) for m in record.metrics],
+            metrics=self._metrics_json(),
         )
-        self.recorder.save_state(state)
+        self.recorder.save_state(state, final=stopped)
+
+    def _metrics_json(self) -> list[dict[str, object]]:
+        """The metrics as JSON, converting only the current iteration's: the earlier ones
+        are final once saved, and the state is written after every iteration."""
+        done = self._saved_metrics
+        metrics = self.record.metrics
+        keep = 0
+        while keep < len(done) and keep < len(metrics) - 1 and done[keep][0] is metrics[keep]:
+            keep += 1
+        del done[keep:]
+        done += [(m, _metrics_json(m)) for m in metrics[keep:]]
+        return [json for _, json in done]
 
     def _human_timeout(self) -> str:
         return _human_ms(self.spec.timeout_ms)

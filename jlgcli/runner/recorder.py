@@ -41,6 +41,7 @@ class Recorder:
         self.run_dir: RunDirectory | None = None
         self.events: EventWriter | NoEvents = NoEvents()
         self._activity: StreamRedactor | None = None
+        self._state_dir: Path | None = None  # where state.json goes, found on the first save
 
     # -- start ---------------------------------------------------------------------------
     def open(self) -> None:
@@ -91,7 +92,10 @@ class Recorder:
 
     def activity(self, iteration: int, text: str) -> None:
         """Live assistant text of an iteration, as the event stream shows it (redacted line by
-        line, so a secret split across two reads is still caught)."""
+        line, so a secret split across two reads is still caught). Without ``--events``
+        nothing shows it: no redaction work."""
+        if isinstance(self.events, NoEvents):
+            return
         if self._activity is None:
             self._activity = self.redactor.stream()
         shown = self._activity.feed_text(text)
@@ -147,19 +151,28 @@ class Recorder:
 
         return transcript_ref(self.run_dir.transcript.path, iteration, root=self.record.spec.cwd)
 
-    def save_state(self, state: ResumeState) -> None:
-        """Keep what ``--resume`` needs (every loop run; see ``runner.resume``)."""
-        root = runs_root(self.record)
-        if not root.is_dir():
-            from jlgcli.artifacts.rundir import _ignore_in_git
+    def save_state(self, state: ResumeState, *, final: bool = True) -> None:
+        """Keep what ``--resume`` needs (every loop run; see ``runner.resume``).
 
-            root.mkdir(parents=True, exist_ok=True)
-            _ignore_in_git(root)
-        write_state(root / self.record.run_id, state, self.redactor.redact)
+        ``final=False`` between iterations: one fsync instead of two (``write_state``).
+        """
+        if self._state_dir is None:
+            root = runs_root(self.record)
+            if not root.is_dir():
+                from jlgcli.artifacts.rundir import _ignore_in_git
+
+                root.mkdir(parents=True, exist_ok=True)
+                _ignore_in_git(root)
+            self._state_dir = root / self.record.run_id
+        write_state(self._state_dir, state, self.redactor.redact, final=final)
 
     # -- the end -------------------------------------------------------------------------
     def finish(self, summary: RunSummary) -> RunSummary:
         """Write result.json and close everything; an artifacts failure becomes exit 73."""
+        if self._state_dir is not None:  # the last state.json, durable at the end of the run
+            from jlgcli.artifacts.atomic import sync_directory
+
+            sync_directory(self._state_dir)
         if self.run_dir is not None:
             try:
                 self.run_dir.close()

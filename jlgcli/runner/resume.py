@@ -12,7 +12,7 @@ stopped, so they count against the same budgets.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,9 @@ class ResumeState:
     version: int = STATE_VERSION
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # Shallow: every field is already JSON-ready (``asdict`` deep-copies the metrics,
+        # which grow with the run and are written after each iteration).
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ResumeState:
@@ -50,15 +52,22 @@ class ResumeState:
         return cls(**{key: value for key, value in data.items() if key in names})
 
 
-def write_state(run_dir: Path, state: ResumeState, redact: Any | None = None) -> None:
-    """Write ``state.json`` atomically (redacted); raises ``JlgError`` 73 when it cannot."""
+def write_state(
+    run_dir: Path, state: ResumeState, redact: Any | None = None, *, final: bool = True
+) -> None:
+    """Write ``state.json`` atomically (redacted); raises ``JlgError`` 73 when it cannot.
+
+    Between iterations (``final=False``) one fsync: the data, not the directory
+    entry, so a crash can leave the previous iteration's state (complete, one
+    step behind), never a torn one. The last state of a run is fully durable.
+    """
     from jlgcli.artifacts.atomic import atomic_write_text
 
     text = json.dumps(state.to_json(), ensure_ascii=False, indent=2) + "\n"
     if redact is not None:
         text = redact(text)
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(run_dir / STATE_FILE, text)
+    atomic_write_text(run_dir / STATE_FILE, text, sync_directory=final)
 
 
 def load_state(runs_root: Path, ref: str) -> ResumeState:

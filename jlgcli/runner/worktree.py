@@ -9,8 +9,10 @@ repository there is no snapshot (``None``) and the reply alone is judged.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 GIT_TIMEOUT_S = 30.0
@@ -28,9 +30,25 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str | None
     return result.stdout.strip()
 
 
-def git_dir(cwd: Path) -> str | None:
-    """The repository's git directory, or None outside a repository (looked up once a run)."""
+def git_dir(cwd: Path, environ: Mapping[str, str] | None = None) -> str | None:
+    """The repository's git directory, or None outside a repository (looked up once a run).
+
+    No ``.git`` in ``cwd`` or above it and no ``GIT_DIR``: not a work tree, answered
+    without spawning git (a bare repository has no work tree to snapshot either).
+    """
+    if not _may_be_in_a_work_tree(cwd, os.environ if environ is None else environ):
+        return None
     return _git(cwd, "rev-parse", "--absolute-git-dir") or None
+
+
+def _may_be_in_a_work_tree(cwd: Path, environ: Mapping[str, str]) -> bool:
+    if "GIT_DIR" in environ or "GIT_WORK_TREE" in environ:
+        return True
+    try:
+        here = cwd.resolve()
+    except OSError:
+        return True  # let git say
+    return any((directory / ".git").exists() for directory in (here, *here.parents))
 
 
 def snapshot(cwd: Path, exclude: tuple[Path, ...] = (), *, repo: str | None = "") -> str | None:

@@ -1,6 +1,9 @@
-"""The pre-commit door end to end: the real ``pre-commit try-repo`` installs this repository's
-hook (``language: python``: it pip-installs jlgcli into its own venv) and runs ``jlgcli hook``
+"""The pre-commit door end to end: the real ``pre-commit`` installs this repository's hook
+(``language: python``: it pip-installs jlgcli into its own venv) and runs ``jlgcli hook``
 over the staged files of a temp repo, with the fake ``claude`` first on PATH (issue 8).
+The runs use a ``.pre-commit-config.yaml`` naming the repository at a commit, as users do,
+so the hook's venv is built once per session (``try-repo`` rebuilds it for every run: ~15 s
+each, issue 18).
 
 The hook repository is a copy of the working tree, committed in a temp dir, so the test does
 not depend on what is committed here. Installing needs the package index (or pip's cache) for
@@ -118,17 +121,24 @@ def fake_reply(tmp_path: Path, text: str) -> dict[str, str]:
     return {"JLGCLI_FAKE_SCRIPT": str(script), "JLGCLI_BACKEND": "claude"}
 
 
-def try_repo(consumer: Path, hook_repo: Path, home: Path, env: dict[str, str]):
-    return pre_commit(consumer, "try-repo", str(hook_repo), "jlgcli-run", "--hook-stage",
-                      "manual", "--verbose", env={**env, "PRE_COMMIT_HOME": str(home)})  # fmt: skip
+def run_hook(consumer: Path, hook_repo: Path, home: Path, env: dict[str, str]):
+    """``pre-commit run`` of the manual hook, the repository pinned at its commit."""
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, check=True,
+                         capture_output=True, text=True).stdout.strip()  # fmt: skip
+    config = f"repos:\n  - repo: {hook_repo.as_posix()}\n    rev: {rev}\n    hooks:\n"
+    (consumer / ".pre-commit-config.yaml").write_text(
+        config + "      - id: jlgcli-run\n", encoding="utf-8"
+    )  # untracked: neither staged for the hook nor "unstaged config" for pre-commit
+    return pre_commit(consumer, "run", "jlgcli-run", "--hook-stage", "manual", "--verbose",
+                      env={**env, "PRE_COMMIT_HOME": str(home)})  # fmt: skip
 
 
 @pytest.mark.slow
 @needs_hook_command
-def test_try_repo_passes_when_the_agent_says_done(consumer, hook_repo, pre_commit_home,
+def test_the_hook_passes_when_the_agent_says_done(consumer, hook_repo, pre_commit_home,
                                                   tmp_path):  # fmt: skip
     env = fake_reply(tmp_path, '{"status": "done", "summary": "greeting change is fine"}')
-    result = try_repo(consumer, hook_repo, pre_commit_home, env)
+    result = run_hook(consumer, hook_repo, pre_commit_home, env)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert "Passed" in output
@@ -140,9 +150,9 @@ def test_try_repo_passes_when_the_agent_says_done(consumer, hook_repo, pre_commi
 
 @pytest.mark.slow
 @needs_hook_command
-def test_try_repo_fails_the_commit_on_error(consumer, hook_repo, pre_commit_home, tmp_path):
+def test_the_hook_fails_the_commit_on_error(consumer, hook_repo, pre_commit_home, tmp_path):
     env = fake_reply(tmp_path, '{"status": "error", "summary": "greet.py:1 — wrong greeting"}')
-    result = try_repo(consumer, hook_repo, pre_commit_home, env)
+    result = run_hook(consumer, hook_repo, pre_commit_home, env)
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert "Failed" in output

@@ -165,3 +165,19 @@ def test_fsync_dir_is_skipped_on_windows_and_tolerant_elsewhere(work: Path) -> N
     atomic._fsync_dir(work, is_windows=True)
     atomic._fsync_dir(work / "missing", is_windows=False)  # cannot open: ignored
     atomic._fsync_dir(work, is_windows=False)
+
+
+def test_without_directory_sync_the_data_is_still_fsynced_once(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    target = work / "state.json"
+    atomic_write_text(target, "one", sync_directory=False)
+    assert target.read_text(encoding="utf-8") == "one" and len(synced) == 1
+    atomic_write_text(target, "two")  # the default: the rename is made durable too
+    assert target.read_text(encoding="utf-8") == "two" and len(synced) == 3
+    atomic.sync_directory(work)
+    assert len(synced) == 4
+    assert _siblings(target) == ["state.json"]

@@ -99,7 +99,16 @@ def test_total_timeout_stops_with_timeout(run: Runner, transport: str) -> None:
 def test_ignored_polite_signals_escalate_to_sigkill(
     run: Runner, transport: str, tmp_path: Path
 ) -> None:
+    # Stop only once READY is out: by then the fake ignores signals and its grandchild's pid
+    # is written (a short total timeout could expire first on a loaded machine). The cancel
+    # goes through the same kill ladder as a timeout.
     pidfile = tmp_path / "gc.pid"
+    cancel = threading.Event()
+
+    def on_ready(event: OutputEvent) -> None:
+        if "READY" in event.text:
+            cancel.set()
+
     rec = run(
         "fake-agent",
         "--ignore-signals",
@@ -107,9 +116,11 @@ def test_ignored_polite_signals_escalate_to_sigkill(
         str(pidfile),
         "--hang",
         transport=transport,
-        limits=Limits(total_timeout=0.3, kill_grace=0.2),
+        cancel=cancel,
+        extra_sinks=(on_ready,),
+        limits=Limits(total_timeout=60, kill_grace=0.2),
     )
-    assert rec.outcome.stop_reason is StopReason.TIMEOUT
+    assert rec.outcome.stop_reason is StopReason.CANCELLED
     assert rec.outcome.signal == 9
     ladder = [line.split()[2] for line in rec.logs if line.startswith("kill ladder:")]
     assert ladder == ["SIGINT", "SIGTERM", "SIGKILL"]

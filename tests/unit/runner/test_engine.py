@@ -267,3 +267,56 @@ def test_max_cost_with_a_backend_that_reports_no_cost_is_refused_up_front(tmp_pa
     with pytest.raises(JlgError) as caught:
         run(tmp_path, FakeBackend("codex").enqueue("x"), max_cost_usd=1.0)
     assert caught.value.code == 64 and "codex reports none" in caught.value.message
+
+
+def test_the_resume_state_costs_one_fsync_per_iteration_and_is_durable_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: state.json after each iteration skips the directory sync (one fsync, see
+    test_atomic_write); the run's end syncs the directory, so the last state survives a crash."""
+    from jlgcli.artifacts import atomic
+
+    writes: list[str] = []
+    real_write, real_sync_dir = atomic.atomic_write_bytes, atomic._fsync_dir
+
+    def write(path: Any, data: bytes, *, sync_directory: bool = True) -> None:
+        writes.append(f"{Path(path).name} {'+dir' if sync_directory else 'data only'}")
+        real_write(path, data, sync_directory=sync_directory)
+
+    def sync_dir(path: Path, **kw: Any) -> None:
+        writes.append(f"dir {path.name}")
+        real_sync_dir(path, **kw)
+
+    monkeypatch.setattr(atomic, "atomic_write_bytes", write)
+    monkeypatch.setattr(atomic, "_fsync_dir", sync_dir)
+    backend = FakeBackend().enqueue("one").enqueue("two").enqueue("three")
+    summary, _ = run(tmp_path, backend, max_iterations=3)
+    assert summary.iterations == 3
+    state = [entry for entry in writes if "state.json" in entry or summary.runId in entry]
+    assert state == ["state.json data only"] * 3 + [f"dir {summary.runId}"]
+    saved = json.loads((tmp_path / ".jlgcli/runs" / summary.runId / "state.json").read_text())
+    assert saved["iterations"] == 3 and [m["index"] for m in saved["metrics"]] == [1, 2, 3]
+
+
+def test_a_run_that_stops_writes_its_last_state_durably(tmp_path: Path) -> None:
+    backend = FakeBackend().enqueue("step").enqueue("finished\nDONE")
+    summary, _ = run(tmp_path, backend)
+    saved = json.loads((tmp_path / ".jlgcli/runs" / summary.runId / "state.json").read_text())
+    assert (saved["iterations"], saved["stop_cause"]) == (2, "done")
+
+
+@pytest.mark.parametrize("events", [False, True])
+def test_live_agent_text_is_redacted_only_when_the_event_stream_shows_it(
+    tmp_path: Path, events: bool
+) -> None:
+    """Issue 18: without --events the live text goes nowhere, so it costs no redaction."""
+    from jlgcli.runner.engine import new_record
+    from jlgcli.runner.recorder import Recorder
+
+    fields = {"events_path": str(tmp_path / "events.jsonl")} if events else {}
+    record = new_record(spec(tmp_path, **fields), FakeClock())
+    recorder = Recorder(record, Console(1, out=io.StringIO(), err=io.StringIO()))
+    recorder.open()
+    recorder.activity(1, "export GITHUB_TOKEN=ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8\n")
+    recorder.events.close()
+    assert recorder.redactor.count == (1 if events else 0)
