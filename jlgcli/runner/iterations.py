@@ -104,6 +104,12 @@ class IterationLoop:
                 to = self.chain.switch(verdict.back_at)
                 if to is None:
                     self.record.diagnosis.extend(self.chain.notes)
+                    self.chain.notes.clear()
+                    wait = (verdict.back_at or 0) - self.clock.time()
+                    if verdict.wait_if_alone and 0 < wait < self.record.remaining_s(self.clock):
+                        # no usable fallback after all, and the reset comes in time: wait for it
+                        countdown(self.console, self.clock, wait, verdict.reason)
+                        continue
                     self.record.stop(verdict.cause, verdict.message)
                     return
                 self._switched(f"{verdict.reason}; switched to {to}")

@@ -68,6 +68,7 @@ class Switch:
     back_at: float | None
     cause: str  # the stop cause if no fallback is left
     message: str
+    wait_if_alone: bool = False  # no usable fallback after all: wait until back_at instead
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +148,9 @@ def _rate_limited(
         )
         return Switch(f"{backend}: rate-limited, {when}", now + wait, "rate-limited", message)
     if can_switch and wait > rails.switch_after_s:
-        return Switch(f"{backend}: rate-limited, {when}", now + wait, "rate-limited", when)
+        message = f"backend {backend} is rate-limited ({when})"
+        return Switch(f"{backend}: rate-limited, {when}", now + wait, "rate-limited", message,
+                      wait_if_alone=True)  # fmt: skip
     if counters.limited_in_a_row > rails.max_limited_calls:
         message = f"backend {backend} is still rate-limited after {rails.max_limited_calls} calls"
         return Switch(f"{backend}: rate-limited again and again", now + wait, "rate-limited",

@@ -320,3 +320,16 @@ def test_live_agent_text_is_redacted_only_when_the_event_stream_shows_it(
     recorder.activity(1, "export GITHUB_TOKEN=ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8\n")
     recorder.events.close()
     assert recorder.redactor.count == (1 if events else 0)
+
+
+def test_a_long_wait_with_an_unusable_fallback_is_waited_out(tmp_path: Path) -> None:
+    """Issue 16: a 10-minute limit would switch, but the fallback cannot run: wait instead."""
+    clock = FakeClock()
+    backend = FakeBackend("claude", clock=clock)
+    backend.enqueue(ok=False, rate_limited=True, error_kind="rate-limit",
+                    rate_limit_reset=clock.t + 1 + 600)  # fmt: skip
+    backend.enqueue("DONE")
+    summary, _ = run(tmp_path, backend, fallbacks=("gemini",))  # gemini: not openable here
+    assert (summary.stopCause, summary.iterations) == ("done", 1)
+    assert sum(clock.slept) == pytest.approx(600, abs=1)
+    assert any("fallback gemini skipped" in note for note in summary.diagnosis)
