@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jlgcli.dev.cmdline import shell_tokens, split_command
+from jlgcli.cmdline import shell_tokens, split_command
 from jlgcli.dev.config import DevConfig
 from jlgcli.dev.proc import CommandResult, run_command
 from jlgcli.dev.report import Reporter

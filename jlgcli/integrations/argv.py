@@ -28,7 +28,7 @@ def split_args(text: str, *, is_windows: bool = os.name == "nt") -> list[str]:
     POSIX ``shlex`` rules on macOS/Linux; the Windows C runtime rules on
     Windows, where ``shlex`` would eat the backslashes of ``C:\\path``.
     """
-    from jlgcli.dev.cmdline import split_command
+    from jlgcli.cmdline import split_command
 
     try:
         return split_command(text, is_windows=is_windows)

@@ -15,8 +15,6 @@ keeps the raw bytes.
 from __future__ import annotations
 
 import sys
-import time
-from collections.abc import Callable
 from typing import TextIO
 
 from jlgcli.ansi import terminal_safe
@@ -33,14 +31,12 @@ class Console:
         json_mode: bool = False,
         out: TextIO | None = None,
         err: TextIO | None = None,
-        sleep: Callable[[float], None] = time.sleep,
         redactor: Redactor | None = None,
     ) -> None:
         self.verbosity = verbosity
         self.json_mode = json_mode
         self._err = err if err is not None else sys.stderr
         self._live = self._err if json_mode else (out if out is not None else sys.stdout)
-        self._sleep = sleep
         self._live_ended_with_newline = True
         self._status_shown = False
         self._redactor = redactor if redactor is not None else Redactor()

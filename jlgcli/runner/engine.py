@@ -20,13 +20,12 @@ from jlgcli.errors import ExitCode, JlgError
 from jlgcli.runner.clock import SYSTEM_CLOCK, Clock
 from jlgcli.runner.console import Console
 from jlgcli.runner.failover import BackendChain
-from jlgcli.runner.iteration import call_backend
+from jlgcli.runner.iteration import Caller, call_backend
 from jlgcli.runner.iterations import IterationLoop
 from jlgcli.runner.record import RunRecord, build_summary, interruption_message
 from jlgcli.runner.recorder import Recorder
 from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.summary import RunSummary
-from jlgcli.runner.types import Caller
 
 if TYPE_CHECKING:
     from jlgcli.runner.select import SelectedBackend
@@ -54,12 +53,12 @@ def new_record(spec: RunSpec, clock: Clock) -> RunRecord:
         backend_id=spec.backend,
     )
     if spec.resume is not None:
-        from jlgcli.runner.summary import _metrics_from_json
+        from jlgcli.runner.summary import IterationMetrics
 
         record.resumed_from = spec.resume.run_id
         record.prior_elapsed_ms = spec.resume.elapsed_ms
         record.session_id = spec.resume.session_id
-        record.metrics = [_metrics_from_json(item) for item in spec.resume.metrics]
+        record.metrics = [IterationMetrics.from_json(item) for item in spec.resume.metrics]
     return record
 
 

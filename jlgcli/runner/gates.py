@@ -42,7 +42,7 @@ def _run_gate(
     cancel: threading.Event | None,
     timeout_s: float,
 ) -> GateResult:
-    from jlgcli.dev.cmdline import split_command
+    from jlgcli.cmdline import split_command
     from jlgcli.process import ExecutableNotFound, run_captured
     from jlgcli.process.model import Invocation, Limits, StopReason
     from jlgcli.process.outcome import OutputTail

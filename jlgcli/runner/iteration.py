@@ -21,6 +21,10 @@ class CallResult:
     duration_ms: int
 
 
+# ``call_backend`` below, or a test's stand-in.
+Caller = Callable[..., CallResult]
+
+
 def call_backend(
     backend: Backend,
     request: BackendRequest,

@@ -18,7 +18,7 @@ from jlgcli.process.model import Limits
 from jlgcli.runner.clock import Clock
 from jlgcli.runner.console import Console
 from jlgcli.runner.failover import BackendChain
-from jlgcli.runner.iteration import CallResult
+from jlgcli.runner.iteration import Caller, CallResult
 from jlgcli.runner.policy import Counters, Guardrails, Proceed, Retry, Stop, Switch, judge_call
 from jlgcli.runner.prompting import Prompter
 from jlgcli.runner.record import RunRecord, interruption_message
@@ -26,7 +26,6 @@ from jlgcli.runner.recorder import Recorder
 from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.status import LiveStatus
 from jlgcli.runner.summary import IterationMetrics
-from jlgcli.runner.types import Caller
 from jlgcli.runner.waiting import countdown
 
 
@@ -356,17 +355,11 @@ class IterationLoop:
         while keep < len(done) and keep < len(metrics) - 1 and done[keep][0] is metrics[keep]:
             keep += 1
         del done[keep:]
-        done += [(m, _metrics_json(m)) for m in metrics[keep:]]
+        done += [(m, m.to_json()) for m in metrics[keep:]]
         return [json for _, json in done]
 
     def _human_timeout(self) -> str:
         return _human_ms(self.spec.timeout_ms)
-
-
-def _metrics_json(metrics: IterationMetrics) -> dict[str, object]:
-    import dataclasses
-
-    return dataclasses.asdict(metrics)
 
 
 def _human_ms(ms: float) -> str:

@@ -78,6 +78,17 @@ class IterationMetrics:
     diffStat: dict[str, int] | None = None
     gates: list[GateResult] = field(default_factory=list)
 
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> IterationMetrics:
+        """Read back a ``to_json()`` dict; unknown keys are ignored."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {key: value for key, value in data.items() if key in names}
+        values["gates"] = [GateResult(**gate) for gate in data.get("gates") or []]
+        return cls(**values)
+
 
 @dataclass(slots=True)
 class RunSummary:
@@ -123,15 +134,8 @@ class RunSummary:
         names = {f.name for f in dataclasses.fields(cls)}
         values = {key: value for key, value in data.items() if key in names}
         values["iterationMetrics"] = [
-            _metrics_from_json(item) for item in data.get("iterationMetrics") or []
+            IterationMetrics.from_json(item) for item in data.get("iterationMetrics") or []
         ]
         if data.get("error"):
             values["error"] = ErrorInfo(**data["error"])
         return cls(**values)
-
-
-def _metrics_from_json(data: dict[str, Any]) -> IterationMetrics:
-    names = {f.name for f in dataclasses.fields(IterationMetrics)}
-    values = {key: value for key, value in data.items() if key in names}
-    values["gates"] = [GateResult(**gate) for gate in data.get("gates") or []]
-    return IterationMetrics(**values)

@@ -74,7 +74,7 @@ def test_multi_line_notes_keep_the_alignment() -> None:
 
 def test_console_routes_by_verbosity_and_json() -> None:
     out, err = io.StringIO(), io.StringIO()
-    console = Console(1, out=out, err=err, sleep=lambda s: None)
+    console = Console(1, out=out, err=err)
     console.assistant("hello")
     console.progress("iteration 1/3")
     console.detail("hidden at 1")

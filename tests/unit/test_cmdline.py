@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jlgcli.dev.cmdline import shell_tokens, split_command, split_windows
+from jlgcli.cmdline import shell_tokens, split_command, split_windows
 
 
 def test_posix_split() -> None:
