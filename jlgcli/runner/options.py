@@ -35,10 +35,6 @@ _FLAG_KEYS = {  # option field → config key
     "max_cost": "maxCostUsd",
 }
 _LIST_KEYS = {"fallback": "fallback", "gates": "gates"}  # option field → config key (lists)
-_FLAG_NAMES = {  # option field → the flag a user typed (for messages)
-    "script_timeout": "--script-timeout",
-    "max_cost": "--max-cost",
-}
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,10 +115,6 @@ class Recorder:
             self.run_dir.transcript.write_record("iteration-start", iteration=iteration)
             self.run_dir.write_prompt(iteration, prompt)
 
-    def transcript_record(self, kind: str, **fields: Any) -> None:
-        if self.run_dir is not None:
-            self.run_dir.transcript.write_record(kind, **fields)
-
     def call_ended(self, metrics: IterationMetrics, text: str) -> None:
         """One backend call ended (a failed transcript write fails the run: RG-016)."""
         self._end_activity(metrics.index)
