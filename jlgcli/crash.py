@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import platform
-import secrets
 import sys
 import tempfile
 import time
@@ -54,7 +53,7 @@ def write_crash_report(exc: BaseException) -> Path:
 def crash_log_name() -> str:
     """``crash-<UTC time>-<pid>-<random>.log``: two crashes never share a name."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    return f"crash-{stamp}-{os.getpid()}-{secrets.token_hex(4)}.log"
+    return f"crash-{stamp}-{os.getpid()}-{os.urandom(4).hex()}.log"
 
 
 def _write_new(path: Path, data: bytes) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -73,7 +72,7 @@ def _create_temp(target: Path) -> tuple[Path, int]:
     # O_BINARY: without it Windows' CRT would turn "\n" into "\r\n" behind our back.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     for _ in range(100):
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        tmp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
         try:
             # 0o666 & ~umask, like a plain open(): artifacts keep the user's usual permissions.
             return tmp, os.open(tmp, flags, 0o666)

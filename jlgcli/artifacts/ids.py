@@ -8,8 +8,8 @@ Stdlib only: this module is imported on cheap paths.
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 import threading
 from datetime import datetime, timezone
 
@@ -42,7 +42,7 @@ def new_run_id(now: datetime | None = None) -> str:
             _issued_stamp = stamp
             _issued.clear()
         while True:
-            suffix = secrets.token_hex(3)
+            suffix = os.urandom(3).hex()
             if suffix not in _issued:
                 _issued.add(suffix)
                 return f"{stamp}-{suffix}"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import sys
 from collections.abc import Callable, Mapping
 
@@ -57,7 +56,7 @@ def output_values(
 
 def new_delimiter() -> str:
     """A delimiter a value cannot guess (GitHub's own toolkit uses ``ghadelimiter_<uuid>``)."""
-    return f"ghadelimiter_{secrets.token_hex(16)}"
+    return f"ghadelimiter_{os.urandom(16).hex()}"
 
 
 def format_outputs(
