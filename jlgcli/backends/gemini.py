@@ -19,7 +19,6 @@ authentication errors) and decides the kind, the message only sharpens it
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +36,6 @@ from jlgcli.backends.probing import (
 )
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
-
-log = logging.getLogger(__name__)
 
 INFO = CliInfo(
     id="gemini",
@@ -164,7 +161,9 @@ class GeminiBackend:
         if request.permissions:
             argv += ["--approval-mode", APPROVAL_MODES[request.permissions]]
         if request.resume_session:
-            log.warning(
+            import logging  # only on this rare path (~3 ms at import)
+
+            logging.getLogger(__name__).warning(
                 "gemini cannot resume session %s by id; starting a fresh session",
                 request.resume_session,
             )

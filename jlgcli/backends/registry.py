@@ -8,7 +8,6 @@ sum (RG-004: ``jlgcli backends`` answers within ~3 s whatever happens);
 
 from __future__ import annotations
 
-import difflib
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -66,6 +65,8 @@ def get_backend(
             raise untrusted_error(f"backend {backend_id!r}", source, state)
         return CommandBackend(backend_id, parse_settings(backend_id, without_mark(settings)))
     known = [*BUILTINS, *sorted(custom or {})]
+    import difflib  # only on a miss
+
     close = difflib.get_close_matches(backend_id, [*known, *SPECIAL_BACKENDS, AUTO], n=1)
     hint = f"did you mean {close[0]!r}?" if close else "see: jlgcli backends"
     if backend_id in SPECIAL_BACKENDS or backend_id == AUTO:
