@@ -229,3 +229,53 @@ def test_closing_the_job_ends_the_child_and_its_grandchild(tmp_path: Path) -> No
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def _fake_proc(root: Path, stats: dict[int, bytes], tasks: dict[int, bytes] | None) -> str:
+    for pid, stat in stats.items():
+        (root / str(pid)).mkdir(parents=True, exist_ok=True)
+        (root / str(pid) / "stat").write_bytes(stat)
+    (root / "self").mkdir(exist_ok=True)  # not a pid: skipped
+    (root / "77").mkdir()  # gone before its stat was read: skipped
+    for tid, children in (tasks or {}).items():
+        task = root / "100" / "task" / str(tid)
+        task.mkdir(parents=True)
+        if children is not None:
+            (task / "children").write_bytes(children)
+    return str(root)
+
+
+def test_children_are_read_from_the_task_files_when_the_kernel_has_them(tmp_path: Path) -> None:
+    """Issue 14/18: the orphan sweep lists our children without importing psutil."""
+    from jlgcli.process.descendants import children_of
+
+    proc = _fake_proc(tmp_path, {5: b"5 (x) S 1 0\n"}, {100: b"5 6 ", 101: b"7\n"})
+    assert children_of(100, proc=proc) == [5, 6, 7]
+
+
+def test_children_fall_back_to_the_parent_field_of_every_stat(tmp_path: Path) -> None:
+    from jlgcli.process.descendants import children_of
+
+    stats = {
+        5: b"5 (a b) c) S 100 5 5 0\n",  # a command name with spaces and a parenthesis
+        6: b"6 (sleep) S 1 6 6 0\n",
+        8: b"8 (sh) R 100 8 8 0\n",
+        9: b"9 (x) S 1000 9 9 0\n",  # 1000 is not 100
+    }
+    with_task_dir = _fake_proc(tmp_path / "a", stats, {100: None})  # no children file
+    assert sorted(children_of(100, proc=with_task_dir)) == [5, 8]
+    no_task_dir = _fake_proc(tmp_path / "b", stats, None)
+    assert sorted(children_of(100, proc=no_task_dir)) == [5, 8]
+
+
+@linux_only
+def test_children_of_this_process_match_psutil() -> None:
+    from jlgcli.process.descendants import children_of
+
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        assert child.pid in children_of(os.getpid())
+        assert set(children_of(os.getpid())) == {p.pid for p in psutil.Process().children()}
+    finally:
+        child.kill()
+        child.wait()
