@@ -332,19 +332,37 @@ def test_forced_cut_never_lands_inside_a_secret(secret: str, hidden: str, before
     assert result == redactor.redact(line)
 
 
-# --- the RE2 candidate finder changes nothing but the speed (issue 18) ------------------
+# --- the Hyperscan candidate finder changes nothing but the speed (issue 18) ------------
 
 
 def _exact(redactor: Redactor, data: bytes) -> bytes:
-    saved, redactor._candidates = redactor._candidates, None  # the exact rules on everything
-    try:
-        return redactor.redact_bytes(data)
-    finally:
-        redactor._candidates = saved
+    redactor.finder_min = len(data) + 1  # the exact rules on everything
+    return redactor.redact_bytes(data)
+
+
+def _with_finder(redactor: Redactor) -> Redactor:
+    redactor.finder_min = 0  # the finder on every input, however short
+    return redactor
 
 
 def test_candidate_finder_is_in_use() -> None:
-    assert Redactor(environ={})._candidates is not None
+    assert Redactor(environ={}).finder() is not None
+
+
+def test_short_inputs_skip_the_finder_and_long_ones_use_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jlgcli.artifacts.candidates import FINDER_MIN, CandidateFinder
+
+    scanned: list[int] = []
+    real = CandidateFinder.spans
+    monkeypatch.setattr(CandidateFinder, "spans", lambda self, data: scanned.append(len(data))
+                        or real(self, data))  # fmt: skip
+    redactor = Redactor(environ={})
+    secret = "ghp_" + "a1B2c3D4e5" * 4
+    assert redactor.redact(f"short {secret}") == "short [REDACTED]"
+    assert scanned == []
+    long_text = "x" * FINDER_MIN + f" {secret}\n"
+    assert redactor.redact(long_text) == "x" * FINDER_MIN + " [REDACTED]\n"
+    assert scanned == [len(long_text)]
 
 
 @given(
@@ -354,12 +372,14 @@ def test_candidate_finder_is_in_use() -> None:
 def test_candidate_windows_give_the_exact_result(pieces: list[str]) -> None:
     env = {"DEPLOY_TOKEN": "plain-words-value"}
     data = " ".join(pieces).encode()
-    assert Redactor(environ=env).redact_bytes(data) == _exact(Redactor(environ=env), data)
+    assert _with_finder(Redactor(environ=env)).redact_bytes(data) == _exact(
+        Redactor(environ=env), data
+    )
 
 
 def test_environment_values_with_regex_characters_keep_the_fast_finder() -> None:
     env = {"A_TOKEN": "correct horse battery", "B_SECRET": "a.b*c(d)é{x}#y~z"}
-    redactor = Redactor(environ=env)
-    assert redactor._candidates is not None
+    redactor = _with_finder(Redactor(environ=env))
+    assert redactor.finder() is not None
     text = "x correct horse battery y a.b*c(d)é{x}#y~z"
     assert redactor.redact(text) == "x [REDACTED] y [REDACTED]"
