@@ -8,15 +8,15 @@ latency and spawn cost are medians:
   decoding such text to ``str`` runs at ~0.7 GB/s in CPython and bounds the
   transports), read by ``cat > /dev/null`` (the pipe limit), by the
   pipe transport with a counting sink, by the pipe transport with the NDJSON
-  ``TranscriptSink``, by the pty transport, and under ``script -qfc`` (the
-  kernel pty limit);
+  ``TranscriptSink`` (without, then with the redactor a run always uses), by
+  the pty transport, and under ``script -qfc`` (the kernel pty limit);
 - peak RSS of a child process that streams 10 MB and then 1 GB through the
   pipe transport (``ru_maxrss`` of that process; the writer is not counted);
 - latency of a short line from the child's write to the sink (median, p99),
   measured on the shared CLOCK_MONOTONIC;
 - spawn + wait of a trivial child (``true``) on each transport.
 
-Targets: pipe >= 0.75x cat; with transcript >= 0.25x cat; pty >= 0.85x script;
+Targets: pipe >= 0.75x cat; with transcript, redacted or not, >= 0.25x cat; pty >= 0.85x script;
 RSS <= 40 MB and growing <= 5 MB from 10 MB to 1 GB; line latency median
 <= 1 ms, p99 <= 5 ms; spawn+wait <= 10 ms median.
 
@@ -110,8 +110,8 @@ def throughput(tmp: Path, size: int, rounds: int, content: str) -> dict[str, flo
     def count(_event: OutputEvent) -> None:
         pass
 
-    def with_transcript() -> None:
-        sink = _transcript_sink(transcript_path)
+    def with_transcript(*, redact: bool = False) -> None:
+        sink = _transcript_sink(transcript_path, redact=redact)
         try:
             _transport(writer, "pipe", sink)
         finally:
@@ -123,6 +123,7 @@ def throughput(tmp: Path, size: int, rounds: int, content: str) -> dict[str, flo
         ),
         "pipe transport": lambda: _transport(writer, "pipe", count),
         "pipe + transcript": with_transcript,
+        "+ redaction": lambda: with_transcript(redact=True),
         "pty transport": lambda: _transport(writer, "pty", count),
         "script -qfc": lambda: subprocess.run(
             ["script", "-qfc", shell_writer, "/dev/null"],
@@ -139,12 +140,14 @@ def throughput(tmp: Path, size: int, rounds: int, content: str) -> dict[str, flo
     return {name: min(values) for name, values in samples.items()}
 
 
-def _transcript_sink(path: Path) -> Callable[[OutputEvent], None] | _Fallback:
+def _transcript_sink(path: Path, *, redact: bool) -> Callable[[OutputEvent], None] | _Fallback:
     try:
+        from jlgcli.artifacts.redact import Redactor
         from jlgcli.artifacts.transcript import TranscriptSink
     except ImportError:  # pragma: no cover - before the artifacts layer existed
         return _Fallback(path)
-    return TranscriptSink(path)  # type: ignore[no-any-return]
+    # A run's transcript is always redacted; the environment's secret values included.
+    return TranscriptSink(path, redactor=Redactor() if redact else None)  # type: ignore[no-any-return]
 
 
 class _Fallback:
@@ -208,6 +211,7 @@ def _percentile(values: list[float], pct: float) -> float:
 TARGETS = {
     "pipe transport": ("cat", 0.75),
     "pipe + transcript": ("cat", 0.25),
+    "+ redaction": ("cat", 0.25),
     "pty transport": ("script", 0.85),
 }
 

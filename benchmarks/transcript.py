@@ -1,9 +1,16 @@
 """Throughput of TranscriptSink (F-006): 100 MB of output in 64 KiB chunks.
 
 Compares writing the chunks through ``TranscriptSink`` (without and with the
-redactor) with a plain binary write of the same bytes and with ``cat`` copying
-the same file, and prints the ratios. The process layer needs the sink at
->= 0.25x ``cat`` throughput.
+redactor) with a plain binary write of the same bytes and with two ``cat``
+baselines, and prints the ratios:
+
+- ``cat (pipe in)``: ``cat > file`` fed the same chunks through a pipe, as the
+  transcript is (an agent's output arrives through a pipe). This is the
+  baseline of the issue-18 target (>= 0.25x), which ``benchmarks/stream.py``
+  also measures end to end ("pipe + transcript", "+ redaction").
+- ``cat file > file``: GNU cat 9 copies a regular file with
+  ``copy_file_range``, inside the kernel, never through user space; no program
+  reading a pipe can do that, so this ratio is shown for reference only.
 
     .venv/bin/python benchmarks/transcript.py [--mb 100] [--repeat 3]
 """
@@ -115,6 +122,18 @@ def main() -> int:
             with open(src, "rb") as fin, open(out, "wb") as fout:
                 subprocess.run([shutil.which("cat") or "cat"], stdin=fin, stdout=fout, check=True)
 
+        def cat_pipe_in() -> None:
+            with open(out, "wb") as fout:
+                cat_process = subprocess.Popen(
+                    [shutil.which("cat") or "cat"], stdin=subprocess.PIPE, stdout=fout
+                )
+                assert cat_process.stdin is not None
+                for chunk in raw_chunks:
+                    cat_process.stdin.write(chunk)
+                cat_process.stdin.close()
+                if cat_process.wait() != 0:
+                    raise RuntimeError("cat failed")
+
         def sink(redactor: Redactor | None, *, data: bool = False) -> Callable[[], None]:
             feed: list[Any] = byte_events if data else events
 
@@ -127,18 +146,25 @@ def main() -> int:
 
         timings = {
             "plain write": best_of(args.repeat, plain),
-            "cat": best_of(args.repeat, cat),
+            "cat (pipe in)": best_of(args.repeat, cat_pipe_in),
+            "cat file > file": best_of(args.repeat, cat),
             "TranscriptSink": best_of(args.repeat, sink(None)),
             "TranscriptSink+redactor": best_of(args.repeat, sink(Redactor(environ={}))),
             "bytes events": best_of(args.repeat, sink(None, data=True)),
             "bytes events+redactor": best_of(args.repeat, sink(Redactor(environ={}), data=True)),
         }
     size_mb = len(raw) / 1e6
-    cat_s, plain_s = timings["cat"], timings["plain write"]
+    cat_s, copy_s = timings["cat (pipe in)"], timings["cat file > file"]
+    plain_s = timings["plain write"]
     for name, seconds in timings.items():
         rate = size_mb / seconds
-        vs_cat, vs_plain = cat_s / seconds, plain_s / seconds
-        print(f"{name:26s} {rate:6.0f} MB/s  x{vs_cat:4.2f} cat  x{vs_plain:4.2f} plain")
+        print(
+            f"{name:26s} {rate:6.0f} MB/s  x{cat_s / seconds:4.2f} cat (pipe in)  "
+            f"x{copy_s / seconds:4.2f} cat file>file  x{plain_s / seconds:4.2f} plain"
+        )
+    ratio = cat_s / timings["bytes events+redactor"]
+    verdict = "ok" if ratio >= 0.25 else "MISSED"
+    print(f"transcript + redaction: x{ratio:4.2f} cat (pipe in)   target >= 0.25: {verdict}")
     return 0
 
 
