@@ -8,25 +8,35 @@ sum (RG-004: ``jlgcli backends`` answers within ~3 s whatever happens);
 
 from __future__ import annotations
 
+import importlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from jlgcli.backends.base import Availability, Backend, BackendRequest, StreamParser
-from jlgcli.backends.claude import ClaudeBackend
-from jlgcli.backends.codex import CodexBackend
-from jlgcli.backends.copilot import CopilotBackend
-from jlgcli.backends.gemini import GeminiBackend
 from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process.model import Invocation
 
+
+def _adapter(name: str, class_name: str) -> Callable[[], Backend]:
+    """A factory importing ``jlgcli.backends.<name>`` only when it is called."""
+
+    def make() -> Backend:
+        module = importlib.import_module(f"jlgcli.backends.{name}")
+        adapter: Callable[[], Backend] = getattr(module, class_name)
+        return adapter()
+
+    return make
+
+
+# Each adapter's module is imported when it is chosen: a run loads only its own (issue 18).
 BUILTINS: dict[str, Callable[[], Backend]] = {
-    "claude": ClaudeBackend,
-    "codex": CodexBackend,
-    "copilot": CopilotBackend,
-    "gemini": GeminiBackend,
+    "claude": _adapter("claude", "ClaudeBackend"),
+    "codex": _adapter("codex", "CodexBackend"),
+    "copilot": _adapter("copilot", "CopilotBackend"),
+    "gemini": _adapter("gemini", "GeminiBackend"),
 }
 # probe_all waits at most this long past the probes' own timeout (kill ladder, thread start).
 PROBE_SLACK = 0.8
