@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from jlgcli.completion import json_status, marker
+from jlgcli.completion import marker
 
 __all__ = [
     "MODES",
@@ -76,6 +76,8 @@ def _decide_marker(text: str) -> Decision:
 
 
 def _decide_json(text: str) -> Decision:
+    from jlgcli.completion import json_status  # the JSON scanner: only json mode needs it
+
     result = json_status.parse(text)
     if result.status is None:
         reason = (

@@ -13,12 +13,12 @@ from jlgcli.process.model import Sink
 from jlgcli.runner.console import Console
 from jlgcli.runner.events import EventWriter, NoEvents
 from jlgcli.runner.record import RunRecord
-from jlgcli.runner.resume import ResumeState, write_state
 from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
 
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redactor, StreamRedactor
     from jlgcli.artifacts.rundir import RunDirectory
+    from jlgcli.runner.resume import ResumeState
 
 
 def runs_root(record: RunRecord) -> Path:
@@ -160,6 +160,8 @@ class Recorder:
                 root.mkdir(parents=True, exist_ok=True)
                 _ignore_in_git(root)
             self._state_dir = root / self.record.run_id
+        from jlgcli.runner.resume import write_state  # loops only: a one-shot run has no state
+
         write_state(self._state_dir, state, self.redactor.redact, final=final)
 
     # -- the end -------------------------------------------------------------------------

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from jlgcli.backends.base import Permissions
 from jlgcli.prompts import Prompt
-from jlgcli.runner.resume import ResumeState
+
+if TYPE_CHECKING:  # a resumed run's state: loaded only by `loop --resume`
+    from jlgcli.runner.resume import ResumeState
 
 Command = Literal["run", "loop"]
 SessionMode = Literal["fresh", "continue"]
