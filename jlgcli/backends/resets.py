@@ -24,20 +24,20 @@ _UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 _DURATION_PART = (
     r"\d+(?:\.\d+)?\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)(?![a-z])"
 )
-_RELATIVE = re.compile(
+# Pattern sources, compiled by re's own cache on first use: only a call that failed reads
+# them, and compiling them at import cost every run ~2 ms (issue 18).
+_RELATIVE = (
     r"(?:try again|retry|resets?|available again)\s+(?:in|after)\s+"
-    rf"(?P<dur>{_DURATION_PART}(?:(?:\s*,\s*|\s+and\s+|\s*){_DURATION_PART})*)",
-    re.IGNORECASE,
+    rf"(?P<dur>{_DURATION_PART}(?:(?:\s*,\s*|\s+and\s+|\s*){_DURATION_PART})*)"
 )
-_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)", re.IGNORECASE)
+_PART = r"(\d+(?:\.\d+)?)\s*([a-z]+)"
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_ABSOLUTE = re.compile(
+_ABSOLUTE = (
     r"(?:resets?|try again|retry)(?:\s+at)?\s+"
     r"(?:(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
     r"(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(?P<year>\d{4}),?\s+)?)?"
     r"(?P<hour>\d{1,2})(?::(?P<min>\d{2}))?\s*(?:(?P<ampm>[ap])\.?m\.?(?![a-z]))?"
-    r"(?:\s*\((?P<tz>[^()\s]{1,64})\))?",
-    re.IGNORECASE,
+    r"(?:\s*\((?P<tz>[^()\s]{1,64})\))?"
 )
 _PAST_TOLERANCE = 15 * 60
 
@@ -47,10 +47,10 @@ def parse_reset_time(
 ) -> float | None:
     """Epoch seconds of the reset announced in ``text``, or None when it states none."""
     now = time.time() if now is None else now
-    relative = _RELATIVE.search(text)
+    relative = re.search(_RELATIVE, text, re.IGNORECASE)
     if relative is not None:
         return now + _duration_seconds(relative.group("dur"))
-    for match in _ABSOLUTE.finditer(text):
+    for match in re.finditer(_ABSOLUTE, text, re.IGNORECASE):
         stamp = _absolute(match, now, local_tz)
         if stamp is not None:
             return stamp
@@ -69,7 +69,7 @@ def epoch_seconds(value: object) -> float | None:
 
 def _duration_seconds(text: str) -> float:
     total = 0.0
-    for amount, unit in _PART.findall(text):
+    for amount, unit in re.findall(_PART, text, re.IGNORECASE):
         total += float(amount) * _UNIT_SECONDS[unit[0].lower()]
     return total
 
