@@ -41,7 +41,13 @@ IGNORING = (
     "import signal, time\n"
     "for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_IGN)\n"
 )
-SLEEPER = "import time"
+# A child that dies of SIGINT whatever disposition or mask it inherited (once, under a
+# loaded xdist run, SIGINT left it running for the whole grace period: issue 18 note).
+SLEEPER = (
+    "import signal, time\n"
+    "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})\n"
+    "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+)
 
 
 def test_windows_rungs_are_ctrl_break_then_taskkill_tree_then_forced() -> None:
