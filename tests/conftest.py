@@ -31,6 +31,23 @@ _ONE_WORKER_GROUPS = {
 }
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile jlgcli's bytecode once, before the workers start (the controller only).
+
+    The e2e tests start the installed ``jlgcli`` hundreds of times, as a user
+    would; a user's jlgcli has bytecode (pip compiles it at install), but an
+    editable install where ``PYTHONDONTWRITEBYTECODE`` is set (this machine
+    kind, CI) has none, so every start would compile ~160 modules again (~70 ms
+    each time; issue 18). ``compileall`` writes the ``__pycache__`` that the
+    setting only stops the interpreter from writing; git ignores it.
+    """
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller did it
+        return
+    import compileall
+
+    compileall.compile_dir(REPO_ROOT / "jlgcli", quiet=1)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the tests of ``_ONE_WORKER_GROUPS`` with their ``xdist_group``."""
     root = REPO_ROOT.resolve()
