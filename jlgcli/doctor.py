@@ -32,7 +32,7 @@ Which = Callable[[str, str], "str | None"]
 class Check:
     """One finding."""
 
-    area: str  # jlgcli | python | os | config | backend | path | runs | terminal
+    area: str  # jlgcli | python | os | redaction | config | backend | path | runs | terminal
     name: str
     status: Status
     summary: str
@@ -62,6 +62,28 @@ def runtime_checks(*, frozen: bool | None = None) -> list[Check]:
         Check("python", "python", "ok", python),
         Check("os", "os", "ok", f"{platform.platform()} ({platform.machine() or 'unknown'})"),
     ]
+
+
+def redaction_check(compile_finder: Callable[[], object | None] | None = None) -> Check:
+    """Whether the fast secret finder (Hyperscan) loads here: without it, redaction still
+    works but reads everything with the exact rules, several times slower (issue 18)."""
+    if compile_finder is None:
+        from jlgcli.artifacts.candidates import compile_candidates
+
+        def compile_finder() -> object | None:
+            return compile_candidates(())
+
+    if compile_finder() is not None:
+        return Check("redaction", "redaction", "ok", "secrets are found with Hyperscan (fast)")
+    return Check(
+        "redaction",
+        "redaction",
+        "warn",
+        "Hyperscan does not load here: secrets are found by the exact rules alone (same "
+        "result, several times slower on long output)",
+        "reinstall jlgcli so its hyperscan dependency is installed (pip install hyperscan); "
+        "Hyperscan needs an x86-64 CPU with SSSE3 or an ARM64 one",
+    )
 
 
 def config_checks(cwd: Path, env: Mapping[str, str]) -> tuple[list[Check], dict[str, Any]]:
@@ -289,7 +311,7 @@ def run_checks(
 ) -> tuple[list[Check], list[Availability]]:
     """All checks, in display order, and the backends' probes."""
     env = os.environ if env is None else env
-    checks = runtime_checks()
+    checks = [*runtime_checks(), redaction_check()]
     found, custom = config_checks(cwd, env)
     checks += found
     found, availabilities = backend_checks(custom)

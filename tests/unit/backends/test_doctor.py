@@ -15,6 +15,7 @@ from jlgcli.doctor import (
     config_checks,
     exit_code,
     path_checks,
+    redaction_check,
     run_checks,
     runs_dir_check,
     runtime_checks,
@@ -149,3 +150,12 @@ def test_run_checks_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     areas = {c.area for c in checks}
     assert {"jlgcli", "python", "os", "config", "backend", "runs", "terminal"} <= areas
     assert len(availabilities) == 4 and exit_code(checks) == 0
+
+
+def test_redaction_check_says_whether_the_fast_finder_loads() -> None:
+    """Issue 18: without Hyperscan the redactor is right but slow; doctor says so."""
+    assert redaction_check().status == "ok"  # the real one: hyperscan is a dependency
+    missing = redaction_check(lambda: None)
+    assert missing.status == "warn"
+    assert "exact rules" in missing.summary
+    assert missing.hint is not None and "hyperscan" in missing.hint
