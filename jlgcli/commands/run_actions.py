@@ -37,9 +37,12 @@ def _execute(args: argparse.Namespace, command: Command) -> int:
 
 def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int:
     """What the command line does with a summary: publish it, print it; the exit code."""
-    from jlgcli.integrations.github import publish
+    import os
 
-    publish(summary, force=github)
+    if github or os.environ.get("GITHUB_ACTIONS"):  # the GitHub glue loads only where it can act
+        from jlgcli.integrations.github import publish
+
+        publish(summary, force=github)
     if json_mode:
         emit_json(summary.to_json())
     else:
