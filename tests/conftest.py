@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.environ import COVERAGE_VARIABLES
 
 FAKES_DIR = Path(__file__).parent / "fakes"
 REPO_ROOT = Path(__file__).parent.parent
@@ -117,10 +118,9 @@ _SECRET_NAMES = (
 )
 
 
-# Set by coverage's subprocess patch (pyproject: patch = ["subprocess"]) so that the jlgcli
-# the e2e tests spawn is measured. The fakes are not jlgcli: measuring them cost ~50 ms and a
-# stray data file per call, over a thousand calls a suite (issue 18), so their launchers drop it.
-_COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
+# The fakes are not jlgcli: measuring them cost ~50 ms and a stray data file per call, over a
+# thousand calls a suite (issue 18), so their launchers drop coverage's subprocess variables.
+_COVERAGE_VARIABLES = COVERAGE_VARIABLES
 
 
 def _write_launcher(bin_dir: Path, name: str, script: Path) -> None:

@@ -7,7 +7,6 @@ checking the outputs a workflow would read (issue 8). There is no Actions runner
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -15,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.environ import tool_environ
 
 from jlgcli.cli import build_parser
 from jlgcli.errors import JlgError
@@ -50,7 +50,7 @@ def check_jsonschema(schema: str, *files: Path) -> subprocess.CompletedProcess[s
     return subprocess.run(
         [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema,
          *map(str, files)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, env=tool_environ(),
     )  # fmt: skip
 
 
@@ -157,7 +157,7 @@ def run_step(step_id: str, *, inputs: dict[str, str], context: dict[str, str], c
     return subprocess.run(
         [bash, "-e", "-c", step["run"]], cwd=workdir, capture_output=True, text=True,
         encoding="utf-8", errors="replace", timeout=600, stdin=subprocess.DEVNULL,
-        env={**os.environ, "GITHUB_ACTIONS": "true", **github, **env},
+        env=tool_environ(GITHUB_ACTIONS="true", **github, **env),
     )  # fmt: skip
 
 

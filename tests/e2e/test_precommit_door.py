@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.environ import tool_environ
 
 from jlgcli import cli
 from tests.unit.integrations.tools import add_git_on_windows
@@ -52,7 +53,7 @@ def pre_commit(cwd: Path, *args: str, env: dict[str, str]) -> subprocess.Complet
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", *args], cwd=cwd, capture_output=True, text=True,
         encoding="utf-8", errors="replace", timeout=600, stdin=subprocess.DEVNULL,
-        env={**os.environ, **GIT_IDENTITY, **env},
+        env=tool_environ(**GIT_IDENTITY, **env),
     )  # fmt: skip
 
 
@@ -60,7 +61,7 @@ def test_the_manifest_is_valid():
     result = subprocess.run(
         [sys.executable, "-m", "pre_commit", "validate-manifest",
          str(REPO_ROOT / ".pre-commit-hooks.yaml")],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, env=tool_environ(),
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from support.environ import tool_environ
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +45,7 @@ def _can_build_offline() -> str | None:
 
 
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = tool_environ("PYTHONPATH", "VIRTUAL_ENV")
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, encoding="utf-8",
                           errors="replace", timeout=600, env=env)  # fmt: skip
 

@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from support.environ import tool_environ
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
@@ -44,7 +45,7 @@ def _scripts(workflow: dict[str, Any], job: str) -> str:
 def test_matches_the_github_workflow_schema() -> None:
     result = subprocess.run(
         [str(CHECK_JSONSCHEMA), "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, env=tool_environ(),
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
 
