@@ -60,6 +60,9 @@ def configure(project: Path, mode: str, *, prompt: str = "stdin") -> None:
 def start(jlgcli_exe: str, project: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
     popen.setdefault("stdout", subprocess.PIPE)
     popen.setdefault("stderr", subprocess.PIPE)
+    if "preexec_fn" not in popen:  # a closed stderr leaves faulthandler nowhere to write
+        # On a hang, finish() sends SIGABRT: faulthandler then prints every thread's stack.
+        popen["env"] = {**popen.get("env", os.environ), "PYTHONFAULTHANDLER": "1"}
     return subprocess.Popen(
         [jlgcli_exe, "loop", "task.md", "--artifacts", *args],
         cwd=project,
@@ -68,6 +71,20 @@ def start(jlgcli_exe: str, project: Path, *args: str, **popen: Any) -> subproces
         start_new_session=True,
         **popen,
     )
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[str, str]:
+    """``proc.communicate``; if jlgcli hangs, fail with its threads' stacks (SIGABRT)."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        try:
+            _out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _out, err = proc.communicate()
+        pytest.fail(f"jlgcli did not end within {timeout:g}s; its stacks:\n{err}")
 
 
 def wait_for_pids(project: Path, proc: subprocess.Popen[str]) -> list[int]:
@@ -109,7 +126,7 @@ def test_each_signal_stops_the_whole_tree_writes_the_result_and_exits_128_plus_n
     pids = wait_for_pids(project, proc)
     assert list(temp.glob("jlgcli-prompt-*")), "the prompt did not go through a file"
     proc.send_signal(number)
-    out, err = proc.communicate(timeout=60)
+    out, err = finish(proc)
     assert proc.returncode == 128 + number, err
     assert left_alive(pids) == []
     assert list(temp.glob("jlgcli-prompt-*")) == []  # no prompt file left behind
@@ -126,7 +143,7 @@ def test_a_setsid_daemon_is_gone_after_a_timeout(jlgcli_exe: str, project: Path)
     configure(project, "hang")
     proc = start(jlgcli_exe, project, "--json", "--iteration-timeout", "2s")
     pids = wait_for_pids(project, proc)
-    out, err = proc.communicate(timeout=60)
+    out, err = finish(proc)
     assert proc.returncode == 75, err
     assert json.loads(out)["stopCause"] == "iteration-timeout"
     assert left_alive(pids) == []
@@ -135,7 +152,7 @@ def test_a_setsid_daemon_is_gone_after_a_timeout(jlgcli_exe: str, project: Path)
 def test_a_setsid_daemon_is_gone_after_a_normal_agent_exit(jlgcli_exe: str, project: Path) -> None:
     configure(project, "done")
     proc = start(jlgcli_exe, project, "--json")
-    out, err = proc.communicate(timeout=60)
+    out, err = finish(proc)
     assert proc.returncode == 0, err
     assert json.loads(out)["stopCause"] == "done"
     pids = [int((project / "pids" / name).read_text()) for name in PIDS]
@@ -151,7 +168,7 @@ def test_stdout_reader_gone_stops_the_run_like_sigpipe_never_0(
     assert proc.stdout is not None
     proc.stdout.close()
     pids = wait_for_pids(project, proc)
-    _out, err = proc.communicate(timeout=60)
+    _out, err = finish(proc)
     assert proc.returncode == 141, err
     assert left_alive(pids) == []
     recorded = result_of(project)
@@ -167,7 +184,7 @@ def test_a_finished_loop_whose_stdout_reader_left_is_not_0_either(
     proc = start(jlgcli_exe, project, "--json")
     assert proc.stdout is not None
     proc.stdout.close()
-    _out, err = proc.communicate(timeout=60)
+    _out, err = finish(proc)
     assert proc.returncode == 141, err
     assert result_of(project)["stopCause"] == "done"
 
@@ -183,7 +200,7 @@ def test_json_survives_a_closed_or_broken_stderr(
         proc = start(jlgcli_exe, project, "--json", "-v")
         assert proc.stderr is not None
         proc.stderr.close()
-    out, _err = proc.communicate(timeout=60)
+    out, _err = finish(proc)
     assert proc.returncode == 0
     summary = json.loads(out)  # exactly one valid JSON object
     assert (summary["stopCause"], summary["exitCode"]) == ("done", 0)
@@ -299,7 +316,7 @@ def test_a_signal_while_a_rebound_script_runs_takes_the_same_path(
         (marker,) = project.rglob("script-started")
         script_pid = int(marker.read_text())
         proc.send_signal(number)
-        out, err = proc.communicate(timeout=60)
+        out, err = finish(proc)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -340,7 +357,7 @@ def test_dev_run_stops_its_agent_on_a_signal_and_keeps_its_exit_code_1(
         agents = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
         assert agents, "the agent is not running"
         proc.send_signal(int(getattr(signal, name)))
-        _out, err = proc.communicate(timeout=60)
+        _out, err = finish(proc)
     finally:
         if proc.poll() is None:
             proc.kill()
