@@ -21,6 +21,7 @@ from typing import Any
 
 import psutil
 import pytest
+from support.environ import without_coverage
 
 pytestmark = [
     pytest.mark.slow,
@@ -60,9 +61,11 @@ def configure(project: Path, mode: str, *, prompt: str = "stdin") -> None:
 def start(jlgcli_exe: str, project: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
     popen.setdefault("stdout", subprocess.PIPE)
     popen.setdefault("stderr", subprocess.PIPE)
+    # Signalled: not measured (support/environ.py says why).
+    popen["env"] = without_coverage(popen.get("env"))
     if "preexec_fn" not in popen:  # a closed stderr leaves faulthandler nowhere to write
         # On a hang, finish() sends SIGABRT: faulthandler then prints every thread's stack.
-        popen["env"] = {**popen.get("env", os.environ), "PYTHONFAULTHANDLER": "1"}
+        popen["env"]["PYTHONFAULTHANDLER"] = "1"
     return subprocess.Popen(
         [jlgcli_exe, "loop", "task.md", "--artifacts", *args],
         cwd=project,
@@ -296,7 +299,7 @@ def test_a_signal_while_a_rebound_script_runs_takes_the_same_path(
     script = tmp_path / "agent-script.json"
     reply = {"text": "```json\n" + json.dumps(first) + "\n```"}
     script.write_text(json.dumps({"turns": [reply]}), "utf-8")
-    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(script)}
+    env = without_coverage() | {"JLGCLI_FAKE_SCRIPT": str(script)}  # signalled: not measured
     proc = subprocess.Popen(
         [jlgcli_exe, "loop", "task.md", "-b", "claude", "--completion=rebound", "--artifacts"],
         cwd=project,
@@ -340,7 +343,7 @@ def test_dev_run_stops_its_agent_on_a_signal_and_keeps_its_exit_code_1(
     proc = subprocess.Popen(
         dev_argv("run", "--yes", "-C", str(root)),
         cwd=root,
-        env=env_with(script),
+        env=without_coverage(env_with(script)),  # signalled: not measured
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

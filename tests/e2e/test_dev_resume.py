@@ -34,6 +34,7 @@ from support.devproject import (
     git,
     make_project,
 )
+from support.environ import without_coverage
 
 pytestmark = [
     pytest.mark.slow,
@@ -97,7 +98,7 @@ def test_stop_during_a_step_then_resume(tmp_path: Path, step: int) -> None:
     proc = subprocess.Popen(
         dev_argv("run", "--yes", "-C", str(root)),
         cwd=root,
-        env=env,
+        env=without_coverage(env),  # signalled: not measured (support/environ.py says why)
         stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.environ import without_coverage
 
 from jlgcli.process.tree import pid_alive
 
@@ -98,6 +99,7 @@ def test_interrupt_kills_the_tree_delivers_every_byte_and_exits_128_plus_n(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        env=without_coverage(),  # signalled: not measured (support/environ.py says why)
     )
     try:
         assert proc.stdout is not None

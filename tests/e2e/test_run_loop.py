@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from support.cli import Runner, fake_script
+from support.environ import without_coverage
 
 script = fake_script
 
@@ -420,7 +421,7 @@ def test_unwritable_artifacts_dir_is_73(jlg: Runner, task: Path, tmp_path: Path)
 def test_ctrl_c_is_130_with_artifacts_intact_and_the_backend_dead(
     jlgcli_exe: str, task: Path, tmp_path: Path
 ) -> None:
-    env = dict(os.environ)
+    env = without_coverage()  # signalled: not measured (support/environ.py says why)
     env.update(script(tmp_path, {"text": "first"}, {"hang": True}))
     proc = subprocess.Popen(
         [jlgcli_exe, "loop", str(task), "-b", "claude", "--artifacts", "--json"],

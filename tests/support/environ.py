@@ -4,6 +4,13 @@ Coverage's subprocess patch (pyproject: ``patch = ["subprocess"]``) sets these
 variables so that every Python child measures itself: right for the jlgcli the
 e2e tests start, waste for pip, venv, pre-commit or check-jsonschema (pip
 wheel ran ~55 % slower measured; issue 18). The fakes' launchers drop them too.
+
+A process that is sent a signal it turns into an exception (jlgcli, a Python
+child of a test) must not be measured either: coverage's tracer takes its data
+lock in Python code, and an exception raised there between acquire and release
+leaves the lock held, so every thread of the process hangs on it for good
+(seen in CI: jlgcli stuck in ``Collector.lock_data`` after SIGQUIT; coverage
+7.17, CPython 3.11).
 """
 
 from __future__ import annotations
@@ -17,3 +24,9 @@ def tool_environ(*drop: str, **extra: str) -> dict[str, str]:
     """``os.environ`` without coverage's subprocess variables (nor ``drop``), plus ``extra``."""
     unwanted = {*COVERAGE_VARIABLES, *drop}
     return {k: v for k, v in os.environ.items() if k not in unwanted} | extra
+
+
+def without_coverage(env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default ``os.environ``) without coverage's subprocess variables."""
+    source = os.environ if env is None else env
+    return {k: v for k, v in source.items() if k not in COVERAGE_VARIABLES}

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.environ import without_coverage
 
 from jlgcli.process.tree import (
     Ladder,
@@ -29,6 +30,7 @@ def _spawn(code: str) -> tuple[subprocess.Popen[bytes], ProcessTree]:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         start_new_session=True,
+        env=without_coverage(),  # signalled: not measured (support/environ.py says why)
     )
     assert proc.stdout is not None
     assert proc.stdout.readline() == b"READY\n"  # its signal handlers are in place
@@ -41,13 +43,7 @@ IGNORING = (
     "import signal, time\n"
     "for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_IGN)\n"
 )
-# A child that dies of SIGINT whatever disposition or mask it inherited (once, under a
-# loaded xdist run, SIGINT left it running for the whole grace period: issue 18 note).
-SLEEPER = (
-    "import signal, time\n"
-    "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})\n"
-    "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
-)
+SLEEPER = "import time"
 
 
 def test_windows_rungs_are_ctrl_break_then_taskkill_tree_then_forced() -> None:
