@@ -15,7 +15,7 @@ more, so a run whose output is short never pays for it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 PEM_BEGIN = b"-----BEGIN"
@@ -44,17 +44,16 @@ Span = tuple[int, int]
 class CandidateFinder:
     """A compiled Hyperscan database; ``spans`` is thread-safe (a scratch per thread)."""
 
-    def __init__(self, database: Any) -> None:
+    def __init__(self, database: Any, new_scratch: Callable[[Any], Any]) -> None:
         self._database = database
+        self._new_scratch = new_scratch  # hyperscan.Scratch
         self._local = threading.local()
 
     def spans(self, data: bytes) -> list[Span]:
         """Every candidate's (start, end) in ``data``, sorted by start."""
-        import hyperscan
-
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
-            scratch = self._local.scratch = hyperscan.Scratch(self._database)
+            scratch = self._local.scratch = self._new_scratch(self._database)
         found: list[Span] = []
         add = found.append
 
@@ -92,7 +91,7 @@ def compile_candidates(literals: Iterable[bytes]) -> CandidateFinder | None:
         )
     except Exception:  # pragma: no cover - an unsupported CPU or an oversized literal
         return None
-    return CandidateFinder(database)
+    return CandidateFinder(database, hyperscan.Scratch)
 
 
 def windows(data: bytes, spans: Iterable[Span]) -> Iterator[Span]:
