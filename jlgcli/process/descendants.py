@@ -159,22 +159,27 @@ def children_of(pid: int, *, proc: str = "/proc") -> list[int]:
 
     Read directly rather than with ``psutil.Process().children()``: this runs at
     the end of every agent call, and importing psutil costs ~12 ms (issue 18).
-    ``/proc/PID/task/TID/children`` (one small file per thread) when the kernel
-    has it, else the parent field of every ``/proc/N/stat``, as psutil does.
     """
-    try:
-        tasks = os.listdir(f"{proc}/{pid}/task")  # noqa: PTH208 - names only, hot path
-    except OSError:
-        tasks = []
+    listed = _children_from_tasks(pid, proc)
+    return listed if listed is not None else _children_from_stats(pid, proc)
+
+
+def _children_from_tasks(pid: int, proc: str) -> list[int] | None:
+    """``/proc/PID/task/TID/children``, one small file per thread; None if the kernel lacks it."""
     found: list[int] = []
     try:
-        for task in tasks:
+        for task in os.listdir(f"{proc}/{pid}/task"):  # noqa: PTH208 - names only, hot path
             with open(f"{proc}/{pid}/task/{task}/children", "rb") as handle:
                 found += [int(child) for child in handle.read().split()]
-        if tasks:
-            return found
-    except (OSError, ValueError):
-        found = []  # no such file on this kernel (CONFIG_PROC_CHILDREN): scan every process
+    except (OSError, ValueError):  # no CONFIG_PROC_CHILDREN: no such file
+        return None
+    return found
+
+
+def _children_from_stats(pid: int, proc: str) -> list[int]:
+    """The processes whose ``/proc/N/stat`` names ``pid`` as parent (what psutil reads)."""
+    parent = b"%d" % pid
+    found: list[int] = []
     for name in os.listdir(proc):  # noqa: PTH208 - hundreds of names: no Path objects
         if not name.isdigit():
             continue
@@ -185,7 +190,7 @@ def children_of(pid: int, *, proc: str = "/proc") -> list[int]:
             continue
         # "pid (comm) state ppid …": comm may hold spaces and parentheses.
         fields = stat[stat.rfind(b")") + 2 :].split(b" ", 2)
-        if len(fields) > 1 and fields[1] == b"%d" % pid:
+        if len(fields) > 1 and fields[1] == parent:
             found.append(int(name))
     return found
 
