@@ -28,10 +28,10 @@ from jlgcli.backends.resets import parse_reset_time
 LimitKind = Literal["rate-limit", "quota", "auth"]
 
 _APOS = "['’]"
-# Pattern sources (case-insensitive), compiled by re's cache on first use: only a failed
-# call's text is read with them, and compiling them at import cost every run ~1 ms.
+# Pattern sources, compiled by re's cache on first use (re.search): only a failed call's
+# text is read with them, and compiling them at import cost every run ~1 ms.
 _AUTH = (
-    r"Not logged in|Please run /login|No authentication information found"
+    r"(?i)Not logged in|Please run /login|No authentication information found"
     r"|Authentication token found but could not be validated"
     r"|Please set an Auth method|Invalid API key|API key not valid|authentication_failed"
     r"|oauth_org_not_allowed|\b401\b.{0,20}Unauthorized|OAuth token (?:has )?expired"
@@ -39,7 +39,7 @@ _AUTH = (
 )
 # Credit or quota gone, no reset worth waiting for (unless the message states one).
 _QUOTA = (
-    r"out of (?:your )?(?:[\w-]+ )*credits"  # claude, codex workspace, copilot AI credits
+    r"(?i)out of (?:your )?(?:[\w-]+ )*credits"  # claude, codex workspace, copilot AI credits
     r"|\bspend(?:ing)? (?:cap|limit)\b"  # codex spend cap, copilot session, claude monthly
     r"|exhausted your (?:[\w-]+ )*quota"  # gemini daily quota
     r"|\bquota exceeded\b|exceeded your current quota|insufficient[_ ]quota"
@@ -47,6 +47,7 @@ _QUOTA = (
 )
 # A limit that resets: wait for it.
 _RATE_LIMIT = (
+    r"(?i)"
     rf"You{_APOS}ve (?:hit|reached) (?:your|a) (?:[\w-]+ )*limit"
     rf"|You{_APOS}ve used (?:up )?(?:all |\d+% )?(?:of )?your"
     rf"|You{_APOS}re out of (?:[\w-]+ )*usage"
@@ -54,11 +55,7 @@ _RATE_LIMIT = (
     r"|\bstatus:? 429\b|\b429\b.{0,40}(?:request|quota|limit)|exhausted your capacity"
 )
 # claude 1.x: "Claude AI usage limit reached|1750000000" (the reset as epoch seconds)
-_PIPE_EPOCH = r"limit reached\|(\d{9,11})\b"
-
-
-def _search(pattern: str, text: str) -> re.Match[str] | None:
-    return re.search(pattern, text, re.IGNORECASE)
+_PIPE_EPOCH = r"(?i)limit reached\|(\d{9,11})\b"
 
 
 @dataclass(frozen=True)
@@ -78,11 +75,11 @@ def classify_error_text(text: str, *, now: float | None = None) -> Verdict | Non
     """
     if not text:
         return None
-    auth = _search(_AUTH, text)
+    auth = re.search(_AUTH, text)
     if auth is not None:
         return Verdict("auth", line_around(text, auth.start()))
-    quota = _search(_QUOTA, text)
-    limit = _search(_RATE_LIMIT, text)
+    quota = re.search(_QUOTA, text)
+    limit = re.search(_RATE_LIMIT, text)
     found = quota or limit
     if found is None:
         return None
@@ -105,14 +102,14 @@ def structured_verdict(
     if kind == "auth":
         return Verdict("auth", line)
     stated = reset if reset is not None else reset_in(message, now=now)
-    if stated is None and (kind == "quota" or _search(_QUOTA, message)):
+    if stated is None and (kind == "quota" or re.search(_QUOTA, message)):
         return Verdict("quota", line)
     return Verdict("rate-limit", line, stated)
 
 
 def reset_in(text: str, *, now: float | None = None) -> float | None:
     """The reset stated anywhere in ``text`` (epoch seconds), or None."""
-    piped = _search(_PIPE_EPOCH, text)
+    piped = re.search(_PIPE_EPOCH, text)
     if piped is not None:
         return float(piped.group(1))
     return parse_reset_time(text, now=now)
@@ -120,13 +117,13 @@ def reset_in(text: str, *, now: float | None = None) -> float | None:
 
 def find_rate_limit(text: str) -> str | None:
     """The line of ``text`` that says a usage/rate limit or quota was hit, or None."""
-    match = _search(_QUOTA, text) or _search(_RATE_LIMIT, text)
+    match = re.search(_QUOTA, text) or re.search(_RATE_LIMIT, text)
     return line_around(text, match.start()) if match else None
 
 
 def find_auth_error(text: str) -> str | None:
     """The line of ``text`` that says the CLI is not logged in / the key is bad, or None."""
-    match = _search(_AUTH, text)
+    match = re.search(_AUTH, text)
     return line_around(text, match.start()) if match else None
 
 

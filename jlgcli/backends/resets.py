@@ -27,13 +27,13 @@ _DURATION_PART = (
 # Pattern sources, compiled by re's own cache on first use: only a call that failed reads
 # them, and compiling them at import cost every run ~2 ms (issue 18).
 _RELATIVE = (
-    r"(?:try again|retry|resets?|available again)\s+(?:in|after)\s+"
+    r"(?i)(?:try again|retry|resets?|available again)\s+(?:in|after)\s+"
     rf"(?P<dur>{_DURATION_PART}(?:(?:\s*,\s*|\s+and\s+|\s*){_DURATION_PART})*)"
 )
-_PART = r"(\d+(?:\.\d+)?)\s*([a-z]+)"
+_PART = r"(?i)(\d+(?:\.\d+)?)\s*([a-z]+)"
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _ABSOLUTE = (
-    r"(?:resets?|try again|retry)(?:\s+at)?\s+"
+    r"(?i)(?:resets?|try again|retry)(?:\s+at)?\s+"
     r"(?:(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
     r"(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(?P<year>\d{4}),?\s+)?)?"
     r"(?P<hour>\d{1,2})(?::(?P<min>\d{2}))?\s*(?:(?P<ampm>[ap])\.?m\.?(?![a-z]))?"
@@ -47,10 +47,10 @@ def parse_reset_time(
 ) -> float | None:
     """Epoch seconds of the reset announced in ``text``, or None when it states none."""
     now = time.time() if now is None else now
-    relative = re.search(_RELATIVE, text, re.IGNORECASE)
+    relative = re.search(_RELATIVE, text)
     if relative is not None:
         return now + _duration_seconds(relative.group("dur"))
-    for match in re.finditer(_ABSOLUTE, text, re.IGNORECASE):
+    for match in re.finditer(_ABSOLUTE, text):
         stamp = _absolute(match, now, local_tz)
         if stamp is not None:
             return stamp
@@ -69,7 +69,7 @@ def epoch_seconds(value: object) -> float | None:
 
 def _duration_seconds(text: str) -> float:
     total = 0.0
-    for amount, unit in re.findall(_PART, text, re.IGNORECASE):
+    for amount, unit in re.findall(_PART, text):
         total += float(amount) * _UNIT_SECONDS[unit[0].lower()]
     return total
 
