@@ -64,16 +64,14 @@ def runtime_checks(*, frozen: bool | None = None) -> list[Check]:
     ]
 
 
-def redaction_check(compile_finder: Callable[[], object | None] | None = None) -> Check:
+def redaction_check(loads: bool | None = None) -> Check:
     """Whether the fast secret finder (Hyperscan) loads here: without it, redaction still
     works but reads everything with the exact rules, several times slower (issue 18)."""
-    if compile_finder is None:
+    if loads is None:
         from jlgcli.artifacts.candidates import compile_candidates
 
-        def compile_finder() -> object | None:
-            return compile_candidates(())
-
-    if compile_finder() is not None:
+        loads = compile_candidates(()) is not None
+    if loads:
         return Check("redaction", "redaction", "ok", "secrets are found with Hyperscan (fast)")
     return Check(
         "redaction",
