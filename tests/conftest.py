@@ -118,22 +118,21 @@ _SECRET_NAMES = (
 )
 
 
-# The fakes are not jlgcli: measuring them cost ~50 ms and a stray data file per call, over a
-# thousand calls a suite (issue 18), so their launchers drop coverage's subprocess variables.
-_COVERAGE_VARIABLES = COVERAGE_VARIABLES
-
-
 def _write_launcher(bin_dir: Path, name: str, script: Path) -> None:
-    """Make ``name`` on PATH run ``script`` with this interpreter (a .cmd on Windows)."""
+    """Make ``name`` on PATH run ``script`` with this interpreter (a .cmd on Windows).
+
+    The fakes are not jlgcli: measuring them cost ~50 ms and a stray data file per call,
+    over a thousand calls a suite (issue 18), so the launcher drops coverage's variables.
+    """
     if os.name == "nt":  # pragma: no cover - exercised by the Windows CI job
-        unset = "".join(f'@set "{variable}="\r\n' for variable in _COVERAGE_VARIABLES)
+        unset = "".join(f'@set "{variable}="\r\n' for variable in COVERAGE_VARIABLES)
         (bin_dir / f"{name}.cmd").write_text(
             f'{unset}@"{sys.executable}" "{script}" %*\r\n', encoding="utf-8"
         )
         return
     launcher = bin_dir / name
     launcher.write_text(
-        f"#!/bin/sh\nunset {' '.join(_COVERAGE_VARIABLES)}\n"
+        f"#!/bin/sh\nunset {' '.join(COVERAGE_VARIABLES)}\n"
         f'exec "{sys.executable}" "{script}" "$@"\n',
         encoding="utf-8",
     )

@@ -20,13 +20,12 @@ import os
 COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
 
 
-def tool_environ(*drop: str, **extra: str) -> dict[str, str]:
-    """``os.environ`` without coverage's subprocess variables (nor ``drop``), plus ``extra``."""
-    unwanted = {*COVERAGE_VARIABLES, *drop}
-    return {k: v for k, v in os.environ.items() if k not in unwanted} | extra
-
-
 def without_coverage(env: dict[str, str] | None = None) -> dict[str, str]:
     """``env`` (default ``os.environ``) without coverage's subprocess variables."""
     source = os.environ if env is None else env
     return {k: v for k, v in source.items() if k not in COVERAGE_VARIABLES}
+
+
+def tool_environ(*drop: str, **extra: str) -> dict[str, str]:
+    """``without_coverage()``, also without ``drop``, plus ``extra``."""
+    return {k: v for k, v in without_coverage().items() if k not in drop} | extra
