@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from jlgcli.backends.base import Availability
+from jlgcli.backends.base import Availability, AvailabilityStatus
 from jlgcli.backends.common import format_version, parse_version, version_at_least
 from jlgcli.backends.startup import interpreter_hint, missing_interpreter, start_failure
 from jlgcli.process import ExecutableNotFound, capture, resolve_executable
@@ -107,8 +107,7 @@ def probe_cli(
                 "unknown",
                 path=path,
                 detail=f"`{info.executable}` cannot start ({not_started})",
-                hint=f"check what `{info.executable}` needs to run (its interpreter, e.g. node); "
-                f"reinstall: {info.install_hint}",
+                hint=_cannot_start_hint(info),
             )
         if version is None and answer.exit_code != 0:
             said = " / ".join((answer.stderr or answer.stdout).strip().splitlines()[-2:])
@@ -133,35 +132,22 @@ def probe_cli(
         )
     verdict = auth(ProbeContext(path, version, deadline, environ))
     detail = verdict.detail if version else f"{verdict.detail}; version not recognised"
-    if verdict.state == "missing":
-        return Availability(
-            info.id,
-            "unauthenticated",
-            version=shown,
-            path=path,
-            detail=detail,
-            hint=f"log in: {info.login_hint}",
-        )
-    if verdict.state == "broken":
-        return Availability(
-            info.id,
-            "unknown",
-            version=shown,
-            path=path,
-            detail=detail,
-            hint=f"check what `{info.executable}` needs to run (its interpreter, e.g. node); "
-            f"reinstall: {info.install_hint}",
-        )
-    if verdict.state == "unknown":
-        return Availability(
-            info.id,
-            "unknown",
-            version=shown,
-            path=path,
-            detail=detail,
-            hint=f"check the login by hand; to log in: {info.login_hint}",
-        )
-    return Availability(info.id, "available", version=shown, path=path, detail=detail)
+    if verdict.state == "ok":
+        return Availability(info.id, "available", version=shown, path=path, detail=detail)
+    outcomes: dict[str, tuple[AvailabilityStatus, str]] = {
+        "missing": ("unauthenticated", f"log in: {info.login_hint}"),
+        "broken": ("unknown", _cannot_start_hint(info)),
+        "unknown": ("unknown", f"check the login by hand; to log in: {info.login_hint}"),
+    }
+    status, hint = outcomes[verdict.state]
+    return Availability(info.id, status, version=shown, path=path, detail=detail, hint=hint)
+
+
+def _cannot_start_hint(info: CliInfo) -> str:
+    return (
+        f"check what `{info.executable}` needs to run (its interpreter, e.g. node); "
+        f"reinstall: {info.install_hint}"
+    )
 
 
 def broken_verdict(executable: str, answer: ProcessOutcome) -> AuthVerdict | None:
