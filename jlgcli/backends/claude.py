@@ -33,7 +33,6 @@ from jlgcli.backends.probing import (
     ProbeContext,
     broken_verdict,
     probe_cli,
-    run_quietly,
 )
 from jlgcli.backends.resets import epoch_seconds
 from jlgcli.backends.stream import JsonStreamParser, short
@@ -47,8 +46,8 @@ INFO = CliInfo(
     minimum=(2, 0, 0),  # stream-json events as parsed here
     npm_package="@anthropic-ai/claude-code",
     update_hint="claude update (or npm install -g @anthropic-ai/claude-code@latest)",
+    login_check_since=(2, 1, 41),  # `claude auth status`; older ones take it for a prompt
 )
-AUTH_STATUS_SINCE = (2, 1, 41)  # `claude auth status` shipped in 2.1.41
 # rate_limit_event appeared around 2.1.45 (backends.md §8); older versions are read from text.
 STRUCTURED_LIMITS_SINCE = (2, 1, 45)
 PERMISSION_MODES = {"read-only": "plan", "edit": "acceptEdits", "full": "bypassPermissions"}
@@ -75,9 +74,7 @@ def running_as_root(geteuid: Callable[[], int] | None = _GETEUID) -> bool:
 
 def check_login(ctx: ProbeContext) -> AuthVerdict:
     """``claude auth status`` prints JSON with ``loggedIn``; only that field decides."""
-    if ctx.version is not None and ctx.version < AUTH_STATUS_SINCE:
-        return AuthVerdict("ok", "login not checked (`claude auth status` needs claude 2.1.41+)")
-    answer = run_quietly([ctx.executable, "auth", "status"], deadline=ctx.deadline)
+    answer = ctx.run("auth", "status")
     if answer is None or answer.timed_out:
         return AuthVerdict("unknown", "`claude auth status` did not answer in time")
     broken = broken_verdict(INFO.executable, answer)

@@ -26,7 +26,6 @@ from jlgcli.backends.probing import (
     broken_verdict,
     first_set,
     probe_cli,
-    run_quietly,
 )
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
@@ -39,6 +38,8 @@ INFO = CliInfo(
     minimum=(0, 50, 0),  # `exec --json` with thread/turn/item events, `login status`
     npm_package="@openai/codex",
     update_hint="npm install -g @openai/codex@latest",
+    # login_check_since unset: `codex login status` runs beside `--version`. Without a
+    # package.json the CLI is the native (Rust) codex, whose unknown arguments are errors.
 )
 SANDBOXES = {"read-only": "read-only", "edit": "workspace-write", "full": "danger-full-access"}
 
@@ -47,7 +48,7 @@ def check_login(ctx: ProbeContext) -> AuthVerdict:
     """``CODEX_API_KEY`` (read by ``exec``) or ``codex login status`` (stored credentials)."""
     if first_set(ctx.env, ("CODEX_API_KEY",)):
         return AuthVerdict("ok", "CODEX_API_KEY is set")
-    answer = run_quietly([ctx.executable, "login", "status"], deadline=ctx.deadline)
+    answer = ctx.run("login", "status")
     if answer is None or answer.timed_out:
         return AuthVerdict("unknown", "`codex login status` did not answer in time")
     broken = broken_verdict(INFO.executable, answer)

@@ -5,12 +5,15 @@ the probe's own time budget; a step that does not answer in time makes the
 status ``unknown`` (with a hint), never a hang. The version of an npm-installed
 CLI is read from its ``package.json`` when it can be found next to the
 executable, which spares a slow start (gemini's ``--version`` takes 2.5 s).
+A login check that is safe on any version runs beside ``--version``, so the
+probe waits for the slower of the two, not their sum.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -38,6 +41,10 @@ class CliInfo:
     minimum: tuple[int, int, int]
     npm_package: str | None = None
     update_hint: str | None = None
+    # The first version with the login-check command: older ones are not checked, and
+    # the check waits for the version (claude before 2.1.41 took `auth status` for a
+    # prompt). None: the check is safe on any version and runs beside `--version`.
+    login_check_since: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -50,16 +57,16 @@ class AuthVerdict:
 
 @dataclass(frozen=True)
 class ProbeContext:
-    """Where the probe runs: the executable found and the time left."""
+    """Where the login check runs: the executable found, the deadline, and a way to stop it."""
 
     executable: str
-    version: tuple[int, int, int] | None
     deadline: float
     env: Mapping[str, str]
+    cancel: threading.Event | None = None
 
-    def remaining(self) -> float:
-        """Seconds left in the probe's budget (at least a sliver, so a call can still fail fast)."""
-        return max(0.05, self.deadline - time.monotonic())
+    def run(self, *args: str) -> ProcessOutcome | None:
+        """``executable *args`` with the time left (see ``run_quietly``); stopped by ``cancel``."""
+        return run_quietly([self.executable, *args], deadline=self.deadline, cancel=self.cancel)
 
 
 AuthCheck = Callable[[ProbeContext], AuthVerdict]
@@ -89,6 +96,25 @@ def probe_cli(
             hint=interpreter_hint(missing, info.install_hint),
         )
     version = npm_package_version(path, info.npm_package) if info.npm_package else None
+    ctx = ProbeContext(path, deadline, environ, threading.Event())
+    beside = None
+    if version is None and info.login_check_since is None:
+        beside = _LoginCheck(auth, ctx)
+    try:
+        found = _checked_version(info, path, version, timeout, deadline)
+        if isinstance(found, Availability):
+            return found
+        verdict = beside.verdict() if beside is not None else _login(info, auth, ctx, found)
+    finally:
+        if beside is not None:
+            beside.stop()
+    return _availability(info, path, found, verdict)
+
+
+def _checked_version(
+    info: CliInfo, path: str, version: tuple[int, int, int] | None, timeout: float, deadline: float
+) -> tuple[int, int, int] | Availability | None:
+    """The CLI's version (None: not recognised), or the status that ends the probe."""
     if version is None:
         answer = run_quietly([path, "--version"], deadline=deadline)
         if answer is None or answer.timed_out:
@@ -119,8 +145,8 @@ def probe_cli(
                 f"(exit {answer.exit_code}): {said[:300]}",
                 hint=f"run `{info.executable} --version` by hand; reinstall: {info.install_hint}",
             )
-    shown = format_version(version) if version else None
     if version is not None and not version_at_least(version, info.minimum):
+        shown = format_version(version)
         return Availability(
             info.id,
             "unsupported",
@@ -130,7 +156,25 @@ def probe_cli(
             f"{format_version(info.minimum)}",
             hint=f"update it: {info.update_hint or info.install_hint}",
         )
-    verdict = auth(ProbeContext(path, version, deadline, environ))
+    return version
+
+
+def _login(
+    info: CliInfo, auth: AuthCheck, ctx: ProbeContext, version: tuple[int, int, int] | None
+) -> AuthVerdict:
+    since = info.login_check_since
+    if since is not None and version is not None and not version_at_least(version, since):
+        return AuthVerdict(
+            "ok", f"login not checked (the check needs {info.executable} {format_version(since)}+)"
+        )
+    return auth(ctx)
+
+
+def _availability(
+    info: CliInfo, path: str, version: tuple[int, int, int] | None, verdict: AuthVerdict
+) -> Availability:
+    """The status a login verdict gives a supported CLI."""
+    shown = format_version(version) if version else None
     detail = verdict.detail if version else f"{verdict.detail}; version not recognised"
     if verdict.state == "ok":
         return Availability(info.id, "available", version=shown, path=path, detail=detail)
@@ -159,14 +203,53 @@ def broken_verdict(executable: str, answer: ProcessOutcome) -> AuthVerdict | Non
 
 
 def run_quietly(
-    argv: list[str], *, deadline: float, env: Mapping[str, str] | None = None
+    argv: list[str],
+    *,
+    deadline: float,
+    env: Mapping[str, str] | None = None,
+    cancel: threading.Event | None = None,
 ) -> ProcessOutcome | None:
     """Run a probe command with the time left; None when it cannot be started."""
     overrides = {"NO_COLOR": "1", **(env or {})}
+    timeout = max(0.05, deadline - time.monotonic())
     try:
-        return capture(argv, timeout=max(0.05, deadline - time.monotonic()), env=overrides)
+        return capture(argv, timeout=timeout, env=overrides, cancel=cancel)
     except (ExecutableNotFound, OSError):
         return None
+
+
+class _LoginCheck:
+    """The login check on a thread of its own, started before the version is known.
+
+    ``stop`` cancels it (the kill ladder ends its process tree) and waits for
+    the thread, so a probe that ends early or is interrupted leaves nothing behind.
+    """
+
+    def __init__(self, auth: AuthCheck, ctx: ProbeContext) -> None:
+        self._ctx = ctx
+        self._outcome: AuthVerdict | BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(auth,), name="login-check")
+        self._thread.start()
+
+    def _run(self, auth: AuthCheck) -> None:
+        try:
+            self._outcome = auth(self._ctx)
+        except BaseException as exc:  # handed to the probing thread by verdict()
+            self._outcome = exc
+
+    def verdict(self) -> AuthVerdict:
+        self._thread.join()
+        outcome = self._outcome
+        if isinstance(outcome, BaseException):
+            raise outcome
+        assert outcome is not None
+        return outcome
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            assert self._ctx.cancel is not None
+            self._ctx.cancel.set()
+            self._thread.join()
 
 
 def npm_package_version(executable: str, package: str | None) -> tuple[int, int, int] | None:

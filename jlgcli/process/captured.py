@@ -58,6 +58,7 @@ def capture(
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
     stdin: str | None = None,
+    cancel: threading.Event | None = None,
 ) -> ProcessOutcome:
     """Run ``argv`` until it exits or ``timeout`` seconds pass; never raises for a failure exit.
 
@@ -65,12 +66,13 @@ def capture(
     ``outcome.stdout``/``stderr`` are decoded as UTF-8 with replacement;
     ``exit_code`` is None when the child was killed by a signal and
     ``timed_out`` says the deadline stopped it. Raises ``ExecutableNotFound``
-    when the program cannot be found, ``Interrupted`` on Ctrl-C/SIGTERM.
+    when the program cannot be found, ``Interrupted`` on Ctrl-C/SIGTERM or ``cancel``.
     """
     outcome = run_captured(
         Invocation(tuple(argv), cwd=cwd, env=dict(env or {}), stdin=stdin),
         Limits(total_timeout=timeout, kill_grace=PROBE_GRACE),
         output=OutputTail(PROBE_KEEP, PROBE_KEEP),
+        cancel=cancel,
     )
     if outcome.stop_reason is StopReason.CANCELLED:
         raise Interrupted(outcome.interrupted_by or signal.SIGINT)

@@ -342,10 +342,10 @@ def test_hanging_probe_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_auth_status_answers(
     monkeypatch: pytest.MonkeyPatch, stdout: str, code: int, state: str
 ) -> None:
-    from jlgcli.backends import claude
+    from jlgcli.backends import probing
     from jlgcli.process.model import ProcessOutcome, StopReason
     from jlgcli.process.outcome import OutputTail
 
     answer = ProcessOutcome(code, None, StopReason.EXITED, 0.1, output=OutputTail.holding(stdout))
-    monkeypatch.setattr(claude, "run_quietly", lambda argv, deadline: answer)
-    assert check_login(ProbeContext("claude", (2, 1, 197), 0.0, {})).state == state
+    monkeypatch.setattr(probing, "run_quietly", lambda argv, **_: answer)
+    assert check_login(ProbeContext("claude", 0.0, {})).state == state

@@ -215,10 +215,10 @@ def test_hanging_probe_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_login_status_answers(
     monkeypatch: pytest.MonkeyPatch, answer: ProcessOutcome | None, state: str
 ) -> None:
-    from jlgcli.backends import codex
+    from jlgcli.backends import probing
 
-    monkeypatch.setattr(codex, "run_quietly", lambda argv, deadline: answer)
-    assert check_login(ProbeContext("codex", (0, 169, 0), 0.0, {})).state == state
+    monkeypatch.setattr(probing, "run_quietly", lambda argv, **_: answer)
+    assert check_login(ProbeContext("codex", 0.0, {})).state == state
 
 
 def test_resumed_thread_reports_this_calls_tokens_not_the_thread_total() -> None:

@@ -135,7 +135,7 @@ def test_invocation_argv(fields: dict[str, object], tail: tuple[str, ...]) -> No
 
 # -- probes ---------------------------------------------------------------------------------
 def ctx(env: dict[str, str]) -> ProbeContext:
-    return ProbeContext("copilot", (1, 0, 102), 0.0, env)
+    return ProbeContext("copilot", 0.0, env)
 
 
 @pytest.mark.parametrize("name", ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"])

@@ -168,7 +168,7 @@ def test_resume_is_not_possible_and_says_so(caplog: pytest.LogCaptureFixture) ->
 
 # -- probes ---------------------------------------------------------------------------------
 def ctx(env: dict[str, str]) -> ProbeContext:
-    return ProbeContext("gemini", (0, 61, 0), 0.0, env)
+    return ProbeContext("gemini", 0.0, env)
 
 
 def write(path: Path, text: str) -> None:

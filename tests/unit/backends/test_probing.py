@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from jlgcli.backends.probing import (
     AuthVerdict,
     CliInfo,
+    ProbeContext,
     env_flag,
     first_set,
     home_dir,
@@ -115,3 +117,85 @@ def test_small_helpers(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("{", encoding="utf-8")
     assert read_json_file(tmp_path / "bad.json") is None
     assert read_json_file(tmp_path / "absent.json") is None
+
+
+# -- the login check beside `--version` (issue 18: the probe waits for the slower, not the sum)
+# No npm package: the version comes from running the CLI.
+NATIVE = dataclasses.replace(INFO, npm_package=None)
+
+
+def login_by_running(ctx: ProbeContext) -> AuthVerdict:
+    answer = ctx.run("login", "status")
+    said = answer.stdout.strip() if answer is not None else "no answer"
+    return AuthVerdict("ok" if said == "logged in" else "unknown", said)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="sh scripts")
+def test_login_check_runs_while_the_version_is_asked(tmp_path: Path) -> None:
+    """RG-004: `tool --version` answers only once `tool login status` has started."""
+    executable(
+        tmp_path / "tool",
+        "#!/bin/sh\n"
+        f'm="{tmp_path}/login-started"\n'
+        'if [ "$1" = login ]; then : > "$m"; echo "logged in"; exit 0; fi\n'
+        'i=0; while [ ! -f "$m" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done\n'
+        '[ -f "$m" ] && echo "tool 1.5.0" || echo "alone"\n',
+    )
+    a = probe_cli(NATIVE, login_by_running, timeout=30.0, env={"PATH": str(tmp_path)})
+    assert (a.status, a.version, a.detail) == ("available", "1.5.0", "logged in")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="sh scripts and POSIX pids")
+def test_an_unsupported_version_stops_the_login_check_it_ran_beside(tmp_path: Path) -> None:
+    pid_file = tmp_path / "login.pid"
+    executable(
+        tmp_path / "tool",
+        "#!/bin/sh\n"
+        f'if [ "$1" = login ]; then echo $$ > "{pid_file}"; exec sleep 60; fi\n'
+        f'i=0; while [ ! -s "{pid_file}" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done\n'
+        'echo "tool 0.5.0"\n',
+    )
+    cancelled_when_it_ended: list[bool] = []
+
+    def auth(ctx: ProbeContext) -> AuthVerdict:
+        try:
+            ctx.run("login", "status")  # its `sleep 60` ends early only if the probe stops it
+        finally:
+            cancelled_when_it_ended.append(ctx.cancel is not None and ctx.cancel.is_set())
+        return AuthVerdict("ok", "never used")
+
+    a = probe_cli(NATIVE, auth, timeout=120.0, env={"PATH": str(tmp_path)})
+    assert (a.status, a.version) == ("unsupported", "0.5.0")
+    assert cancelled_when_it_ended == [True]
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):  # stopped and reaped before the probe returned
+        os.kill(pid, 0)
+
+
+def test_a_login_check_that_fails_fails_the_probe(tmp_path: Path) -> None:
+    executable(tmp_path / "tool", "#!/bin/sh\necho 1.0.0\n")
+
+    def broken(ctx: ProbeContext) -> AuthVerdict:
+        raise RuntimeError("login check bug")
+
+    with pytest.raises(RuntimeError, match="login check bug"):
+        probe_cli(NATIVE, broken, timeout=5.0, env={"PATH": str(tmp_path)})
+
+
+@pytest.mark.skipif(os.name == "nt", reason="sh scripts")
+@pytest.mark.parametrize(("version", "checked"), [("1.1.0", False), ("1.2.0", True)])
+def test_a_login_check_newer_than_the_cli_waits_for_the_version(
+    tmp_path: Path, version: str, checked: bool
+) -> None:
+    """claude before 2.1.41 took `auth status` for a prompt: never run it there."""
+    executable(tmp_path / "tool", f"#!/bin/sh\necho {version}\n")
+    info = dataclasses.replace(NATIVE, login_check_since=(1, 2, 0))
+    calls: list[str] = []
+
+    def auth(ctx: ProbeContext) -> AuthVerdict:
+        calls.append(ctx.executable)
+        return AuthVerdict("ok", "checked")
+
+    a = probe_cli(info, auth, timeout=5.0, env={"PATH": str(tmp_path)})
+    assert a.status == "available" and bool(calls) == checked
+    assert ("login not checked (the check needs tool 1.2.0+)" in a.detail) != checked
