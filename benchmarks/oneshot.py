@@ -11,9 +11,10 @@ the medians. Target: jlgcli ≤ 0.6× the Node program. Two fakes, both reported
   ~2 ms, so the ratio compares the two programs' own costs (start-up, probes,
   parsing, files), as a native ``codex`` binary would.
 - ``python``: the test suite's ``tests/fakes/codex.py`` behind a shell
-  launcher. Each call costs a Python start (~50 ms here): the Node program
-  makes three (``--version`` twice, then the call), jlgcli three (``--version``,
-  ``login status``, ``exec``), which pulls the ratio towards 1.
+  launcher, run with ``python -S`` as the suite's launchers do. Each call
+  costs a Python start (~30 ms here): the Node program makes three
+  (``--version`` twice, then the call, one after the other), jlgcli three
+  (``--version`` and ``login status`` side by side, then ``exec``).
 
 The Node program calls ``codex`` with no arguments and the prompt on stdin (its
 ``runOnce``); jlgcli calls ``codex exec --json …``. Both fakes answer the bare
@@ -46,7 +47,7 @@ TARGET = 0.6
 PYTHON_FAKE = """#!/bin/sh
 # The Node jlgcli calls bare `codex` with the prompt on stdin: give it the exec path.
 if [ "$#" -eq 0 ]; then set -- exec --skip-git-repo-check -; fi
-exec "{python}" "{fake}" "$@"
+exec "{python}" -S "{fake}" "$@"
 """
 # codex-cli 0.169.0's answers (research/backends.md §2, §3): version, login, exec --json.
 SH_FAKE = r"""#!/bin/sh

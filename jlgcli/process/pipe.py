@@ -15,7 +15,6 @@ from typing import IO
 from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
 from jlgcli.process.child import Child
 from jlgcli.process.descendants import die_with_parent_preexec, forget_child, spawning
-from jlgcli.process.job import contain_in_job
 from jlgcli.process.spawn import group_popen_kwargs
 from jlgcli.process.tree import ProcessTree
 
@@ -46,7 +45,7 @@ def start_pipe(
             **group_popen_kwargs(is_windows=is_windows),
         )
         register(proc.pid)
-    end_job = contain_in_job(proc.pid, is_windows=is_windows)
+    end_job = _job_of(proc.pid) if is_windows else _no_job
     use_threads = is_windows if threaded is None else threaded
     channel = _thread_channel(proc) if use_threads else _select_channel(proc)
     if stdin is not None:
@@ -66,6 +65,16 @@ def start_pipe(
     return Child(
         tree=tree, channel=channel, status=lambda: _status(proc), release=release, transport="pipe"
     )
+
+
+def _job_of(pid: int) -> Callable[[], None]:  # pragma: no cover - Windows only
+    from jlgcli.process.job import contain_in_job  # ctypes structures: Windows only
+
+    return contain_in_job(pid, is_windows=True)
+
+
+def _no_job() -> None:
+    return None
 
 
 def _status(proc: subprocess.Popen[bytes]) -> tuple[int | None, int | None]:

@@ -24,7 +24,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process import windows
@@ -37,7 +37,6 @@ from jlgcli.process.descendants import (
     signal_processes,
     tree_token,
 )
-from jlgcli.process.interactive import InteractiveDriver
 from jlgcli.process.model import (
     Invocation,
     Limits,
@@ -51,6 +50,9 @@ from jlgcli.process.signals import interrupt_signal, signal_name
 from jlgcli.process.spawn import IS_WINDOWS, child_env, resolve_argv, stdin_bytes
 from jlgcli.process.terminal import TerminalResponder
 from jlgcli.process.tree import Ladder, Rung, posix_signal, stop_tree, tree_alive, wait_until
+
+if TYPE_CHECKING:
+    from jlgcli.process.interactive import InteractiveDriver
 
 DRAIN_AFTER_EXIT = 0.5  # seconds to keep reading once the whole tree is gone
 TICK = 0.1  # longest wait between checks of the cancel event and the child's exit
@@ -130,6 +132,8 @@ class _Run:
         self.responder = TerminalResponder() if child.transport == "pty" else None
         self.driver: InteractiveDriver | None = None
         if child.transport == "pty" and inv.interactive is not None:
+            from jlgcli.process.interactive import InteractiveDriver  # pty recipes only
+
             self.driver = InteractiveDriver(inv.interactive, stdin or b"", now=self.start)
         elif child.transport == "pty" and stdin is not None:
             # Typed input then end-of-file: ^D ends a line, a second ^D on an empty line is EOF.

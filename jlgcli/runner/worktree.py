@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -61,6 +60,8 @@ def snapshot(cwd: Path, exclude: tuple[Path, ...] = (), *, repo: str | None = ""
     repo = git_dir(cwd) if repo == "" else repo
     if not repo:
         return None
+    import tempfile  # with random and hashlib, ~3 ms: only inside a repository
+
     with tempfile.TemporaryDirectory(prefix="jlgcli-index-") as scratch:
         index = Path(scratch) / "index"
         real_index = Path(repo) / "index"
