@@ -61,8 +61,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (cores or 1) * (1 if SUBPROCESS_COVERAGE else 2)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests of ``_ONE_WORKER_GROUPS`` with their ``xdist_group``."""
+    """Mark the tests of ``_ONE_WORKER_GROUPS`` with their ``xdist_group``.
+
+    xdist turns the mark into the ``@group`` suffix of the node id in its own
+    ``pytest_collection_modifyitems``, which its scheduler reads.
+    """
     root = REPO_ROOT.resolve()
     for item in items:
         path = Path(str(item.path)).resolve()
@@ -72,6 +77,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for prefix, group in _ONE_WORKER_GROUPS.items():
             if relative.startswith(prefix):
                 item.add_marker(pytest.mark.xdist_group(group))
+
+
+def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
+    """Stop when xdist no longer groups: each worker would build the groups' venvs at once.
+
+    Seen with pytest 9.2 (pytest-dev/pytest-xdist#1386): the marks were there, the
+    ``@group`` suffix was not, and two workers built the pre-commit venv side by side.
+    """
+    prefixes = tuple(_ONE_WORKER_GROUPS)
+    for nodeid in ids:
+        if nodeid.startswith(prefixes) and "@" not in nodeid.rpartition("::")[2]:
+            raise pytest.UsageError(
+                f"pytest-xdist did not group {nodeid}: see pytest-dev/pytest-xdist#1386 "
+                "and the pytest pin in pyproject.toml"
+            )
 
 
 # System tools tests may need; anything else (including real agent CLIs) is unreachable.
