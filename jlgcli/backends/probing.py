@@ -4,7 +4,8 @@ RG-004: a probe is quick and sends no prompt. Each step gets what is left of
 the probe's own time budget; a step that does not answer in time makes the
 status ``unknown`` (with a hint), never a hang. The version of an npm-installed
 CLI is read from its ``package.json`` when it can be found next to the
-executable, which spares a slow start (gemini's ``--version`` takes 2.5 s).
+executable, which spares a slow start (gemini's ``--version`` takes 2.5 s), or
+from the file name of a native install (``…/versions/2.1.197``).
 A login check that is safe on any version runs beside ``--version``, so the
 probe waits for the slower of the two, not their sum.
 """
@@ -96,6 +97,7 @@ def probe_cli(
             hint=interpreter_hint(missing, info.install_hint),
         )
     version = npm_package_version(path, info.npm_package) if info.npm_package else None
+    version = version or versions_dir_version(path)
     ctx = ProbeContext(path, deadline, environ, threading.Event())
     beside = None
     if version is None and info.login_check_since is None:
@@ -250,6 +252,23 @@ class _LoginCheck:
             assert self._ctx.cancel is not None
             self._ctx.cancel.set()
             self._thread.join()
+
+
+def versions_dir_version(executable: str) -> tuple[int, int, int] | None:
+    """The version a native install names its binary after, e.g. ``…/versions/2.1.197``.
+
+    claude's native installer links ``~/.local/bin/claude`` to
+    ``~/.local/share/claude/versions/<version>`` (anthropics/claude-code#25165):
+    the file that runs is named after its version, so no ``--version`` start is needed.
+    """
+    try:
+        real = Path(executable).resolve()
+    except OSError:
+        return None
+    parts = real.name.split(".")
+    if real.parent.name != "versions" or len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1]), int(parts[2])
 
 
 def npm_package_version(executable: str, package: str | None) -> tuple[int, int, int] | None:

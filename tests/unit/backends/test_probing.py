@@ -20,6 +20,7 @@ from jlgcli.backends.probing import (
     probe_cli,
     read_json_file,
     run_quietly,
+    versions_dir_version,
 )
 
 INFO = CliInfo(
@@ -199,3 +200,24 @@ def test_a_login_check_newer_than_the_cli_waits_for_the_version(
     a = probe_cli(info, auth, timeout=5.0, env={"PATH": str(tmp_path)})
     assert a.status == "available" and bool(calls) == checked
     assert ("login not checked (the check needs tool 1.2.0+)" in a.detail) != checked
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks and sh scripts")
+def test_a_native_install_is_versioned_by_its_file_name(tmp_path: Path) -> None:
+    """claude's native installer: ~/.local/bin/claude -> ~/.local/share/claude/versions/2.1.197
+    (anthropics/claude-code#25165). The file that runs is that version: no `--version` start."""
+    versions = tmp_path / "share" / "claude" / "versions"
+    real = executable(versions / "2.1.197", "#!/bin/sh\necho 0.0.1\n")  # 0.0.1: unsupported
+    link = tmp_path / "bin" / "tool"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    env = {"PATH": str(link.parent)}
+    a = probe_cli(NATIVE, lambda ctx: AuthVerdict("ok", "fine"), timeout=5.0, env=env)
+    assert (a.status, a.version) == ("available", "2.1.197")  # never ran `tool --version`
+
+
+@pytest.mark.parametrize(
+    "relative", ["versions/2.1", "versions/2.1.197.bak", "versions/latest", "builds/2.1.197"]
+)
+def test_other_file_names_give_no_version(tmp_path: Path, relative: str) -> None:
+    assert versions_dir_version(str(tmp_path / relative)) is None
