@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from jlgcli.errors import ExitCode, JlgError
@@ -37,8 +38,6 @@ def _execute(args: argparse.Namespace, command: Command) -> int:
 
 def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int:
     """What the command line does with a summary: publish it, print it; the exit code."""
-    import os
-
     if github or os.environ.get("GITHUB_ACTIONS"):  # the GitHub glue loads only where it can act
         from jlgcli.integrations.github import publish
 
