@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -131,8 +133,6 @@ def test_cli_json_exit_0(wired: Runner) -> None:
 
 
 def test_cli_none_available_exit_2(wired: Runner, system_bin: Path) -> None:
-    import os
-
     done = wired("backends", "--json", env={"PATH": str(system_bin) + os.pathsep})
     assert done.returncode == 2
     document = json.loads(done.stdout)  # exactly one JSON object on stdout
@@ -161,3 +161,22 @@ def test_configured_backend_not_available_warns(
     code, out, err = run(capsys, json_output=False)
     assert code == 0 and "default:" not in out
     assert "the configured backend 'gemini' is not available" in err
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks")
+def test_cli_reads_a_native_claude_version_from_its_file_name(
+    wired: Runner, fake_bin: Path, tmp_path: Path
+) -> None:
+    """claude's native installer: ~/.local/bin/claude -> ~/.local/share/claude/versions/<v>
+    (anthropics/claude-code#25165). The fake would answer --version with 2.1.197."""
+    versions = tmp_path / "share" / "claude" / "versions"
+    versions.mkdir(parents=True)
+    native = versions / "2.1.150"
+    shutil.copy2(fake_bin / "claude", native)  # a file of its own, as the installer writes
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to(native)
+    done = wired("backends", "--json", env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stderr
+    claude = next(b for b in json.loads(done.stdout)["backends"] if b["id"] == "claude")
+    assert (claude["status"], claude["version"]) == ("available", "2.1.150")
