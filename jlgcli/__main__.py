@@ -2,6 +2,6 @@
 
 import sys
 
-from jlgcli.cli import main
+from jlgcli.cli import console_main
 
-sys.exit(main())
+sys.exit(console_main())

@@ -223,7 +223,25 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     module_name, _, function = str(args.handler).partition(":")
     handler = getattr(importlib.import_module(module_name), function)
+    from jlgcli import startup_gc
+
+    startup_gc.resume()  # the command's module is in: collect again, skipping start-up's objects
     return int(handler(args))
+
+
+def console_main() -> int:
+    """Entry point of the ``jlgcli`` console script, ``python -m jlgcli`` and the exe.
+
+    ``main`` with the garbage collector kept off start-up's objects
+    (``jlgcli.startup_gc``); in-process callers use ``main`` and keep theirs.
+    """
+    from jlgcli import startup_gc
+
+    startup_gc.pause()
+    try:
+        return main()
+    finally:
+        startup_gc.freeze_for_exit()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -233,8 +251,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(f"jlgcli {__version__}\n")
         return 0
     if arguments[:1] == ["__jlgcli_run_script__"]:
+        from jlgcli import startup_gc
         from jlgcli.frozen import run_script_command  # hidden: rebound scripts, frozen exe
 
+        startup_gc.resume()  # a model's script may run long: it gets a working collector
         return run_script_command(arguments[1:])
     if len(arguments) == 2 and arguments[0] == "__jlgcli_print_file__":
         from jlgcli.selfcmd import print_file_entry  # hidden: the replay backend's child

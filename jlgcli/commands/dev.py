@@ -1,6 +1,6 @@
 """``jlgcli dev run|resume``: the plan-driven development loop (seed 003, FR-1..FR-8).
 
-Also installed as ``aidevloop`` / ``adl`` (``jlgcli.dev.cli_entry:main``),
+Also installed as ``aidevloop`` / ``adl`` (``jlgcli.dev.cli_entry:console_main``),
 from the same argparse definition.
 """
 

@@ -79,11 +79,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.dev_command is None:
         parser.print_help(sys.stderr)
         return int(DevExitCode.CONFIGURATION)
+    from jlgcli import startup_gc
     from jlgcli.boundary import DEV_CODES, run_guarded
 
+    startup_gc.resume()  # parsed: collect again, skipping start-up's objects
     want_json = bool(getattr(args, "json", False))
     return run_guarded(lambda: run_from_args(args), want_json=want_json, codes=DEV_CODES)
 
 
+def console_main() -> int:
+    """Entry point of the ``aidevloop`` and ``adl`` console scripts.
+
+    ``main`` with the garbage collector kept off start-up's objects
+    (``jlgcli.startup_gc``); in-process callers use ``main`` and keep theirs.
+    """
+    from jlgcli import startup_gc
+
+    startup_gc.pause()
+    try:
+        return main()
+    finally:
+        startup_gc.freeze_for_exit()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())
