@@ -55,8 +55,10 @@ def main() -> int:
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--compare", metavar="SRC", help="another jlgcli source tree to time")
     args = parser.parse_args()
-    jlgcli = shutil.which("jlgcli", path=str(Path(sys.executable).parent))
-    if jlgcli is None:
+    # `python -m jlgcli` runs each tree's own entry point (this tree's console_main is
+    # newer than the --compare tree's), the same way for both.
+    jlgcli = [sys.executable, "-m", "jlgcli"]
+    if shutil.which("jlgcli", path=str(Path(sys.executable).parent)) is None:
         sys.exit("install jlgcli next to this Python first: pip install -e .")
     work = Path(tempfile.mkdtemp(prefix="jlgcli-bench-loop-"))
     bin_dir = work / "bin"
@@ -86,7 +88,7 @@ def main() -> int:
             variant_env["JLGCLI_FAKE_SCRIPT"] = str(script)
             started = time.perf_counter()
             result = subprocess.run(
-                [program, *loop_argv], cwd=work, env=variant_env, capture_output=True, text=True
+                [*program, *loop_argv], cwd=work, env=variant_env, capture_output=True, text=True
             )
             times[name].append(time.perf_counter() - started)
             if result.returncode != 0:
