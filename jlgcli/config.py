@@ -15,7 +15,6 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path, PurePath
-from typing import Any
 
 from jlgcli.config_keys import KEYS, KeySpec, ValueProblemError, lookup_key, unknown_key_message
 from jlgcli.errors import ExitCode, JlgError
@@ -29,6 +28,10 @@ from jlgcli.trust import (
     untrusted_file_of,
     untrusted_state_of,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PROJECT_FILE_NAME = ".jlgcli.json"
 USER_FILE_NAME = "config.json"

@@ -9,9 +9,12 @@ two agree, and the README's config reference is generated from this table.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from jlgcli.durations import DurationError, format_duration_setting, parse_duration_ms
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 COMPLETION_MODES = ("marker", "json", "rebound")
 

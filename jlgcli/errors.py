@@ -10,7 +10,10 @@ into ``error: …`` / ``hint: …`` on stderr, or one JSON object with ``--json`
 from __future__ import annotations
 
 import enum
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ExitCode(enum.IntEnum):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 
 def configure_streams(

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from jlgcli.errors import ExitCode, JlgError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TRUST_KEY = "trustedProjects"  # user config: {"/abs/path/.jlgcli.json": "sha256:<hex>"}
 # Put by ``resolve_settings`` into a custom backend's settings when its file is not

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 EPILOG = """examples:
   jlgcli config set backend codex            default backend (user file)

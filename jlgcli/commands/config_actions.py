@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
 
 from jlgcli.config import describe_config_files, resolve_settings
 from jlgcli.config_keys import KEYS, lookup_key, unknown_key_message
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.output import emit_json, err, print_table
 from jlgcli.trust import TRUSTED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def get(args: argparse.Namespace) -> int:

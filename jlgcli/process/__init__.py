@@ -14,9 +14,12 @@ and the transports (``--help`` stays fast).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.process.captured import capture, run_captured
     from jlgcli.process.run import run_invocation
     from jlgcli.process.signals import install_termination_handlers

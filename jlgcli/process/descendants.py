@@ -32,9 +32,12 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     import psutil
 
 PR_SET_PDEATHSIG = 1

@@ -22,7 +22,11 @@ import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 IS_WINDOWS = sys.platform == "win32"
 SIGPIPE_NUMBER = 13  # POSIX; Windows has no SIGPIPE, the number is only used for the exit code

@@ -26,7 +26,6 @@ import errno
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO, cast
 
 from jlgcli.process.signals import (
     SIGPIPE_NUMBER,
@@ -34,6 +33,10 @@ from jlgcli.process.signals import (
     first_interruption,
     note_interruption,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 # EINVAL: what Windows reports for a write to a pipe whose reader is gone.
 GONE_ERRNOS = {errno.EPIPE, errno.EIO, errno.EBADF, errno.ECONNRESET, errno.EINVAL, errno.ENXIO}
@@ -124,8 +127,8 @@ def guarded_streams() -> Iterator[None]:
     saved = sys.stdout, sys.stderr
     out = sys.stdout if sys.stdout is not None else _null_text(1)
     err = sys.stderr if sys.stderr is not None else _null_text(2)
-    sys.stdout = cast(TextIO, GuardedStream(out, stdout_gone))
-    sys.stderr = cast(TextIO, GuardedStream(err, stderr_gone))
+    sys.stdout = GuardedStream(out, stdout_gone)
+    sys.stderr = GuardedStream(err, stderr_gone)
     try:
         yield
     finally:
