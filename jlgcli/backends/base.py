@@ -9,9 +9,10 @@ incrementally (``StreamParser.feed``) so nothing holds the whole output.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from jlgcli.process.model import Invocation, ProcessOutcome, StreamName
+if TYPE_CHECKING:  # annotations only: listing backends needs no process model
+    from jlgcli.process.model import Invocation, ProcessOutcome, StreamName
 
 AvailabilityStatus = Literal["available", "missing", "unauthenticated", "unsupported", "unknown"]
 Permissions = Literal["read-only", "edit", "full"]

@@ -25,11 +25,11 @@ from dataclasses import replace
 from typing import Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
+from jlgcli.backends.cli_facts import CLAUDE
 from jlgcli.backends.common import format_version, parse_version
 from jlgcli.backends.limits import LimitKind, find_auth_error, structured_verdict
 from jlgcli.backends.probing import (
     AuthVerdict,
-    CliInfo,
     ProbeContext,
     broken_verdict,
     probe_cli,
@@ -38,16 +38,7 @@ from jlgcli.backends.resets import epoch_seconds
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
 
-INFO = CliInfo(
-    id="claude",
-    executable="claude",
-    install_hint="npm install -g @anthropic-ai/claude-code",
-    login_hint="claude auth login (or set ANTHROPIC_API_KEY)",
-    minimum=(2, 0, 0),  # stream-json events as parsed here
-    npm_package="@anthropic-ai/claude-code",
-    update_hint="claude update (or npm install -g @anthropic-ai/claude-code@latest)",
-    login_check_since=(2, 1, 41),  # `claude auth status`; older ones take it for a prompt
-)
+INFO = CLAUDE
 # rate_limit_event appeared around 2.1.45 (backends.md §8); older versions are read from text.
 STRUCTURED_LIMITS_SINCE = (2, 1, 45)
 PERMISSION_MODES = {"read-only": "plan", "edit": "acceptEdits", "full": "bypassPermissions"}

@@ -18,10 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
+from jlgcli.backends.cli_facts import CODEX
 from jlgcli.backends.limits import find_auth_error
 from jlgcli.backends.probing import (
     AuthVerdict,
-    CliInfo,
     ProbeContext,
     broken_verdict,
     first_set,
@@ -30,17 +30,7 @@ from jlgcli.backends.probing import (
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
 
-INFO = CliInfo(
-    id="codex",
-    executable="codex",
-    install_hint="npm install -g @openai/codex",
-    login_hint="codex login (or: printenv OPENAI_API_KEY | codex login --with-api-key)",
-    minimum=(0, 50, 0),  # `exec --json` with thread/turn/item events, `login status`
-    npm_package="@openai/codex",
-    update_hint="npm install -g @openai/codex@latest",
-    # login_check_since unset: `codex login status` runs beside `--version`. Without a
-    # package.json the CLI is the native (Rust) codex, whose unknown arguments are errors.
-)
+INFO = CODEX
 SANDBOXES = {"read-only": "read-only", "edit": "workspace-write", "full": "danger-full-access"}
 
 

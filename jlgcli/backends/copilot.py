@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
+from jlgcli.backends.cli_facts import COPILOT
 from jlgcli.backends.limits import LimitKind, structured_verdict
 from jlgcli.backends.probing import (
     AuthVerdict,
-    CliInfo,
     ProbeContext,
     first_set,
     home_dir,
@@ -37,16 +37,7 @@ from jlgcli.backends.probing import (
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
 
-INFO = CliInfo(
-    id="copilot",
-    executable="copilot",
-    install_hint="npm install -g @github/copilot",
-    login_hint="copilot login (or set COPILOT_GITHUB_TOKEN to a fine-grained token "
-    "with the Copilot Requests permission)",
-    minimum=(1, 0, 0),  # `--output-format json` session events
-    npm_package="@github/copilot",
-    update_hint="copilot update (or npm install -g @github/copilot@latest)",
-)
+INFO = COPILOT
 # session.error data.errorType values that decide the kind (copilot-sdk session-events.ts).
 ERROR_TYPES: dict[str, LimitKind] = {
     "quota": "quota",

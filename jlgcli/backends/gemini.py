@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult, ErrorKind
+from jlgcli.backends.cli_facts import GEMINI
 from jlgcli.backends.limits import LimitKind, classify_error_text, structured_verdict
 from jlgcli.backends.probing import (
     AuthVerdict,
-    CliInfo,
     ProbeContext,
     env_flag,
     first_set,
@@ -37,15 +37,7 @@ from jlgcli.backends.probing import (
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
 
-INFO = CliInfo(
-    id="gemini",
-    executable="gemini",
-    install_hint="npm install -g @google/gemini-cli",
-    login_hint='set GEMINI_API_KEY, or run `gemini` once and choose "Login with Google"',
-    minimum=(0, 20, 0),  # stream-json events, --approval-mode
-    npm_package="@google/gemini-cli",
-    update_hint="npm install -g @google/gemini-cli@latest",
-)
+INFO = GEMINI
 APPROVAL_MODES = {"read-only": "plan", "edit": "auto_edit", "full": "yolo"}
 # Fatal exit codes (FatalError subclasses in the bundle, backends.md §3).
 EXIT_CODES: dict[int, tuple[ErrorKind, str]] = {

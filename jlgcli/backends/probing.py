@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from jlgcli.backends.base import Availability, AvailabilityStatus
+from jlgcli.backends.cli_facts import CliInfo, not_on_path
 from jlgcli.backends.common import format_version, parse_version, version_at_least
 from jlgcli.backends.startup import interpreter_hint, missing_interpreter, start_failure
 from jlgcli.process import ExecutableNotFound, capture, resolve_executable
@@ -29,23 +30,6 @@ from jlgcli.process.model import ProcessOutcome
 
 # broken: the login check could not even start the CLI (see startup.py)
 AuthState = Literal["ok", "missing", "unknown", "broken"]
-
-
-@dataclass(frozen=True)
-class CliInfo:
-    """What the probe needs to know about one agent CLI."""
-
-    id: str
-    executable: str
-    install_hint: str
-    login_hint: str
-    minimum: tuple[int, int, int]
-    npm_package: str | None = None
-    update_hint: str | None = None
-    # The first version with the login-check command: older ones are not checked, and
-    # the check waits for the version (claude before 2.1.41 took `auth status` for a
-    # prompt). None: the check is safe on any version and runs beside `--version`.
-    login_check_since: tuple[int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,12 +65,7 @@ def probe_cli(
     deadline = time.monotonic() + timeout
     path = resolve_executable(info.executable, path=environ.get("PATH"))
     if path is None:
-        return Availability(
-            info.id,
-            "missing",
-            detail=f"`{info.executable}` is not on PATH",
-            hint=f"install it: {info.install_hint}",
-        )
+        return not_on_path(info)
     missing = missing_interpreter(path, path=environ.get("PATH"))
     if missing is not None:
         return Availability(

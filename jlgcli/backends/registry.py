@@ -12,12 +12,14 @@ import importlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jlgcli.backends.base import Availability, Backend, BackendRequest, StreamParser
 from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.process.model import Invocation
+
+if TYPE_CHECKING:
+    from jlgcli.process.model import Invocation
 
 
 def _adapter(name: str, class_name: str) -> Callable[[], Backend]:
@@ -96,8 +98,12 @@ def all_backends(custom: Mapping[str, Mapping[str, Any]] | None = None) -> list[
 
 
 def listed_backend(name: str, custom: Mapping[str, Mapping[str, Any]] | None = None) -> Backend:
-    """``get_backend``, except that an untrusted custom backend is an ``UntrustedBackend``."""
+    """``get_backend``, except that an untrusted custom backend is an ``UntrustedBackend``
+    and a built-in one a ``ListedBuiltin`` (its adapter imported only if its CLI is found)."""
     from jlgcli.trust import untrusted_file_of, untrusted_state_of, without_mark
+
+    if name in BUILTINS and not (custom and name in custom):
+        return ListedBuiltin(name)
 
     settings = custom.get(name, {}) if custom else {}
     source = untrusted_file_of(settings)
@@ -107,6 +113,46 @@ def listed_backend(name: str, custom: Mapping[str, Mapping[str, Any]] | None = N
         parse_settings(name, without_mark(settings))  # checking runs nothing: errors show early
         return UntrustedBackend(name, source, untrusted_state_of(settings))
     return get_backend(name, custom=custom)
+
+
+class ListedBuiltin:
+    """A built-in backend as listed (``jlgcli backends``, ``doctor``; issue 18).
+
+    Its adapter module (parsers, limit patterns, the probe machinery: ~25 ms of
+    imports for the four) is imported on first use, and the probe of a CLI that
+    is not on PATH uses none of it: the status comes from ``cli_facts`` alone,
+    the same one ``probe_cli`` gives.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.id = name
+        self._adapter: Backend | None = None
+
+    def adapter(self) -> Backend:
+        """The real adapter (imported now if it was not)."""
+        if self._adapter is None:
+            self._adapter = BUILTINS[self.id]()
+        return self._adapter
+
+    def probe(self, timeout: float = 2.0) -> Availability:
+        """``missing`` when the CLI is not on PATH, else the adapter's own probe."""
+        import os
+
+        from jlgcli.backends.cli_facts import BUILTIN_CLIS, not_on_path
+        from jlgcli.process.spawn import resolve_executable
+
+        info = BUILTIN_CLIS[self.id]
+        if resolve_executable(info.executable, path=os.environ.get("PATH")) is None:
+            return not_on_path(info)
+        return self.adapter().probe(timeout=timeout)
+
+    def invocation(self, request: BackendRequest) -> Invocation:
+        """The adapter's invocation."""
+        return self.adapter().invocation(request)
+
+    def parser(self) -> StreamParser:
+        """The adapter's parser."""
+        return self.adapter().parser()
 
 
 class UntrustedBackend:

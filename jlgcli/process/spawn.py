@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -77,5 +76,7 @@ def stdin_bytes(stdin: str | bytes | None) -> bytes | None:
 def group_popen_kwargs(*, is_windows: bool = IS_WINDOWS) -> dict[str, Any]:
     """Popen keywords giving the child its own process group (Windows) or session (POSIX)."""
     if is_windows:
+        import subprocess  # Windows only: listing backends imports no subprocess
+
         return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)}
     return {"start_new_session": True}

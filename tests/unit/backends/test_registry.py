@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +14,8 @@ from jlgcli.backends.command import CommandBackend
 from jlgcli.backends.ids import BUILTIN_BACKENDS
 from jlgcli.backends.registry import BUILTINS, all_backends, auto_select, get_backend, probe_all
 from jlgcli.errors import ExitCode, JlgError
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_builtins_follow_the_auto_order() -> None:
@@ -134,3 +139,51 @@ def test_probe_all_through_the_fakes(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_auto_select(statuses: dict[str, str], chosen: str | None) -> None:
     items = [Availability(name, status) for name, status in statuses.items()]  # type: ignore[arg-type]
     assert auto_select(items) == chosen
+
+
+def test_listing_backends_without_agent_clis_imports_no_adapter(tmp_path: Path) -> None:
+    """Issue 18: ``jlgcli backends`` on a machine with no agent CLI loads none of the four."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys\n"
+        "from jlgcli.backends.registry import all_backends, probe_all\n"
+        "print(json.dumps([a.status for a in probe_all(all_backends())]))\n"
+        "print(json.dumps([m for m in sys.modules if m.startswith('jlgcli.backends.')]))\n"
+    )
+    env = {**os.environ, "PATH": str(tmp_path), "PYTHONPATH": str(REPO_ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
+    ).stdout.splitlines()
+    assert json.loads(out[0]) == ["missing"] * 4
+    loaded = set(json.loads(out[1]))
+    assert not loaded & {f"jlgcli.backends.{name}" for name in BUILTIN_BACKENDS}
+    assert "jlgcli.backends.probing" not in loaded
+
+
+def test_a_listed_builtin_is_the_adapter_once_its_cli_is_found() -> None:
+    """The fake claude is on PATH: the listed backend probes, runs and parses as the adapter."""
+    from jlgcli.backends.base import BackendRequest
+    from jlgcli.backends.claude import ClaudeBackend
+    from jlgcli.backends.cli_facts import CLAUDE, not_on_path
+
+    (listed,) = [b for b in all_backends() if b.id == "claude"]
+    availability = listed.probe()
+    assert availability == ClaudeBackend().probe()
+    assert availability.status != "missing"
+    request = BackendRequest(prompt="hi", cwd=".")
+    assert listed.invocation(request) == ClaudeBackend().invocation(request)
+    assert type(listed.parser()) is type(ClaudeBackend().parser())
+    assert not_on_path(CLAUDE).hint == "install it: npm install -g @anthropic-ai/claude-code"
+
+
+def test_a_listed_builtin_not_on_path_is_missing_as_the_probe_says(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from jlgcli.backends.codex import CodexBackend
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    (listed,) = [b for b in all_backends() if b.id == "codex"]
+    assert listed.probe() == CodexBackend().probe()
+    assert listed.probe().status == "missing"
