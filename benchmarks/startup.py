@@ -29,6 +29,18 @@ TARGETS = {
 }
 
 
+def _editable_install() -> bool:
+    """Whether this Python's jlgcli is an editable install (PEP 610 ``direct_url.json``)."""
+    import json
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        text = distribution("jlgcli").read_text("direct_url.json")
+    except PackageNotFoundError:
+        return False
+    return bool(text) and bool(json.loads(text).get("dir_info", {}).get("editable"))
+
+
 def _time(argv: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     # `backends` exits 2 when no backend is available: only the time matters here.
@@ -73,6 +85,11 @@ def main() -> int:
             samples[name].append(_time(argv, env))
 
     base = statistics.median(samples["python -c pass"])
+    if _editable_install():
+        # Its import hook (a .pth run by site) slows `python -c pass` as much as jlgcli:
+        # ~30 ms against ~15 ms here, so every ratio below reads too low.
+        print("warning: jlgcli is an editable install here; time a `pip install .` in a "
+              "fresh venv instead (the baseline is inflated, the ratios flattered)")  # fmt: skip
     print(f"{'command':34} {'median':>9} {'ratio':>7} {'target':>7}")
     failed = False
     for name, values in samples.items():
