@@ -235,13 +235,9 @@ def console_main() -> int:
     ``main`` with the garbage collector kept off start-up's objects
     (``jlgcli.startup_gc``); in-process callers use ``main`` and keep theirs.
     """
-    from jlgcli import startup_gc
+    from jlgcli.startup_gc import run_console
 
-    startup_gc.pause()
-    try:
-        return main()
-    finally:
-        startup_gc.freeze_for_exit()
+    return run_console(main)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

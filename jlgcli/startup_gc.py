@@ -24,7 +24,11 @@ from __future__ import annotations
 
 import gc
 
-__all__ = ["freeze_for_exit", "pause", "resume"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["freeze_for_exit", "pause", "resume", "run_console"]
 
 _paused: list[bool] = []  # [] until pause(); then [True] while paused, [False] after resume()
 
@@ -47,3 +51,12 @@ def freeze_for_exit() -> None:
     """Freeze every object before teardown; a no-op unless ``pause()`` ran."""
     if _paused:
         gc.freeze()
+
+
+def run_console(main: Callable[[], int]) -> int:
+    """A console script's ``main``: paused at the start, frozen before teardown."""
+    pause()
+    try:
+        return main()
+    finally:
+        freeze_for_exit()
