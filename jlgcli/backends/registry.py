@@ -9,14 +9,17 @@ sum (RG-004: ``jlgcli backends`` answers within ~3 s whatever happens);
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from jlgcli.backends.base import Availability, Backend, BackendRequest, StreamParser
+from jlgcli.backends.cli_facts import BUILTIN_CLIS, not_on_path
 from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.process.spawn import resolve_executable
 
 if TYPE_CHECKING:
     from jlgcli.process.model import Invocation
@@ -136,11 +139,6 @@ class ListedBuiltin:
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """``missing`` when the CLI is not on PATH, else the adapter's own probe."""
-        import os
-
-        from jlgcli.backends.cli_facts import BUILTIN_CLIS, not_on_path
-        from jlgcli.process.spawn import resolve_executable
-
         info = BUILTIN_CLIS[self.id]
         if resolve_executable(info.executable, path=os.environ.get("PATH")) is None:
             return not_on_path(info)
