@@ -10,7 +10,6 @@ remembers where it came from, for ``config show`` and ``doctor``.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Mapping
@@ -208,6 +207,8 @@ def read_config_file(path: Path, scope: str) -> dict[str, Any]:
         ) from None
     if not text.strip():
         raise _config_error(path, scope, "is empty; write {} in it, or delete it")
+    import json  # here: a run without config files never needs it (issue 18, start-up)
+
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:

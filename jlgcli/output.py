@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 TYPE_CHECKING = False
@@ -32,6 +31,8 @@ def configure_streams(
 
 def emit_json(obj: Any, stream: TextIO | None = None) -> None:
     """Write exactly one JSON object (and a newline) to stdout, redacted like ``result.json``."""
+    import json
+
     from jlgcli.artifacts.redact import Redactor
 
     out = sys.stdout if stream is None else stream

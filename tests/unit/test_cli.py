@@ -164,6 +164,49 @@ def test_a_command_builds_only_its_own_parser() -> None:
     assert "difflib" not in modules  # only a miss pays for "did you mean"
 
 
+def test_config_get_without_config_files_imports_no_shutil_json_or_typing() -> None:
+    """argparse's default help width imports shutil; JSON is parsed only when a file exists."""
+    modules = _modules_after("['config', 'get', 'backend']")
+    assert "jlgcli.commands.config_actions" in modules
+    assert not {"shutil", "json", "typing", "pydantic", "difflib"} & modules
+
+
+@pytest.mark.parametrize("columns", ["100", "41", "0", "-5", "wide", None])
+def test_help_width_is_shutils_terminal_width_minus_two(
+    columns: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert cli.help_width() == shutil.get_terminal_size().columns - 2
+
+
+def test_help_width_reads_the_terminal_when_columns_is_unset(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cli.os, "get_terminal_size", lambda fd: os.terminal_size((132, 40)))
+    assert cli.help_width({}) == 130
+    assert cli.help_width({"COLUMNS": "60"}) == 58
+
+
+def test_help_width_falls_back_to_80_without_stdout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli.sys, "__stdout__", None)
+    assert cli.help_width({}) == 78
+
+
+def test_sub_command_usage_wraps_at_columns(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    usage = capsys.readouterr().out.split("\n\n", 1)[0].splitlines()
+    assert len(usage) > 3 and max(len(line) for line in usage) <= 58
+
+
 def test_the_exit_code_line_comes_from_the_causes_table() -> None:
     """Issue 13: the help epilogs' exit codes are the one table's (runner.causes)."""
     from jlgcli.commands import loop, run
