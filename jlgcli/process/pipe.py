@@ -14,7 +14,7 @@ from typing import IO
 
 from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
 from jlgcli.process.child import Child
-from jlgcli.process.descendants import die_with_parent_preexec, forget_child, spawning
+from jlgcli.process.descendants import die_with_parent, forget_child, spawning
 from jlgcli.process.spawn import group_popen_kwargs
 from jlgcli.process.tree import ProcessTree
 
@@ -32,16 +32,17 @@ def start_pipe(
 
     ``threaded`` forces the reader-thread channel (default: only on Windows).
     """
+    command, preexec = (list(argv), None) if is_windows else die_with_parent(argv)
     with spawning() as register:
         proc = subprocess.Popen(
-            list(argv),
+            command,
             cwd=cwd,
             env=dict(env),
             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             bufsize=0,
-            preexec_fn=None if is_windows else die_with_parent_preexec(),
+            preexec_fn=preexec,
             **group_popen_kwargs(is_windows=is_windows),
         )
         register(proc.pid)

@@ -16,9 +16,11 @@ from typing import Any
 import psutil
 import pytest
 
+from jlgcli.process import descendants
 from jlgcli.process.descendants import (
     PR_SET_CHILD_SUBREAPER,
     become_subreaper,
+    die_with_parent,
     die_with_parent_preexec,
 )
 from jlgcli.process.job import JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, ExtendedLimits, contain_in_job
@@ -40,6 +42,57 @@ def test_subreaper_is_a_prctl_on_linux_and_nothing_elsewhere() -> None:
     assert become_subreaper(is_linux=False, libc=libc) is False
     assert libc.calls == []
     assert die_with_parent_preexec(is_linux=False) is None
+
+
+def test_die_with_parent_changes_nothing_off_linux() -> None:
+    assert die_with_parent(["agent", "-p"], is_linux=False) == (["agent", "-p"], None)
+
+
+def test_die_with_parent_wraps_the_command_in_setpriv_when_there_is_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(descendants, "_launcher", ["/usr/bin/setpriv"])
+    argv, preexec = die_with_parent(["agent", "-p"], is_linux=True)
+    assert argv == ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--", "agent", "-p"]
+    assert preexec is None  # so subprocess can vfork
+
+
+def test_die_with_parent_falls_back_to_the_preexec_fn_without_setpriv(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(descendants, "_launcher", [None])
+    argv, preexec = die_with_parent(["agent"], is_linux=True)
+    assert argv == ["agent"] and callable(preexec)
+
+
+def _program(folder: Path, body: bytes, mode: int = 0o755) -> Path:
+    folder.mkdir(exist_ok=True)
+    path = folder / "setpriv"
+    path.write_bytes(body)
+    path.chmod(mode)
+    return path
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+def test_only_a_setpriv_that_knows_pdeathsig_is_used(tmp_path: Path) -> None:
+    old = _program(tmp_path / "old", b"\x7fELF --reuid --regid --nnp")  # util-linux < 2.33
+    new = _program(tmp_path / "new", b"\x7fELF --reuid --pdeathsig --nnp")
+    not_executable = _program(tmp_path / "noexec", b"--pdeathsig", mode=0o644)
+    find = descendants._setpriv_with_pdeathsig
+    assert find([str(old.parent), str(new.parent)]) == str(new)
+    assert find([str(old.parent)]) is None
+    assert find([str(not_executable.parent), str(tmp_path / "missing")]) is None
+
+
+def test_the_launcher_is_looked_up_once_in_the_system_directories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = _program(tmp_path / "bin", b"--pdeathsig")
+    monkeypatch.setattr(descendants, "_launcher", [])
+    assert descendants.pdeathsig_launcher(dirs=[str(found.parent)]) == str(found)
+    found.unlink()
+    assert descendants.pdeathsig_launcher(dirs=[str(found.parent)]) == str(found)  # cached
+    assert descendants.SETPRIV_DIRS == ("/usr/bin", "/bin")  # never PATH
 
 
 def test_subreaper_prctl_arguments() -> None:
@@ -70,6 +123,9 @@ from jlgcli.process.descendants import adopt_orphans
 from jlgcli.process.model import Invocation, Limits
 
 mode, piddir = sys.argv[1], sys.argv[2]
+if sys.argv[3:] == ["preexec"]:  # the fallback when the system has no usable setpriv
+    from jlgcli.process import descendants
+    descendants._launcher[:] = [None]
 adopt_orphans()
 host_child = subprocess.Popen(["sleep", "300"])  # the host program's own child
 print(json.dumps({"host_child": host_child.pid}), flush=True)
@@ -105,11 +161,14 @@ def test_an_orphan_of_the_run_is_ended_and_the_hosts_own_child_is_left_alone(
 
 
 @linux_only
-def test_sigkill_of_jlgcli_takes_its_direct_child_with_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("launch", ["setpriv", "preexec"])
+def test_sigkill_of_jlgcli_takes_its_direct_child_with_it(tmp_path: Path, launch: str) -> None:
+    if launch == "setpriv" and descendants.pdeathsig_launcher() is None:
+        pytest.skip("no setpriv with --pdeathsig on this system")
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER, encoding="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, str(driver), "hang", str(tmp_path)],
+        [sys.executable, str(driver), "hang", str(tmp_path), launch],
         stdout=subprocess.PIPE,
         text=True,
         start_new_session=True,
