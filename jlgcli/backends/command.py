@@ -323,6 +323,10 @@ class CommandParser:
                 error_kind="backend",
                 output_tail=tail,
             )
+        if outcome.stop_reason is StopReason.FAILED_TO_START:
+            return BackendResult(
+                text="", ok=False, exit_code=None, error=outcome.error, error_kind="backend"
+            )
         reason = outcome.stop_reason.value
         kind: ErrorKind | None = None if outcome.stop_reason is StopReason.CANCELLED else "timeout"
         return BackendResult(

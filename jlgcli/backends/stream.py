@@ -216,6 +216,8 @@ class JsonStreamParser:
         return short(" / ".join(lines[-3:]), 400) if lines else "no output"
 
     def _stopped(self, outcome: ProcessOutcome) -> BackendResult:
+        if outcome.stop_reason is StopReason.FAILED_TO_START:
+            return self.failure(outcome, outcome.error or f"{self.cli} cannot start", "backend")
         if outcome.stop_reason is StopReason.CANCELLED:
             return self.result(outcome, ok=False, text="", error=f"{self.cli} was cancelled")
         what = "idle timeout (no output)" if outcome.stop_reason is StopReason.IDLE else "timeout"

@@ -15,7 +15,7 @@ from typing import IO
 from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
 from jlgcli.process.child import Child
 from jlgcli.process.descendants import die_with_parent, forget_child, spawning
-from jlgcli.process.spawn import group_popen_kwargs
+from jlgcli.process.spawn import CannotStart, group_popen_kwargs
 from jlgcli.process.tree import ProcessTree
 
 
@@ -34,17 +34,20 @@ def start_pipe(
     """
     command, preexec = (list(argv), None) if is_windows else die_with_parent(argv)
     with spawning() as register:
-        proc = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            preexec_fn=preexec,
-            **group_popen_kwargs(is_windows=is_windows),
-        )
+        try:
+            proc = subprocess.Popen(
+                command,
+                cwd=cwd,
+                env=dict(env),
+                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                preexec_fn=preexec,
+                **group_popen_kwargs(is_windows=is_windows),
+            )
+        except OSError as exc:  # found, yet not startable (subprocess reaped the attempt)
+            raise CannotStart(argv[0], exc) from exc
         register(proc.pid)
     end_job = _job_of(proc.pid) if is_windows else _no_job
     use_threads = is_windows if threaded is None else threaded

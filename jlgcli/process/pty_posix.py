@@ -18,6 +18,7 @@ import ptyprocess
 from jlgcli.process.channel import SelectChannel
 from jlgcli.process.child import Child
 from jlgcli.process.descendants import die_with_parent_preexec, forget_child, spawning
+from jlgcli.process.spawn import CannotStart
 from jlgcli.process.tree import ProcessTree
 
 
@@ -33,14 +34,17 @@ def start_pty(
         # Python 3.12+ warns that forkpty() in a threaded process may deadlock the
         # child; ptyprocess's child only sets up the tty and execs (pexpect#817).
         warnings.filterwarnings("ignore", message=".*fork", category=DeprecationWarning)
-        proc = ptyprocess.PtyProcess.spawn(
-            list(argv),
-            cwd=cwd,
-            env=dict(env),
-            echo=False,
-            dimensions=dimensions,
-            preexec_fn=die_with_parent_preexec(),
-        )
+        try:
+            proc = ptyprocess.PtyProcess.spawn(
+                list(argv),
+                cwd=cwd,
+                env=dict(env),
+                echo=False,
+                dimensions=dimensions,
+                preexec_fn=die_with_parent_preexec(),
+            )
+        except OSError as exc:  # the child's exec failed: ptyprocess re-raises its error
+            raise CannotStart(argv[0], exc) from exc
         register(int(proc.pid))
     proc.delayafterclose = 0
     proc.delayafterterminate = 0

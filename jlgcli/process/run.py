@@ -47,7 +47,13 @@ from jlgcli.process.model import (
     StreamName,
 )
 from jlgcli.process.signals import interrupt_signal, signal_name
-from jlgcli.process.spawn import IS_WINDOWS, child_env, resolve_argv, stdin_bytes
+from jlgcli.process.spawn import (
+    IS_WINDOWS,
+    CannotStart,
+    child_env,
+    resolve_argv,
+    stdin_bytes,
+)
 from jlgcli.process.terminal import TerminalResponder
 from jlgcli.process.tree import Ladder, Rung, posix_signal, stop_tree, tree_alive, wait_until
 
@@ -76,7 +82,9 @@ def run_invocation(
     the main thread stops the tree too: every byte received so far is still
     delivered and the outcome says ``StopReason.CANCELLED`` (the caller maps it
     to exit 130). Raises ``ExecutableNotFound`` when ``inv.argv[0]`` is not
-    found and ``JlgError`` for a command line Windows would mangle.
+    found and ``JlgError`` for a command line Windows would mangle. A program
+    found that the system cannot start (a script whose interpreter is missing)
+    gives an outcome with ``StopReason.FAILED_TO_START`` and the reason in ``error``.
     """
     say = log or _no_log
     environ = child_env(inv.env, inv.env_remove)
@@ -87,14 +95,18 @@ def run_invocation(
         raise JlgError(ExitCode.USAGE, f"working directory not found: {inv.cwd}")
     data = stdin_bytes(inv.stdin)
     interactive = inv.transport == "pty" and inv.interactive is not None
-    child = start_child(
-        inv.transport,
-        argv,
-        cwd=inv.cwd,
-        env=environ,
-        stdin=None if interactive else data,
-        dimensions=inv.dimensions,
-    )
+    try:
+        child = start_child(
+            inv.transport,
+            argv,
+            cwd=inv.cwd,
+            env=environ,
+            stdin=None if interactive else data,
+            dimensions=inv.dimensions,
+        )
+    except CannotStart as exc:
+        say(str(exc))
+        return ProcessOutcome.not_started(str(exc))
     say(f"started {Path(argv[0]).name} (pid {child.tree.pid}, {inv.transport})")
     return _Run(inv, child, limits, tuple(sinks), cancel, say, data).execute()
 

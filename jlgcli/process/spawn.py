@@ -25,6 +25,15 @@ class ExecutableNotFound(Exception):  # noqa: N818 - the public name in the brie
         self.name = name
 
 
+class CannotStart(Exception):  # noqa: N818 - reads as the event, like ExecutableNotFound
+    """The program was found but the system could not start it (a script's missing
+    interpreter, no execute permission, not a program)."""
+
+    def __init__(self, program: str, error: OSError) -> None:
+        super().__init__(f"{program} cannot start: {error.strerror or error}")
+        self.program = program
+
+
 def resolve_executable(name: str, *, path: str | None = None) -> str | None:
     """Absolute path of ``name`` looked up on ``path`` (default: $PATH), or None.
 

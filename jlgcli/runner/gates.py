@@ -66,6 +66,8 @@ def _run_gate(
         return GateResult(command, None, 0, False, f"{exc.name}: command not found")
     if outcome.stop_reason is StopReason.CANCELLED:
         raise KeyboardInterrupt
+    if outcome.stop_reason is StopReason.FAILED_TO_START:
+        return GateResult(command, None, 0, False, redact(outcome.error or "cannot start"))
     from jlgcli.ansi import clean_terminal_text
 
     text = clean_terminal_text(output.merged.text()).strip()

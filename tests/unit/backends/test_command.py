@@ -124,6 +124,15 @@ def test_probe_version_hang(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # -- parser ---------------------------------------------------------------------------------
+def test_a_command_that_could_not_start_is_a_backend_error_saying_why() -> None:
+    from jlgcli.process.model import ProcessOutcome
+
+    outcome = ProcessOutcome.not_started("my-agent cannot start: Exec format error")
+    r = backend({"argv": ["my-agent"]}).parser().finish(outcome)
+    assert (r.ok, r.exit_code, r.error_kind) == (False, None, "backend")
+    assert r.error == "my-agent cannot start: Exec format error"
+
+
 def test_plain_text_output() -> None:
     parsed = parse(CommandParser("mine", clean=False), "line one\nDONE\n", "progress\n", chunk=3)
     assert parsed.result.ok and parsed.result.text == "line one\nDONE\n"

@@ -124,6 +124,16 @@ def test_idle_timeout_while_rate_limited() -> None:
     assert r.error_kind == "rate-limit" and r.rate_limited and "rate limited" in (r.error or "")
 
 
+@pytest.mark.parametrize("parser", [ClaudeParser, CodexParser, CopilotParser, GeminiParser])
+def test_a_cli_that_could_not_start_is_a_backend_error_saying_why(parser: type) -> None:
+    from jlgcli.process.model import ProcessOutcome
+
+    outcome = ProcessOutcome.not_started("/bin/claude cannot start: No such file or directory")
+    r = parser().finish(outcome)
+    assert (r.ok, r.error_kind) == (False, "backend")
+    assert r.error == "/bin/claude cannot start: No such file or directory"
+
+
 def test_helpers() -> None:
     assert clean_line("\x1b[31mred\x1b[0m\r") == "red"
     assert clean_line('{"a": 1}') == '{"a": 1}'

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 import tracemalloc
 from pathlib import Path
@@ -28,6 +29,41 @@ def test_missing_executable_raises(transport: str) -> None:
     with pytest.raises(ExecutableNotFound) as info:
         run_invocation(Invocation(("no-such-agent",), transport=transport), limits=FAST)  # type: ignore[arg-type]
     assert info.value.name == "no-such-agent"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a #! script is a POSIX program")
+def test_a_script_whose_interpreter_is_missing_did_not_start(
+    transport: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Popen (or ptyprocess) raises: an outcome saying why, not a crash (was an internal error)."""
+    from jlgcli.process import descendants
+
+    monkeypatch.setattr(descendants, "_launcher", [None])  # no setpriv: the spawn itself fails
+    script = tmp_path / "agent"
+    script.write_text("#!/nonexistent/interpreter\necho hi\n", encoding="utf-8")
+    script.chmod(0o755)
+    outcome = run_invocation(Invocation((str(script),), transport=transport), limits=FAST)  # type: ignore[arg-type]
+    assert outcome.stop_reason is StopReason.FAILED_TO_START
+    assert not outcome.ok and outcome.pid is None
+    assert outcome.error is not None
+    assert outcome.error.startswith(f"{script} cannot start: ")
+    assert "No such file or directory" in outcome.error
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="setpriv is Linux's")
+def test_under_setpriv_a_script_that_cannot_start_exits_127_saying_why(
+    run: Runner, tmp_path: Path
+) -> None:
+    from jlgcli.process import descendants
+
+    if descendants.pdeathsig_launcher() is None:
+        pytest.skip("no setpriv with --pdeathsig on this system")
+    script = tmp_path / "agent"
+    script.write_text("#!/nonexistent/interpreter\n", encoding="utf-8")
+    script.chmod(0o755)
+    rec = run(str(script), transport="pipe")
+    assert (rec.outcome.stop_reason, rec.outcome.exit_code) == (StopReason.EXITED, 127)
+    assert f"failed to execute {script}" in rec.stream("stderr")
 
 
 def test_exits_at_once_with_its_status(run: Runner, transport: str) -> None:

@@ -47,6 +47,19 @@ def test_missing_and_empty_commands_are_failed_gates(tmp_path: Path) -> None:
     assert "(was stopped)" in failed_gates_block([missing])
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="a #! script is a POSIX program")
+def test_a_gate_that_cannot_start_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from jlgcli.process import descendants
+
+    monkeypatch.setattr(descendants, "_launcher", [None])  # the spawn itself fails
+    script = tmp_path / "check"
+    script.write_text("#!/nonexistent/interpreter\n", encoding="utf-8")
+    script.chmod(0o755)
+    [gate] = run_gates((str(script),), tmp_path, redact=str)
+    assert (gate.ok, gate.exitCode) == (False, None)
+    assert gate.outputTail.startswith(f"{script} cannot start: ")
+
+
 def test_a_gate_over_its_time_limit_says_so(tmp_path: Path) -> None:
     code = "import time; print('working', flush=True); time.sleep(60)"
     [gate] = run_gates((_python(code),), tmp_path, redact=str, timeout_s=0.5)
