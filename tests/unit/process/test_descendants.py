@@ -57,6 +57,7 @@ def test_die_with_parent_wraps_the_command_in_setpriv_when_there_is_one(
     assert preexec is None  # so subprocess can vfork
 
 
+@linux_only  # the preexec_fn loads Linux's libc
 def test_die_with_parent_falls_back_to_the_preexec_fn_without_setpriv(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -73,7 +74,7 @@ def _program(folder: Path, body: bytes, mode: int = 0o755) -> Path:
     return path
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+@linux_only  # setpriv is util-linux's
 def test_only_a_setpriv_that_knows_pdeathsig_is_used(tmp_path: Path) -> None:
     old = _program(tmp_path / "old", b"\x7fELF --reuid --regid --nnp")  # util-linux < 2.33
     new = _program(tmp_path / "new", b"\x7fELF --reuid --pdeathsig --nnp")
@@ -84,6 +85,7 @@ def test_only_a_setpriv_that_knows_pdeathsig_is_used(tmp_path: Path) -> None:
     assert find([str(not_executable.parent), str(tmp_path / "missing")]) is None
 
 
+@linux_only
 def test_the_launcher_is_looked_up_once_in_the_system_directories(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
