@@ -16,7 +16,7 @@ import re
 from pathlib import Path, PurePath
 
 from jlgcli.process import resolve_executable
-from jlgcli.process.model import ProcessOutcome
+from jlgcli.process.model import ProcessOutcome, StopReason
 
 _NOT_STARTED_CODES = (126, 127)  # POSIX shells and env: cannot execute / not found
 _NOT_STARTED = re.compile(
@@ -69,6 +69,8 @@ def missing_interpreter(
 
 def start_failure(answer: ProcessOutcome) -> str | None:
     """Why a probe command could not start (exit 126/127 + its first stderr line), or None."""
+    if answer.stop_reason is StopReason.FAILED_TO_START:  # the spawn itself failed
+        return answer.error or "the system could not start it"
     said = next((line.strip() for line in answer.stderr.splitlines() if line.strip()), "")
     if answer.exit_code in _NOT_STARTED_CODES or (
         answer.exit_code not in (0, None) and _NOT_STARTED.search(said) and not answer.stdout

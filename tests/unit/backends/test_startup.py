@@ -110,6 +110,11 @@ def test_start_failure(answer: ProcessOutcome, expected: bool) -> None:
         assert said.startswith(f"exit {answer.exit_code}")
 
 
+def test_start_failure_of_a_spawn_that_failed_is_its_reason() -> None:
+    never = ProcessOutcome.not_started("/bin/tool cannot start: Exec format error")
+    assert start_failure(never) == "/bin/tool cannot start: Exec format error"
+
+
 @POSIX_ONLY
 def test_probe_of_codex_without_node_says_what_is_wrong(tmp_path: Path) -> None:
     """issue 16 item 10: not 'unknown' with a login hint, but the missing interpreter."""
@@ -136,6 +141,25 @@ def test_probe_when_the_cli_itself_exits_127(tmp_path: Path) -> None:
     assert found.status == "unknown"
     assert "exit 127: env: node: No such file or directory" in found.detail
     assert found.hint is not None and "node" in found.hint and "login" not in found.hint
+
+
+@POSIX_ONLY
+def test_probe_of_a_cli_the_system_cannot_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not a program (no ``#!``, not a binary): the spawn fails, and the probe says so."""
+    from jlgcli.process import descendants
+
+    monkeypatch.setattr(descendants, "_launcher", [None])  # Popen itself reports ENOEXEC
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "tool").write_bytes(b"\x00\x01\x02 not a program\n")
+    (bin_dir / "tool").chmod(0o755)
+    info = CliInfo("tool", "tool", "npm install -g tool", "tool login", (1, 0, 0))
+    env = {"PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", "HOME": str(tmp_path)}
+    found = probe_cli(info, lambda ctx: pytest.fail("no login check"), timeout=5, env=env)
+    assert found.status == "unknown"
+    assert f"cannot start ({bin_dir / 'tool'} cannot start: Exec format error)" in found.detail
 
 
 @POSIX_ONLY
