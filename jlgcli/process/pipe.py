@@ -18,6 +18,8 @@ from jlgcli.process.descendants import die_with_parent, forget_child, spawning
 from jlgcli.process.spawn import CannotStart, group_popen_kwargs
 from jlgcli.process.tree import ProcessTree
 
+PIPE_SIZE = 1 << 20  # Linux's default /proc/sys/fs/pipe-max-size: allowed without privileges
+
 
 def start_pipe(
     argv: Sequence[str],
@@ -96,8 +98,31 @@ def _take_fd(stream: IO[bytes] | None) -> int:
     return fd
 
 
+def widen_pipe(fd: int, size: int = PIPE_SIZE) -> int | None:
+    """Ask for a ``size``-byte buffer on the pipe ``fd`` (Linux); its new size, or None.
+
+    A pipe holds 64 KiB by default, so a fast writer is read 64 KiB at a time:
+    each read is an event, a transcript record and a redaction pass. Reading up
+    to ``CHUNK`` at a time made the pipe + transcript + redaction path ~25% faster
+    (issue 18). None where the system has no ``F_SETPIPE_SZ`` (macOS) or refuses
+    the size (``/proc/sys/fs/pipe-max-size``, the user's pipe quota): the
+    default buffer then stays, and only throughput differs.
+    """
+    import fcntl  # POSIX only, like the select channel
+
+    option = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if option is None:
+        return None
+    try:
+        return int(fcntl.fcntl(fd, option, size))
+    except OSError:
+        return None
+
+
 def _select_channel(proc: subprocess.Popen[bytes]) -> Channel:
     out, err = _take_fd(proc.stdout), _take_fd(proc.stderr)
+    widen_pipe(out)
+    widen_pipe(err)
     stdin_fd = _take_fd(proc.stdin) if proc.stdin is not None else None
     return SelectChannel({out: "stdout", err: "stderr"}, stdin_fd)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 
 import pytest
@@ -123,3 +124,59 @@ def test_thread_channel_close_releases_a_reader_stuck_on_a_full_queue() -> None:
     channel.close()
     stop.set()
     assert not channel.open
+
+
+# --- wider pipes (issue 18) -----------------------------------------------------------------
+
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ is Linux's"
+)
+
+
+@linux_only
+def test_widen_pipe_gives_the_pipe_a_larger_buffer() -> None:
+    import fcntl
+
+    from jlgcli.process.pipe import PIPE_SIZE, widen_pipe
+
+    read_end, write_end = os.pipe()
+    try:
+        assert fcntl.fcntl(read_end, fcntl.F_GETPIPE_SZ) < PIPE_SIZE  # 64 KiB by default
+        assert widen_pipe(read_end) == PIPE_SIZE
+        assert fcntl.fcntl(read_end, fcntl.F_GETPIPE_SZ) == PIPE_SIZE
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+def test_widen_pipe_changes_nothing_where_the_system_cannot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import fcntl
+
+    from jlgcli.process.pipe import widen_pipe
+
+    read_end, write_end = os.pipe()
+    try:
+        monkeypatch.delattr(fcntl, "F_SETPIPE_SZ", raising=False)  # macOS has none
+        assert widen_pipe(read_end) is None
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+@linux_only
+def test_widen_pipe_changes_nothing_when_the_size_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import errno
+    import fcntl
+
+    from jlgcli.process.pipe import widen_pipe
+
+    def refuse(fd: int, cmd: int, arg: int = 0) -> int:
+        raise OSError(errno.EPERM, "over /proc/sys/fs/pipe-max-size")
+
+    monkeypatch.setattr(fcntl, "fcntl", refuse)
+    assert widen_pipe(0) is None

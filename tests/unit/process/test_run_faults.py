@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from jlgcli.process import ExecutableNotFound, run_invocation
+from jlgcli.process.channel import CHUNK
 from jlgcli.process.model import Invocation, Limits, OutputEvent, StopReason
 from jlgcli.process.tree import pid_alive
 
@@ -98,7 +99,7 @@ def test_flood_of_100_mib_reaches_the_sinks_without_being_held(run: Runner) -> N
     finally:
         tracemalloc.stop()
     assert sum(sizes) == 100 * 1024 * 1024 == rec_outcome.stdout_bytes
-    assert max(sizes) <= 65536  # one event per 64 KiB read, not the whole output
+    assert max(sizes) <= CHUNK  # one event per read, not the whole output
     assert peak < 8 * 1024 * 1024  # a few chunks in flight, not 100 MiB
 
 
@@ -109,7 +110,7 @@ def test_flood_through_every_transport(run: Runner, transport: str) -> None:
     if transport == "pty":  # the terminal turns each "\n" into "\r\n"
         expected += expected // 64
     assert len(rec.text) == expected
-    assert max(len(e.text) for e in rec.events) <= 65536
+    assert max(len(e.text) for e in rec.events) <= CHUNK
 
 
 def test_silence_past_the_idle_limit_stops_with_idle(run: Runner, transport: str) -> None:
