@@ -2,7 +2,7 @@
 
 The child is session and group leader of its own pty (pid == pgid), so the
 kill ladder reaches its whole tree. pexpect's ``expect`` machinery is not
-used: the run loop reads the master fd itself (one selector, 64 KiB reads)
+used: the run loop reads the master fd itself (one selector, ``CHUNK`` reads)
 and decodes with replacement, so the codec never raises. ptyprocess's close
 delays (0.1 s each) are set to 0. Echo is off so typed input is not mixed
 into the output; the window size is explicit (the default 24×80 wraps TUIs).
