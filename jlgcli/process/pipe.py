@@ -34,7 +34,7 @@ def start_pipe(
 
     ``threaded`` forces the reader-thread channel (default: only on Windows).
     """
-    command, preexec = (list(argv), None) if is_windows else die_with_parent(argv)
+    command, preexec = die_with_parent(argv)  # off Linux: argv as is, no preexec_fn
     with spawning() as register:
         try:
             proc = subprocess.Popen(

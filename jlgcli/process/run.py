@@ -1,10 +1,11 @@
 """``run_invocation``: one child, streamed to sinks, stopped by exactly one kill ladder.
 
 The loop is single-threaded on POSIX (a selector over the pipes or the pty
-master) and reads up to ``CHUNK`` (256 KiB) at a time, emitting one ``OutputEvent`` per read to
-every sink. Events carry bytes cut at a UTF-8 character boundary (the tail of a
-character split across reads waits for the next read), so a sink that wants
-text decodes its event alone, lazily, and a sink that does not costs no decode.
+master) and reads up to ``CHUNK`` (256 KiB) at a time, emitting one
+``OutputEvent`` per read to every sink. Events carry bytes cut at a UTF-8
+character boundary (the tail of a character split across reads waits for the
+next read), so a sink that wants text decodes its event alone, lazily, and a
+sink that does not costs no decode.
 Nothing keeps the output. Every stop — total timeout,
 idle timeout, cancel event, Ctrl-C (KeyboardInterrupt in the main thread), the
 interactive driver finishing — goes through the same ladder on the whole
