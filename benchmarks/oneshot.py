@@ -28,6 +28,10 @@ Build the Node program first (needs Node >= 20 and npm's registry)::
 
 Time an installed jlgcli (``pip install .``, as the README's first command does),
 not an editable one: the editable install's import hook adds ~10 ms per start.
+``--compare OTHER/bin/jlgcli`` times a second installed jlgcli (another commit, a
+change being tried) in the same rounds, so the two can be compared while the
+machine's speed drifts (on this machine kind, Node's own run moved from 183 to 327 ms
+within an hour).
 """
 
 from __future__ import annotations
@@ -85,7 +89,9 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
     return elapsed
 
 
-def measure(node: str, node_cli: str, jlgcli: str, kind: str, rounds: int) -> dict[str, float]:
+def measure(
+    node: str, node_cli: str, jlgcli: str, kind: str, rounds: int, compare: str | None = None
+) -> dict[str, float]:
     """Median seconds of each program's one-shot run against the ``kind`` fake."""
     work = Path(tempfile.mkdtemp(prefix="jlgcli-bench-oneshot-"))
     (work / "bin").mkdir()
@@ -108,6 +114,8 @@ def measure(node: str, node_cli: str, jlgcli: str, kind: str, rounds: int) -> di
         "Node jlgcli": [node, node_cli, "run", "task.md", "-b", "codex"],
         "jlgcli": [jlgcli, "run", "task.md", "-b", "codex"],
     }
+    if compare is not None:
+        variants["compared"] = [compare, "run", "task.md", "-b", "codex"]
     samples: dict[str, list[float]] = {name: [] for name in variants}
     for argv in variants.values():  # warm the page cache once
         _run(argv, work, env)
@@ -125,15 +133,18 @@ def main() -> int:
     parser.add_argument("--jlgcli", help="the jlgcli to time (default: next to this Python)")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--fake", choices=("sh", "python"), action="append")
+    parser.add_argument("--compare", help="a second jlgcli to time in the same rounds")
     args = parser.parse_args()
     node = shutil.which("node")
     jlgcli = args.jlgcli or shutil.which("jlgcli", path=str(Path(sys.executable).parent))
     if node is None or jlgcli is None or not Path(args.node_cli).is_file():
         sys.exit("needs node on PATH, jlgcli next to this Python and --node-cli dist/cli.js")
+    if args.compare is not None and not Path(args.compare).is_file():
+        sys.exit(f"--compare: no such program: {args.compare}")
     node_cli = str(Path(args.node_cli).resolve())
     missed = False
     for kind in args.fake or ["sh", "python"]:
-        medians = measure(node, node_cli, jlgcli, kind, args.rounds)
+        medians = measure(node, node_cli, jlgcli, kind, args.rounds, args.compare)
         ratio = medians["jlgcli"] / medians["Node jlgcli"]
         missed |= ratio > TARGET
         print(
@@ -141,6 +152,12 @@ def main() -> int:
             f"jlgcli {medians['jlgcli'] * 1000:6.1f} ms (medians of {args.rounds}): "
             f"{ratio:.2f}×   target ≤ {TARGET}×: {'MISSED' if ratio > TARGET else 'ok'}"
         )
+        if "compared" in medians:
+            print(
+                f"{'':6s}       compared: {medians['compared'] * 1000:6.1f} ms in the same rounds: "
+                f"{medians['compared'] / medians['Node jlgcli']:.2f}× Node, "
+                f"{medians['compared'] / medians['jlgcli']:.2f}× this jlgcli"
+            )
     return 1 if missed else 0
 
 
