@@ -29,6 +29,30 @@ settings.load_profile("jlgcli")
 FAKES_DIR = Path(__file__).parent / "fakes"
 REPO_ROOT = Path(__file__).parent.parent
 
+
+def restore_interrupt_signals() -> list[str]:
+    """Give SIGINT and SIGQUIT back their defaults when this process started with them ignored.
+
+    A background job of a non-interactive shell (``python -m pytest &``) starts with
+    both ignored, and every child inherits that: jlgcli rightly leaves an ignored
+    SIGINT alone (POSIX: the parent chose it), so the Ctrl-C tests (the polite rung,
+    exit 130) failed there and one left a grandchild running. The suite needs the
+    defaults; what it restored is returned.
+    """
+    import signal
+
+    restored = []
+    defaults = [("SIGINT", signal.default_int_handler), ("SIGQUIT", signal.SIG_DFL)]
+    for name, handler in defaults:
+        signum = getattr(signal, name, None)  # no SIGQUIT on Windows
+        if signum is not None and signal.getsignal(signum) == signal.SIG_IGN:
+            signal.signal(signum, handler)
+            restored.append(name)
+    return restored
+
+
+restore_interrupt_signals()  # every worker: each is its own process
+
 # Modules whose session/module fixtures build something expensive or fill a shared cache
 # (the PyInstaller build, pre-commit's hook venv, the real CLIs' npm cache): under
 # pytest-xdist each runs on one worker, so the build happens once and never concurrently.

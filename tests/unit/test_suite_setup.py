@@ -53,3 +53,29 @@ def test_expensive_session_builds_stay_on_one_worker(
         assert markers == []
     else:
         assert [(m.name, m.args) for m in markers] == [("xdist_group", (group,))]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no ignorable SIGQUIT; no '&' jobs")
+def test_interrupt_signals_ignored_at_start_get_their_defaults(
+    request: pytest.FixtureRequest,
+) -> None:
+    # `python -m pytest &` in a non-interactive shell starts with SIGINT and SIGQUIT
+    # ignored, and every child inherits that: the Ctrl-C tests failed there.
+    import signal
+
+    conftest = next(
+        plugin
+        for plugin in request.config.pluginmanager.get_plugins()
+        if getattr(plugin, "__file__", "") == str(ROOT / "tests" / "conftest.py")
+    )
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGQUIT)}
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+        assert conftest.restore_interrupt_signals() == ["SIGINT", "SIGQUIT"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGQUIT) == signal.SIG_DFL
+        assert conftest.restore_interrupt_signals() == []  # defaults are left alone
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
