@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import stat
 import sys
 from collections.abc import Iterator
@@ -39,8 +40,6 @@ def restore_interrupt_signals() -> list[str]:
     exit 130) failed there and one left a grandchild running. The suite needs the
     defaults; what it restored is returned.
     """
-    import signal
-
     restored = []
     defaults = [("SIGINT", signal.default_int_handler), ("SIGQUIT", signal.SIG_DFL)]
     for name, handler in defaults:

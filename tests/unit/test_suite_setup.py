@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,6 +16,15 @@ else:  # pragma: no cover - Python 3.10
     tomllib = pytest.importorskip("tomli")
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def suite_conftest(request: pytest.FixtureRequest) -> Any:
+    """The suite's own ``tests/conftest.py``, as pytest loaded it."""
+    return next(
+        plugin
+        for plugin in request.config.pluginmanager.get_plugins()
+        if getattr(plugin, "__file__", "") == str(ROOT / "tests" / "conftest.py")
+    )
 
 
 def test_the_suite_runs_on_every_core() -> None:
@@ -43,11 +53,7 @@ def test_expensive_session_builds_stay_on_one_worker(
     item = SimpleNamespace(path=ROOT / relative, add_marker=markers.append)
     outside = SimpleNamespace(path=Path("/elsewhere/test_x.py"), add_marker=markers.append)
     # Call only the suite's conftest hook, not every plugin's.
-    conftest = next(
-        plugin
-        for plugin in request.config.pluginmanager.get_plugins()
-        if getattr(plugin, "__file__", "") == str(ROOT / "tests" / "conftest.py")
-    )
+    conftest = suite_conftest(request)
     conftest.pytest_collection_modifyitems(request.config, [item, outside])
     if group is None:
         assert markers == []
@@ -61,13 +67,7 @@ def test_interrupt_signals_ignored_at_start_get_their_defaults(
 ) -> None:
     # `python -m pytest &` in a non-interactive shell starts with SIGINT and SIGQUIT
     # ignored, and every child inherits that: the Ctrl-C tests failed there.
-    import signal
-
-    conftest = next(
-        plugin
-        for plugin in request.config.pluginmanager.get_plugins()
-        if getattr(plugin, "__file__", "") == str(ROOT / "tests" / "conftest.py")
-    )
+    conftest = suite_conftest(request)
     saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGQUIT)}
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
