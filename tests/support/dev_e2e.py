@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from support.devproject import CLEAN_REVIEW, GREET, git
+from support.environ import SUBPROCESS_COVERAGE, without_coverage
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 120.0
@@ -121,9 +122,12 @@ def isolated_env(home: Path, fake_bin: Path, system_bin: Path) -> dict[str, str]
 
     Module-scoped fixtures run before the autouse per-test isolation, so they
     build the same environment explicitly: fakes first on PATH, no secrets,
-    a temporary HOME.
+    a temporary HOME, and coverage's subprocess variables only when the loop
+    is to be measured (``JLGCLI_TEST_SUBPROCESS_COVERAGE=1``, see support/environ.py):
+    a measured loop and its Python children cost 2-3 times the CPU.
     """
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_SECRET_PREFIXES)}
+    source = dict(os.environ) if SUBPROCESS_COVERAGE else without_coverage()
+    env = {k: v for k, v in source.items() if not k.startswith(_SECRET_PREFIXES)}
     for name in ("CI", "GITHUB_ACTIONS", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
         env.pop(name, None)
     home.mkdir(parents=True, exist_ok=True)

@@ -79,3 +79,22 @@ def test_interrupt_signals_ignored_at_start_get_their_defaults(
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)
+
+
+def test_module_scoped_dev_runs_are_measured_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_bin: Path, system_bin: Path
+) -> None:
+    """Module fixtures run before the per-test isolation: they drop coverage's variables too.
+
+    The two shared ``jlgcli dev`` runs of test_dev_acceptance.py kept them, so the loop and
+    every Python child of it were measured: 94 s of the suite's worker time instead of 43.
+    """
+    from support import dev_e2e
+
+    monkeypatch.setenv("COVERAGE_PROCESS_START", "pyproject.toml")
+    monkeypatch.setattr(dev_e2e, "SUBPROCESS_COVERAGE", False)
+    env = dev_e2e.isolated_env(tmp_path / "a", fake_bin, system_bin)
+    assert "COVERAGE_PROCESS_START" not in env
+    monkeypatch.setattr(dev_e2e, "SUBPROCESS_COVERAGE", True)
+    env = dev_e2e.isolated_env(tmp_path / "b", fake_bin, system_bin)
+    assert env["COVERAGE_PROCESS_START"] == "pyproject.toml"
