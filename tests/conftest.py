@@ -53,12 +53,17 @@ def restore_interrupt_signals() -> list[str]:
 restore_interrupt_signals()  # every worker: each is its own process
 
 # Modules whose session/module fixtures build something expensive or fill a shared cache
-# (the PyInstaller build, pre-commit's hook venv, the real CLIs' npm cache): under
-# pytest-xdist each runs on one worker, so the build happens once and never concurrently.
+# (the PyInstaller build, pre-commit's hook venv, the real CLIs' npm cache, the wheel and
+# its venv, the two full ``jlgcli dev`` runs): under pytest-xdist each runs on one worker,
+# so the build happens once and never concurrently. A module fixture is built once per
+# worker that runs one of its tests: test_dev_acceptance's two shared runs were made 7
+# times in one suite run.
 _ONE_WORKER_GROUPS = {
     "tests/frozen/": "frozen-build",
     "tests/e2e/test_precommit_door.py": "pre-commit-venv",
     "tests/integration/test_real_clis.py": "real-cli-cache",
+    "tests/e2e/test_wheel_install.py": "wheel-venv",
+    "tests/e2e/test_dev_acceptance.py": "dev-acceptance-runs",
 }
 
 

@@ -43,6 +43,8 @@ def test_the_suite_runs_on_every_core() -> None:
         ("tests/frozen/test_frozen_smoke.py", "frozen-build"),
         ("tests/e2e/test_precommit_door.py", "pre-commit-venv"),
         ("tests/integration/test_real_clis.py", "real-cli-cache"),
+        ("tests/e2e/test_wheel_install.py", "wheel-venv"),
+        ("tests/e2e/test_dev_acceptance.py", "dev-acceptance-runs"),
         ("tests/unit/test_cli.py", None),
     ],
 )
