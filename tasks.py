@@ -1,4 +1,4 @@
-"""The project's own Invoke tasks (``pip install -e '.[test]'``, then ``invoke --list``).
+"""The project's own Invoke tasks (``pip install -e '.[test,lint]'``, then ``invoke --list``).
 
 Dev tasks: ``test``, ``lint``, ``typecheck``, ``bench``, ``freeze``. Next to them, the
 same user-facing collection any repository gets from ``jlgcli.invoke_tasks``:
