@@ -57,13 +57,16 @@ restore_interrupt_signals()  # every worker: each is its own process
 # its venv, the two full ``jlgcli dev`` runs): under pytest-xdist each runs on one worker,
 # so the build happens once and never concurrently. A module fixture is built once per
 # worker that runs one of its tests: test_dev_acceptance's two shared runs were made 7
-# times in one suite run.
+# times in one suite run. Where only some tests of a module use the shared fixtures,
+# only those are grouped (the module's 33 tests on one worker made a 30 s tail).
 _ONE_WORKER_GROUPS = {
     "tests/frozen/": "frozen-build",
     "tests/e2e/test_precommit_door.py": "pre-commit-venv",
     "tests/integration/test_real_clis.py": "real-cli-cache",
     "tests/e2e/test_wheel_install.py": "wheel-venv",
-    "tests/e2e/test_dev_acceptance.py": "dev-acceptance-runs",
+}
+_SHARED_FIXTURE_GROUPS = {
+    "tests/e2e/test_dev_acceptance.py": (frozenset({"happy", "stuck"}), "dev-acceptance-runs"),
 }
 
 
@@ -111,6 +114,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         relative = path.relative_to(root).as_posix()
         for prefix, group in _ONE_WORKER_GROUPS.items():
             if relative.startswith(prefix):
+                item.add_marker(pytest.mark.xdist_group(group))
+        if relative in _SHARED_FIXTURE_GROUPS:
+            fixtures, group = _SHARED_FIXTURE_GROUPS[relative]
+            if fixtures.intersection(getattr(item, "fixturenames", ())):
                 item.add_marker(pytest.mark.xdist_group(group))
 
 

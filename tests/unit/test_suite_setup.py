@@ -44,7 +44,6 @@ def test_the_suite_runs_on_every_core() -> None:
         ("tests/e2e/test_precommit_door.py", "pre-commit-venv"),
         ("tests/integration/test_real_clis.py", "real-cli-cache"),
         ("tests/e2e/test_wheel_install.py", "wheel-venv"),
-        ("tests/e2e/test_dev_acceptance.py", "dev-acceptance-runs"),
         ("tests/unit/test_cli.py", None),
     ],
 )
@@ -61,6 +60,22 @@ def test_expensive_session_builds_stay_on_one_worker(
         assert markers == []
     else:
         assert [(m.name, m.args) for m in markers] == [("xdist_group", (group,))]
+
+
+@pytest.mark.parametrize(
+    ("fixtures", "group"),
+    [(["tmp_path", "happy"], "dev-acceptance-runs"), (["stuck"], "dev-acceptance-runs"),
+     (["tmp_path"], None)],
+)  # fmt: skip
+def test_only_the_tests_sharing_a_module_run_stay_together(
+    fixtures: list[str], group: str | None, request: pytest.FixtureRequest
+) -> None:
+    markers: list[Any] = []
+    item = SimpleNamespace(path=ROOT / "tests/e2e/test_dev_acceptance.py",
+                           fixturenames=fixtures, add_marker=markers.append)  # fmt: skip
+    suite_conftest(request).pytest_collection_modifyitems(request.config, [item])
+    expected = [] if group is None else [("xdist_group", (group,))]
+    assert [(m.name, m.args) for m in markers] == expected
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="no ignorable SIGQUIT; no '&' jobs")
