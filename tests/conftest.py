@@ -54,6 +54,26 @@ def restore_interrupt_signals() -> list[str]:
 
 restore_interrupt_signals()  # every worker: each is its own process
 
+# ``nohup`` starts the suite with SIGHUP ignored, and every child inherits that; jlgcli
+# rightly keeps an inherited SIG_IGN, so the tests that hang a run up cannot pass there.
+# Unlike the ``&`` case above, surviving a hang-up is what the user asked for: those
+# tests skip and say why (read at import, before any test changes SIGHUP).
+SIGHUP_IGNORED = hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+
+
+_SIGHUP_SKIP = "the suite started with SIGHUP ignored (nohup?): its children keep it ignored"
+
+
+def sends_sighup(item: pytest.Item) -> bool:
+    """Whether ``item`` is a parametrized case that sends SIGHUP."""
+    callspec = getattr(item, "callspec", None)
+    values = callspec.params.values() if callspec is not None else ()
+    return any(
+        value == "SIGHUP" or (isinstance(value, signal.Signals) and value.name == "SIGHUP")
+        for value in values
+    )
+
+
 # Modules whose session/module fixtures build something expensive or fill a shared cache
 # (the PyInstaller build, pre-commit's hook venv, the real CLIs' npm cache, the wheel and
 # its venv, the two full ``jlgcli dev`` runs): under pytest-xdist each runs on one worker,
@@ -104,7 +124,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests of ``_ONE_WORKER_GROUPS`` with their ``xdist_group``.
+    """Mark the tests of ``_ONE_WORKER_GROUPS`` with their ``xdist_group``; skip SIGHUP cases
+    when the suite started with SIGHUP ignored.
 
     xdist turns the mark into the ``@group`` suffix of the node id in its own
     ``pytest_collection_modifyitems``, which its scheduler reads.
@@ -118,6 +139,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for prefix, group in _ONE_WORKER_GROUPS.items():
             if relative.startswith(prefix):
                 item.add_marker(pytest.mark.xdist_group(group))
+        if SIGHUP_IGNORED and sends_sighup(item):
+            item.add_marker(pytest.mark.skip(reason=_SIGHUP_SKIP))
         if relative in _SHARED_FIXTURE_GROUPS:
             fixtures, group = _SHARED_FIXTURE_GROUPS[relative]
             if fixtures.intersection(getattr(item, "fixturenames", ())):

@@ -115,3 +115,28 @@ def test_module_scoped_dev_runs_are_measured_only_when_asked(
     monkeypatch.setattr(dev_e2e, "SUBPROCESS_COVERAGE", True)
     env = dev_e2e.isolated_env(tmp_path / "b", fake_bin, system_bin)
     assert env["COVERAGE_PROCESS_START"] == "pyproject.toml"
+
+
+@pytest.mark.parametrize(
+    ("params", "skipped"),
+    [({"name": "SIGHUP"}, True), ({"transport": "pipe", "signum": signal.SIGHUP}, True),
+     ({"name": "SIGTERM"}, False), ({"count": 1}, False), (None, False)],
+)  # fmt: skip
+def test_under_nohup_the_sighup_cases_skip_and_say_why(
+    params: dict[str, Any] | None, skipped: bool, request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    conftest = suite_conftest(request)
+    markers: list[Any] = []
+    item = SimpleNamespace(path=ROOT / "tests/e2e/test_containment.py", add_marker=markers.append)
+    if params is not None:
+        item.callspec = SimpleNamespace(params=params)
+    monkeypatch.setattr(conftest, "SIGHUP_IGNORED", True)
+    conftest.pytest_collection_modifyitems(request.config, [item])
+    assert [m.name for m in markers] == (["skip"] if skipped else [])
+    if skipped:
+        assert "nohup" in markers[0].kwargs["reason"]
+    markers.clear()
+    monkeypatch.setattr(conftest, "SIGHUP_IGNORED", False)
+    conftest.pytest_collection_modifyitems(request.config, [item])
+    assert markers == []
