@@ -62,6 +62,16 @@ sys.exit(128 + outcome.interrupted_by if cancelled else (outcome.exit_code or 0)
 """
 
 
+def _kill_grandchild(pidfile: Path) -> None:
+    """The fake agent's grandchild, if it outlived a failed case (it runs in its own session)."""
+    try:
+        pid = int(pidfile.read_text())
+    except (OSError, ValueError):
+        return
+    if pid_alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
 @pytest.mark.parametrize(
     ("transport", "signum"),
     [
@@ -106,20 +116,21 @@ def test_interrupt_kills_the_tree_delivers_every_byte_and_exits_128_plus_n(
         assert proc.stdout.readline().strip() == "READY"
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 128 + signum, err
+        summary = json.loads(out.strip().splitlines()[-1])
+        assert (summary["reason"], summary["interrupted_by"]) == ("cancelled", signum)
+        assert "kill ladder: SIGINT" in err
+        assert not pid_alive(summary["pid"])
+        assert not pid_alive(int(pidfile.read_text()))
+        text = delivered.read_bytes()
+        assert len(text) == summary["stdout_bytes"] or transport == "pty"
+        written = record.read_bytes()
+        if transport == "pty":  # the terminal adds "\r" before each "\n"
+            text = text.replace(b"\r\n", b"\n")
+        body = text.replace(b"READY\n", b"")
+        assert body == written.replace(b"READY\n", b""), "delivered differs from what was written"
+        assert body.count(b"\n") >= 19
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 128 + signum, err
-    summary = json.loads(out.strip().splitlines()[-1])
-    assert (summary["reason"], summary["interrupted_by"]) == ("cancelled", signum)
-    assert "kill ladder: SIGINT" in err
-    assert not pid_alive(summary["pid"])
-    assert not pid_alive(int(pidfile.read_text()))
-    text = delivered.read_bytes()
-    assert len(text) == summary["stdout_bytes"] or transport == "pty"
-    written = record.read_bytes()
-    if transport == "pty":  # the terminal adds "\r" before each "\n"
-        text = text.replace(b"\r\n", b"\n")
-    body = text.replace(b"READY\n", b"")
-    assert body == written.replace(b"READY\n", b""), "delivered differs from what was written"
-    assert body.count(b"\n") >= 19
+        _kill_grandchild(pidfile)  # a failed case must not leave it sleeping for an hour
