@@ -76,19 +76,18 @@ def sends_sighup(item: pytest.Item) -> bool:
 
 # Modules whose session/module fixtures build something expensive or fill a shared cache
 # (the PyInstaller build, pre-commit's hook venv, the real CLIs' npm cache, the wheel and
-# its venv, the two full ``jlgcli dev`` runs): under pytest-xdist each runs on one worker,
-# so the build happens once and never concurrently. A module fixture is built once per
-# worker that runs one of its tests: test_dev_acceptance's two shared runs were made 7
-# times in one suite run. Where only some tests of a module use the shared fixtures,
-# only those are grouped (the module's 33 tests on one worker made a 30 s tail).
-_ONE_WORKER_GROUPS = {
-    "tests/frozen/": "frozen-build",
-    "tests/e2e/test_precommit_door.py": "pre-commit-venv",
-    "tests/integration/test_real_clis.py": "real-cli-cache",
-    "tests/e2e/test_wheel_install.py": "wheel-venv",
-}
-_SHARED_FIXTURE_GROUPS = {
-    "tests/e2e/test_dev_acceptance.py": (frozenset({"happy", "stuck"}), "dev-acceptance-runs"),
+# its venv, the two full ``jlgcli dev`` runs): under pytest-xdist their tests run on one
+# worker, so the build happens once and never concurrently. A module fixture is built once
+# per worker that runs one of its tests: test_dev_acceptance's two shared runs were made 7
+# times in one suite run. Each entry names the group and the fixtures that make a test
+# join it; none: every test of the prefix (test_dev_acceptance's 33 tests on one worker
+# made a 30 s tail, so only the 14 using its shared runs are grouped).
+_ONE_WORKER_GROUPS: dict[str, tuple[str, frozenset[str]]] = {
+    "tests/frozen/": ("frozen-build", frozenset()),
+    "tests/e2e/test_precommit_door.py": ("pre-commit-venv", frozenset()),
+    "tests/integration/test_real_clis.py": ("real-cli-cache", frozenset()),
+    "tests/e2e/test_wheel_install.py": ("wheel-venv", frozenset()),
+    "tests/e2e/test_dev_acceptance.py": ("dev-acceptance-runs", frozenset({"happy", "stuck"})),
 }
 
 
@@ -136,15 +135,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if not path.is_relative_to(root):
             continue
         relative = path.relative_to(root).as_posix()
-        for prefix, group in _ONE_WORKER_GROUPS.items():
-            if relative.startswith(prefix):
+        for prefix, (group, fixtures) in _ONE_WORKER_GROUPS.items():
+            uses = not fixtures or fixtures.intersection(getattr(item, "fixturenames", ()))
+            if relative.startswith(prefix) and uses:
                 item.add_marker(pytest.mark.xdist_group(group))
         if SIGHUP_IGNORED and sends_sighup(item):
             item.add_marker(pytest.mark.skip(reason=_SIGHUP_SKIP))
-        if relative in _SHARED_FIXTURE_GROUPS:
-            fixtures, group = _SHARED_FIXTURE_GROUPS[relative]
-            if fixtures.intersection(getattr(item, "fixturenames", ())):
-                item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
@@ -153,7 +149,7 @@ def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
     Seen with pytest 9.2 (pytest-dev/pytest-xdist#1386): the marks were there, the
     ``@group`` suffix was not, and two workers built the pre-commit venv side by side.
     """
-    prefixes = tuple(_ONE_WORKER_GROUPS)
+    prefixes = tuple(p for p, (_, fixtures) in _ONE_WORKER_GROUPS.items() if not fixtures)
     for nodeid in ids:
         if nodeid.startswith(prefixes) and "@" not in nodeid.rpartition("::")[2]:
             raise pytest.UsageError(
