@@ -16,19 +16,19 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
 from pathlib import Path, PureWindowsPath
 from typing import Any, Literal, TextIO
 
 from jlgcli._version import __version__
 from jlgcli.backends.base import Availability
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import asdict, record
 
 Status = Literal["ok", "warn", "fail"]
 Which = Callable[[str, str], "str | None"]
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     """One finding."""
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Prompt:
     """The prompt text and where it came from (``-`` for stdin)."""
 

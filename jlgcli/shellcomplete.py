@@ -8,7 +8,8 @@ choices never drift from the CLI: ``jlgcli completion SHELL`` prints it, and
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+
+from jlgcli.records import field, record
 
 SHELLS = ("bash", "zsh", "fish", "powershell")
 
@@ -22,7 +23,7 @@ INSTALL = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Option:
     """One optional argument: its flags, and its choices when it has some."""
 
@@ -32,7 +33,7 @@ class Option:
     help: str
 
 
-@dataclass
+@record(frozen=False)
 class Node:
     """A command level: ``()`` is jlgcli itself, ``("config", "get")`` a nested action."""
 

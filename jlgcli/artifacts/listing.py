@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from jlgcli.artifacts.layout import (
     TRANSCRIPT_FILE,
 )
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import record
 
 INCOMPLETE = "incomplete"
 UNREADABLE = "unreadable"
@@ -31,7 +31,7 @@ _HINT_DIR = "pass --dir DIR to read another artifacts directory"
 LATEST = "latest"  # ``runs show latest``, like ``ledger show latest``
 
 
-@dataclass(frozen=True)
+@record
 class RunInfo:
     """One line of ``jlgcli runs``."""
 
@@ -68,7 +68,7 @@ class RunInfo:
         }
 
 
-@dataclass(frozen=True)
+@record
 class IterationFiles:
     """The files of one iteration directory."""
 
@@ -86,7 +86,7 @@ class IterationFiles:
         }
 
 
-@dataclass(frozen=True)
+@record
 class RunDetail:
     """What ``jlgcli runs show`` prints."""
 

@@ -7,6 +7,6 @@ for config validation stays cheap):
   ``all_backends(custom=None)``, ``probe_all(backends, *, timeout=2.0)``,
   ``auto_select(availabilities)``.
 - ``jlgcli.backends.base``: the ``Backend`` protocol and its data types.
-- ``jlgcli.backends.report``: the ``jlgcli backends --json`` report (dataclasses);
+- ``jlgcli.backends.report``: the ``jlgcli backends --json`` report (records);
   ``report_schema``: its pydantic twin, for the JSON Schema only.
 """

@@ -8,8 +8,9 @@ incrementally (``StreamParser.feed``) so nothing holds the whole output.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
+
+from jlgcli.records import field, record
 
 if TYPE_CHECKING:  # annotations only: listing backends needs no process model
     from jlgcli.process.model import Invocation, ProcessOutcome, StreamName
@@ -23,7 +24,7 @@ Permissions = Literal["read-only", "edit", "full"]
 ErrorKind = Literal["auth", "rate-limit", "quota", "input", "backend", "protocol", "timeout"]
 
 
-@dataclass(frozen=True)
+@record
 class Availability:
     """Result of ``probe()`` (F-002): fast, sends no prompt, no network."""
 
@@ -35,7 +36,7 @@ class Availability:
     hint: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class BackendRequest:
     """What one backend call must do, in backend-neutral terms."""
 
@@ -48,7 +49,7 @@ class BackendRequest:
     prompt_file: str | None = None  # a temp file holding the prompt, for CLIs that need a file
 
 
-@dataclass(frozen=True)
+@record
 class BackendResult:
     """The normalised outcome of one backend call.
 

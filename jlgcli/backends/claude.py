@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
@@ -37,6 +36,7 @@ from jlgcli.backends.probing import (
 from jlgcli.backends.resets import epoch_seconds
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
+from jlgcli.records import replace
 
 INFO = CLAUDE
 # rate_limit_event appeared around 2.1.45 (backends.md §8); older versions are read from text.

@@ -9,14 +9,13 @@ on PATH is reported ``missing`` from these facts alone, as ``probe_cli`` would.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from jlgcli.backends.base import Availability
+from jlgcli.records import record
 
 __all__ = ["BUILTIN_CLIS", "CLAUDE", "CODEX", "COPILOT", "GEMINI", "CliInfo", "not_on_path"]
 
 
-@dataclass(frozen=True)
+@record
 class CliInfo:
     """What the probe needs to know about one agent CLI."""
 

@@ -20,10 +20,10 @@ match ``'`` and ``’`` (codex 0.169 prints a curly one, backends.md §7).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from jlgcli.backends.resets import parse_reset_time
+from jlgcli.records import record
 
 LimitKind = Literal["rate-limit", "quota", "auth"]
 
@@ -58,7 +58,7 @@ _RATE_LIMIT = (
 _PIPE_EPOCH = r"(?i)limit reached\|(\d{9,11})\b"
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     """What a failure's text says: its kind, the line that says so, the reset if stated."""
 

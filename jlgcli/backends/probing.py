@@ -17,7 +17,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -27,12 +26,13 @@ from jlgcli.backends.common import format_version, parse_version, version_at_lea
 from jlgcli.backends.startup import interpreter_hint, missing_interpreter, start_failure
 from jlgcli.process import ExecutableNotFound, capture, resolve_executable
 from jlgcli.process.model import ProcessOutcome
+from jlgcli.records import record
 
 # broken: the login check could not even start the CLI (see startup.py)
 AuthState = Literal["ok", "missing", "unknown", "broken"]
 
 
-@dataclass(frozen=True)
+@record
 class AuthVerdict:
     """Outcome of a cheap login check."""
 
@@ -40,7 +40,7 @@ class AuthVerdict:
     detail: str
 
 
-@dataclass(frozen=True)
+@record
 class ProbeContext:
     """Where the login check runs: the executable found, the deadline, and a way to stop it."""
 

@@ -1,20 +1,20 @@
-"""``jlgcli backends --json``: the stable report (RG-005), as plain dataclasses.
+"""``jlgcli backends --json``: the stable report (RG-005), as records
+(``jlgcli.records``).
 
 No pydantic here: this module is on the ``jlgcli backends`` start-up path
 (issue 18). Its JSON Schema, ``docs/schemas/backends.schema.json``, comes from
 the pydantic twin in ``jlgcli.backends.report_schema``; a test keeps the twin
-and these dataclasses equal field for field.
+and these records equal field for field.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-
+from jlgcli import records
 from jlgcli.backends.base import Availability, AvailabilityStatus
 from jlgcli.backends.ids import AUTO
 from jlgcli.backends.registry import auto_select
 from jlgcli.errors import ExitCode
+from jlgcli.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ NO_BACKEND_HINT = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class BackendEntry:
     """One backend's probe (F-002)."""
 
@@ -39,7 +39,7 @@ class BackendEntry:
     hint: str | None
 
 
-@dataclass(frozen=True)
+@record
 class ReportError:
     """Why the command failed (only when no backend is available)."""
 
@@ -48,7 +48,7 @@ class ReportError:
     hint: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class BackendsReport:
     """The ``jlgcli backends --json`` object."""
 
@@ -60,7 +60,7 @@ class BackendsReport:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document (what ``--json`` prints), valid against the committed schema."""
-        return dataclasses.asdict(self)
+        return records.asdict(self)
 
 
 def build_report(availabilities: Iterable[Availability], configured: str | None) -> BackendsReport:

@@ -1,7 +1,7 @@
 """The pydantic twin of ``jlgcli.backends.report``: the JSON Schema of ``backends --json``.
 
 Used only to generate ``docs/schemas/backends.schema.json`` and by tests (which
-check that the twin and the run-time dataclasses agree field for field), so
+check that the twin and the run-time records agree field for field), so
 pydantic stays off the ``jlgcli backends`` path. Regenerate the schema with
 ``python -m jlgcli.backends.report_schema``.
 """

@@ -88,10 +88,10 @@ def hook_options(args: argparse.Namespace, prompt_file: str) -> RunOptions:
 
 def execute(args: argparse.Namespace) -> int:
     """Review the staged change once; the exit code is the verdict."""
-    import dataclasses
     import sys
     from pathlib import Path
 
+    from jlgcli import records
     from jlgcli.api import execute as run_loop
     from jlgcli.integrations.github import publish
     from jlgcli.integrations.hook import DEFAULT_PROMPT, collect_change, compose_prompt, hook_report
@@ -110,7 +110,7 @@ def execute(args: argparse.Namespace) -> int:
             emit_json({"status": "done", "exitCode": 0, "skipped": "nothing staged"})
         sys.stderr.write("jlgcli hook: nothing staged, nothing to review\n")
         return 0
-    options = dataclasses.replace(options, prompt_text=compose_prompt(template.text, change))
+    options = records.replace(options, prompt_text=compose_prompt(template.text, change))
     summary = run_loop("loop", options, json_mode=bool(args.json))
     publish(summary, force=args.github)
     if args.json:

@@ -10,10 +10,10 @@ other JSON reply formats (rebound), ``json_objects.iter_objects_from_end`` /
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from jlgcli.completion import marker
+from jlgcli.records import record
 
 __all__ = [
     "MODES",
@@ -31,7 +31,7 @@ DecisionStatus = Literal[
 MODES: tuple[CompletionMode, ...] = ("marker", "json")
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Decision:
     """What the loop does next, and why (the reason goes into the summary/diagnosis)."""
 

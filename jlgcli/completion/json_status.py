@@ -11,10 +11,10 @@ which the loop maps to exit 65 (F-004).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from jlgcli.completion.json_objects import last_matching
+from jlgcli.records import record
 
 __all__ = ["STATUSES", "JsonCompletion", "JsonStatus", "from_object", "parse"]
 
@@ -22,7 +22,7 @@ JsonStatus = Literal["continue", "done", "error"]
 STATUSES: tuple[JsonStatus, ...] = ("continue", "done", "error")
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class JsonCompletion:
     """What a reply said; ``error="invalid-json"`` and ``status=None`` when nothing valid."""
 

@@ -8,13 +8,13 @@ the next prompt. The loop never special-cases a mode.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 from jlgcli.completion import CompletionMode, Decision, decide, protocol_instructions
+from jlgcli.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Reply:
     """One model reply as the loop hands it to the completion protocol."""
 

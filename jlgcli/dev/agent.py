@@ -13,7 +13,6 @@ agent's text streams to the reporter (verbose) as it arrives.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -21,13 +20,14 @@ from jlgcli.backends.ids import BUILTIN_BACKENDS
 from jlgcli.dev.proc import Interrupted
 from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.process.model import Limits
+from jlgcli.records import record
 from jlgcli.runner.console import Console
 
 if TYPE_CHECKING:
     from jlgcli.backends.base import Backend
 
 
-@dataclass(frozen=True)
+@record
 class AgentReply:
     """What one agent call gave back."""
 

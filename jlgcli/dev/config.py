@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
@@ -19,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Valida
 
 from jlgcli.backends.ids import BUILTIN_BACKENDS
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.records import record
 
 CONFIG_NAMES: tuple[str, ...] = (".aidevloop.json", ".aidevloop.yaml", ".aidevloop.yml")
 VALIDATION_KINDS: tuple[str, ...] = ("lint", "typecheck", "test", "build")
@@ -74,7 +74,7 @@ class DevConfig(_Model):
         return self.model_copy(update=update)
 
 
-@dataclass(frozen=True)
+@record
 class LoadedConfig:
     """The configuration and where it came from (None: defaults)."""
 

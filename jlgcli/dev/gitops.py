@@ -7,17 +7,17 @@ failure is a ``JlgError`` naming the command and an output excerpt (FR-8.2).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from jlgcli.dev.fsutil import read_text_capped
 from jlgcli.dev.proc import CommandResult, run_command
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.records import record
 
 Runner = Callable[..., CommandResult]
 
 
-@dataclass(frozen=True)
+@record
 class StatusEntry:
     """One line of ``git status``: the path, whether it is untracked, a rename's source."""
 

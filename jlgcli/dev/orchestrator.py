@@ -8,7 +8,6 @@ at any point ends the run with exit 1 and a state ``resume`` understands
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -35,9 +34,10 @@ from jlgcli.dev.steps import (
 from jlgcli.dev.taskstate import StateStore
 from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.process.model import Limits
+from jlgcli.records import field, record
 
 
-@dataclass(frozen=True)
+@record
 class DevOptions:
     """What the command line asked for."""
 
@@ -53,7 +53,7 @@ class DevOptions:
     json: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class DevResult:
     """How a run ended (the ``--json`` object)."""
 

@@ -12,15 +12,15 @@ missing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from jlgcli.dev import plan_fields as pf
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.records import field, record
 
 FORMAT_HINT = "the task format is described in docs/devloop.md (jlgcli dev run --help)"
 
 
-@dataclass(frozen=True)
+@record
 class Task:
     """One task of the plan, with where its status text sits in the file."""
 
@@ -36,7 +36,7 @@ class Task:
     fields: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
-@dataclass(frozen=True)
+@record
 class Plan:
     """The tasks of a plan, in document order."""
 
@@ -49,7 +49,7 @@ class Plan:
         return next((t for t in self.tasks if t.id.upper() == wanted), None)
 
 
-@dataclass
+@record(frozen=False)
 class _Heading:
     index: int  # 0-based line index
     level: int

@@ -8,7 +8,8 @@ bullet, a numbered item, a plain line, or a table row.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from jlgcli.records import record
 
 # Canonical key -> label shown in messages and docs, in the documented order.
 FIELD_LABELS: dict[str, str] = {
@@ -59,7 +60,7 @@ def field_key(name: str) -> str | None:
     return _ALIASES.get(cleaned)
 
 
-@dataclass(frozen=True)
+@record
 class FieldMatch:
     """A field found on one line: its key, value text and the value's column span in the line."""
 

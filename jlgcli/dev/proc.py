@@ -10,10 +10,10 @@ error excerpt shows the end). Ctrl-C/SIGTERM while a command runs becomes
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from jlgcli.process.model import Invocation, Limits, OutputEvent, ProcessOutcome, StopReason
+from jlgcli.records import record
 
 HEAD_LIMIT = 2_000_000  # bytes of stdout kept from the start
 TAIL_LIMIT = 64 * 1024  # bytes of interleaved output kept from the end
@@ -23,7 +23,7 @@ class Interrupted(Exception):  # noqa: N818 - it is an event, not an error
     """Ctrl-C or SIGTERM stopped a child; the run must stop and stay resumable."""
 
 
-@dataclass(frozen=True)
+@record
 class CommandResult:
     """One command as the dev loop reads it: its argv and the process outcome."""
 

@@ -9,7 +9,6 @@ defaults shipped in ``jlgcli/dev/templates/``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from jlgcli.dev.config import DevConfig
 from jlgcli.dev.fsutil import relative_to_root, write_text_atomic
 from jlgcli.dev.report import Reporter
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.records import record
 
 MANDATORY_DOCS: tuple[str, ...] = ("requirements.md", "architecture.md", "implementation-plan.md")
 OPTIONAL_DOCS: tuple[str, ...] = (
@@ -33,7 +33,7 @@ PROMPT_FILES: tuple[str, ...] = (
 IMPLEMENT_PROMPT, REVIEW_PROMPT, FIX_PROMPT = PROMPT_FILES
 
 
-@dataclass(frozen=True)
+@record
 class ProjectPaths:
     """Where everything lives, from the project root and the ``paths`` config."""
 

@@ -9,20 +9,20 @@ agents, the implementation notes, the validation results, the code diff and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from jlgcli.dev.fsutil import read_text_capped
 from jlgcli.dev.project import FIX_PROMPT, IMPLEMENT_PROMPT, REVIEW_PROMPT, ProjectPaths
 from jlgcli.dev.report import Reporter
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.records import record
 
 FILE_LIMIT = 200_000  # bytes of one context file put in a prompt
 DIFF_LIMIT = 400_000  # characters of diff put in a prompt
 TEMPLATES = {"implement": IMPLEMENT_PROMPT, "review": REVIEW_PROMPT, "fix": FIX_PROMPT}
 
 
-@dataclass(frozen=True)
+@record
 class PromptContext:
     """What a prompt is built from, besides the files on disk."""
 

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TextIO
 
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.records import record
 
 ABORT = "abort"
 
 
-@dataclass(frozen=True)
+@record
 class Question:
     """A question and its answers; ``key`` groups repeated questions for ``auto_limit``."""
 
@@ -37,7 +37,7 @@ class Question:
     unanswered: DevExitCode = DevExitCode.ABORTED  # the exit code when nobody can answer
 
 
-@dataclass(frozen=True)
+@record
 class Answer:
     choice: str
     automatic: bool  # given by --yes, not typed

@@ -14,7 +14,8 @@ class at all is ``recognised=False``: the caller treats it as malformed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from jlgcli.records import record
 
 BLOCKING = "BLOCKING"
 NON_BLOCKING = "NON-BLOCKING"
@@ -35,7 +36,7 @@ _NONE_RE = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """One review finding."""
 
@@ -44,7 +45,7 @@ class Finding:
     line: int  # 1-based
 
 
-@dataclass(frozen=True)
+@record
 class Review:
     """The parsed review: its findings, and whether any class was found at all."""
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from jlgcli.dev.agent import AgentCaller, AgentReply
@@ -17,11 +16,12 @@ from jlgcli.dev.report import STEP_NAMES, Reporter
 from jlgcli.dev.taskstate import StateStore, TaskRecord
 from jlgcli.dev.validation import ValidationReport
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.records import field, record
 
 RESUME_HINT = "the state is saved; continue with: jlgcli dev resume"
 
 
-@dataclass
+@record(frozen=False)
 class Session:
     """Everything the steps share during one ``run`` or ``resume``."""
 

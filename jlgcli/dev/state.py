@@ -22,16 +22,16 @@ done                         archived in completed/<ID>/            8          n
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from jlgcli.dev.fsutil import read_text_exact
 from jlgcli.dev.plan import Plan, Task, parse_plan
 from jlgcli.dev.project import ProjectPaths
 from jlgcli.dev.review import parse_review
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.records import record
 
 
-@dataclass(frozen=True)
+@record
 class ResumePoint:
     """The step to resume from, and why."""
 

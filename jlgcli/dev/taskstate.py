@@ -16,12 +16,12 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jlgcli.dev.fsutil import write_text_atomic
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.records import asdict, field, record
 
 STATE_DIR = "jlgcli-dev"
 TASK_FILE = "task.json"
@@ -42,7 +42,7 @@ def file_digest(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-@dataclass
+@record(frozen=False)
 class TaskRecord:
     """The remembered facts of one task; ``dirty``/``untracked``: the work tree at step 1."""
 

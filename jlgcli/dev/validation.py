@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from jlgcli.cmdline import shell_tokens, split_command
 from jlgcli.dev.config import DevConfig
 from jlgcli.dev.proc import CommandResult, run_command
 from jlgcli.dev.report import Reporter
+from jlgcli.records import record
 
 Runner = Callable[..., CommandResult]
 
 
-@dataclass(frozen=True)
+@record
 class CheckResult:
     """One validation command: its kind, its command line, and what it did (None: skipped)."""
 
@@ -34,7 +34,7 @@ class CheckResult:
         return self.result is not None and not self.result.ok
 
 
-@dataclass(frozen=True)
+@record
 class ValidationReport:
     """The results of one validation run."""
 

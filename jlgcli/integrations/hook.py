@@ -15,11 +15,11 @@ import re
 import textwrap
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process.model import ProcessOutcome
+from jlgcli.records import record
 from jlgcli.runner.summary import RunSummary
 
 DEFAULT_PROMPT = Path(__file__).with_name("hook_prompt.md")
@@ -30,7 +30,7 @@ REPORT_MAX_LINES = 20
 REPORT_WIDTH = 100
 
 
-@dataclass(frozen=True)
+@record
 class Change:
     """What the agent is asked to review."""
 

@@ -14,11 +14,11 @@ probe has no partial result worth returning.
 
 from __future__ import annotations
 
-import dataclasses
 import signal
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
+from jlgcli import records
 from jlgcli.process.model import Invocation, Limits, ProcessOutcome, Sink, StopReason
 from jlgcli.process.outcome import OutputTail
 from jlgcli.process.run import run_invocation
@@ -48,7 +48,7 @@ def run_captured(
     kept = output if output is not None else OutputTail()
     outcome = run_invocation(inv, limits=limits, sinks=(kept, *sinks), cancel=cancel, log=log)
     kept.finish()
-    return dataclasses.replace(outcome, output=kept)
+    return records.replace(outcome, output=kept)
 
 
 def capture(

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 from jlgcli.process.channel import Channel
 from jlgcli.process.model import Transport
 from jlgcli.process.spawn import IS_WINDOWS
 from jlgcli.process.tree import ProcessTree
+from jlgcli.records import record
 
 
-@dataclass
+@record(frozen=False)
 class Child:
     """A running child: its tree (for the ladder), its I/O channel, its exit status."""
 

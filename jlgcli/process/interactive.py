@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
 
 from jlgcli.ansi import clean_terminal_text
 from jlgcli.process.model import InteractiveRecipe
+from jlgcli.records import record
 
 _WINDOW = 16384  # characters of recent output searched for a pattern
 _FRAGMENT = 32  # characters of the prompt's first/last line that identify its echo
@@ -38,7 +38,7 @@ class Step(str, enum.Enum):
     FINISHED = "finished"
 
 
-@dataclass(frozen=True)
+@record
 class Action:
     """What the run loop must do after ``poll``: send bytes, stop the tree, or give up."""
 

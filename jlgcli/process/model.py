@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
+
+from jlgcli.records import field, record
 
 if TYPE_CHECKING:
     from jlgcli.process.outcome import OutputTail
@@ -19,7 +20,7 @@ Transport = Literal["pipe", "pty"]
 StreamName = Literal["stdout", "stderr"]
 
 
-@dataclass(frozen=True)
+@record
 class InteractiveRecipe:
     """How to drive a program that only works in a terminal (pty transport).
 
@@ -41,7 +42,7 @@ class InteractiveRecipe:
     newline_sequence: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Invocation:
     """One child process to run.
 
@@ -62,7 +63,7 @@ class Invocation:
     interactive: InteractiveRecipe | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     """Deadlines of one process run, in seconds; ``None`` means no limit."""
 
@@ -125,7 +126,7 @@ class StopReason(str, enum.Enum):
     FAILED_TO_START = "failed-to-start"  # never ran: ``ProcessOutcome.not_started``
 
 
-@dataclass(frozen=True)
+@record
 class ProcessOutcome:
     """What happened to one process run: the one result type of the process layer.
 

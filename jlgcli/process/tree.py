@@ -20,18 +20,18 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from jlgcli.process.spawn import IS_WINDOWS
+from jlgcli.records import record
 
 Rung = Literal["polite", "terminate", "kill"]
 RUNGS: tuple[Rung, ...] = ("polite", "terminate", "kill")
 Log = Callable[[str], None]
 
 
-@dataclass
+@record(frozen=False)
 class ProcessTree:
     """What the ladder needs to know about a running child."""
 

@@ -17,12 +17,12 @@ import base64
 import binascii
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from jlgcli.artifacts.atomic import atomic_write_bytes
 from jlgcli.rebound.paths import IS_WINDOWS, check_relative_path, path_within, protected_parts
+from jlgcli.records import record
 
 if TYPE_CHECKING:
     from jlgcli.rebound.schema import Artifact
@@ -32,7 +32,7 @@ DEFAULT_MAX_ARTIFACT_BYTES = 1_048_576
 MAX_ARTIFACTS_PER_REPLY = 200
 
 
-@dataclass(frozen=True)
+@record
 class ArtifactRecord:
     """What happened to one artifact (journaled in the ledger)."""
 

@@ -22,11 +22,11 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from jlgcli.artifacts.redact import Redactor
 from jlgcli.process.model import Invocation, Limits, ProcessOutcome
+from jlgcli.records import record
 
 RUN_SCRIPT_COMMAND = "__jlgcli_run_script__"
 
@@ -130,7 +130,7 @@ def _omitted(dropped: int) -> str:
     return f"\n[... {dropped:,} bytes omitted by jlgcli ...]\n"
 
 
-@dataclass(frozen=True)
+@record
 class ExecutionResult:
     """One script run, as the ledger records it and the model is told: a view of its outcome."""
 

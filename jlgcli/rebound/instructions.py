@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from jlgcli.rebound.execute import ExecutionResult
 from jlgcli.rebound.sandbox import SCRIPTS_DIR
+from jlgcli.records import record
 
 _EXAMPLE = """\
 ```json
@@ -42,7 +42,7 @@ REMINDER = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class ProtocolLimits:
     """The numbers the protocol text quotes (they are the session's real limits)."""
 

@@ -19,7 +19,6 @@ import hashlib
 import json
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from jlgcli.artifacts.atomic import atomic_write_bytes
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.rebound.artifacts import ArtifactRecord
 from jlgcli.rebound.execute import ExecutionResult
+from jlgcli.records import asdict
 
 LEDGER_VERSION = 1
 INDEX_FILE = "index.json"

@@ -9,18 +9,18 @@ and a pipe.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.rebound.ledger import INDEX_FILE
+from jlgcli.records import record
 
 PREVIEW_CHARS = 300
 PREVIEW_LINES = 12
 
 
-@dataclass(frozen=True)
+@record
 class LedgerSession:
     """One session as journaled: its index and its step records, in order."""
 
@@ -124,8 +124,8 @@ def render_session(session: LedgerSession, *, full: bool = False) -> str:
         f"started: {index.get('startedAt')}   updated: {index.get('updatedAt')}",
         f"steps: {len(session.steps)}   stop cause: {index.get('stopCause') or '-'}",
     ]
-    for record in session.steps:
-        lines += ["", *_render_step(record, full=full)]
+    for step in session.steps:
+        lines += ["", *_render_step(step, full=full)]
     final = index.get("final")
     if isinstance(final, dict):
         lines += ["", f"== Final (step {final.get('step')}): {final.get('status')} =="]

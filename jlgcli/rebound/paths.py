@@ -16,8 +16,9 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from dataclasses import dataclass
 from pathlib import PurePath
+
+from jlgcli.records import record
 
 IS_WINDOWS = sys.platform == "win32"
 
@@ -40,7 +41,7 @@ _PROTECTED_COMPONENTS = frozenset({".git", ".jlgcli", ".jlgcli.json", ".aidevloo
 _PROTECTED_PREFIXES = (".aidevloop.",)
 
 
-@dataclass(frozen=True)
+@record
 class PathVerdict:
     """The verdict on one path: its normalised components, or why it is refused."""
 

@@ -11,11 +11,11 @@ symlink, every script behind it resolves elsewhere and is refused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from jlgcli.rebound.paths import IS_WINDOWS, check_relative_path, path_within
+from jlgcli.records import record
 
 SCRIPTS_PARTS = ("workbench", "scripts")
 SCRIPTS_DIR = "/".join(SCRIPTS_PARTS)
@@ -23,7 +23,7 @@ SCRIPTS_DIR = "/".join(SCRIPTS_PARTS)
 DecisionKind = Literal["ok", "refused", "not-found"]
 
 
-@dataclass(frozen=True)
+@record
 class ScriptDecision:
     """Whether a target script may run; ``path`` is the resolved file to run when ok.
 

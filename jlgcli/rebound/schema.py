@@ -12,12 +12,12 @@ error handling) instead of silently running an older action.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from jlgcli.completion.json_objects import iter_objects_from_end
+from jlgcli.records import record
 
 ReplyStatus = Literal["continue", "done", "error"]
 CONTRACT_KEYS = frozenset({"thought_process", "artifacts", "next_action", "status", "summary"})
@@ -55,7 +55,7 @@ class ReboundReply(BaseModel):
     summary: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ReplyParse:
     """What ``find_reply`` found.
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from jlgcli.rebound.artifacts import ArtifactRecord
@@ -15,6 +14,7 @@ from jlgcli.rebound.ledger import (
     utc_now,
 )
 from jlgcli.rebound.schema import ReplyParse
+from jlgcli.records import field, record
 
 OutcomeStatus = Literal[
     "continue", "done", "error", "invalid-json", "sandbox-violation", "interrupted"
@@ -26,7 +26,7 @@ _EXIT_CODES: dict[str, int | None] = {
 THOUGHT_CHARS = 300  # characters of thought_process shown per step
 
 
-@dataclass(frozen=True)
+@record
 class ReboundOutcome:
     """What the loop does next after one reply.
 
@@ -85,7 +85,7 @@ def _ran(result: ExecutionResult) -> str:
     return result.stop_reason if result.error is None else f"{result.stop_reason}: {result.error}"
 
 
-@dataclass
+@record(frozen=False)
 class StepState:
     """Everything one step did, filled in as it happens."""
 

@@ -10,12 +10,12 @@ cannot run is skipped with a note.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from jlgcli.backends.base import Availability, Backend
+from jlgcli.records import field, record
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class BackendChain:
     """The backends a run may use, in order, and which one is current."""
 

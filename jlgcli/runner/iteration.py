@@ -5,14 +5,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from jlgcli.backends.base import Backend, BackendRequest, BackendResult
 from jlgcli.process.model import Limits, OutputEvent, ProcessOutcome, Sink
+from jlgcli.records import record
 from jlgcli.runner.console import Console
 
 
-@dataclass(frozen=True)
+@record
 class CallResult:
     """A backend call's normalised result and what happened to its process."""
 

@@ -10,12 +10,12 @@ options with ``RunOptions.under``.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jlgcli import records
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import record
 
 if TYPE_CHECKING:
     from jlgcli.runner.resume import ResumeState
@@ -37,7 +37,7 @@ _FLAG_KEYS = {  # option field → config key
 _LIST_KEYS = {"fallback": "fallback", "gates": "gates"}  # option field → config key (lists)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class RunOptions:
     """Options of ``run``/``loop``; ``None``/empty means "not given: use the config"."""
 
@@ -71,17 +71,17 @@ class RunOptions:
     def under(self, explicit: RunOptions) -> RunOptions:
         """These options with every field ``explicit`` gives replacing them (flags beat config)."""
         changes: dict[str, Any] = {}
-        for item in dataclasses.fields(self):
+        for item in records.fields(self):
             value = getattr(explicit, item.name)
             if value is not None and value != ():
                 changes[item.name] = value
-        return dataclasses.replace(self, **changes)
+        return records.replace(self, **changes)
 
     @classmethod
     def from_namespace(cls, args: Any) -> RunOptions:
         """The options of a parsed ``run``/``loop`` command line (argparse namespace)."""
         values: dict[str, Any] = {}
-        for item in dataclasses.fields(cls):
+        for item in records.fields(cls):
             value = getattr(args, _ARG_NAMES.get(item.name, item.name), None)
             if isinstance(value, list):  # --fallback a,b --fallback c: lists of lists
                 value = tuple(
@@ -154,9 +154,9 @@ def _resumed(options: RunOptions) -> tuple[RunOptions, ResumeState]:
         gates=tuple(saved.get("gates") or ()),
         max_cost=saved.get("maxCostUsd"),
     )
-    given = dataclasses.replace(options, resume=None)
+    given = records.replace(options, resume=None)
     if given.prompt is not None and given.prompt_text is None:
-        given = dataclasses.replace(given, prompt=None)  # the task is the recorded one
+        given = records.replace(given, prompt=None)  # the task is the recorded one
     return recorded.under(given), state
 
 

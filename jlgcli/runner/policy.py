@@ -16,15 +16,14 @@ Quota/credit exhausted (no useful wait) switches or stops ``quota-exhausted``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from jlgcli.backends.base import BackendResult
 from jlgcli.process.model import StopReason
+from jlgcli.records import record
 
 RATE_LIMIT_BACKOFF_S = (30.0, 60.0, 120.0, 240.0, 480.0)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Guardrails:
     """The limits of one run, in seconds and dollars (None: no limit)."""
 
@@ -38,7 +37,7 @@ class Guardrails:
     backoff_s: tuple[float, ...] = RATE_LIMIT_BACKOFF_S
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class Counters:
     """What the policy remembers between calls."""
 
@@ -47,12 +46,12 @@ class Counters:
     cost_reported: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Proceed:
     """The call produced a reply: hand it to the completion protocol."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Retry:
     """Call the same backend again, as the same iteration, after ``wait_s``."""
 
@@ -60,7 +59,7 @@ class Retry:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Switch:
     """Go on with the next fallback backend; the current one is back at ``back_at`` (epoch)."""
 
@@ -71,7 +70,7 @@ class Switch:
     wait_if_alone: bool = False  # no usable fallback after all: wait until back_at instead
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Stop:
     """End the run with ``cause``."""
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from jlgcli.records import field, record
 from jlgcli.runner.causes import cause as cause_row
 from jlgcli.runner.causes import exit_code_of
 from jlgcli.runner.clock import Clock
@@ -12,7 +12,7 @@ from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class RunRecord:
     """The facts of one run so far; the engine fills it, ``build_summary`` reads it."""
 

@@ -12,17 +12,17 @@ stopped, so they count against the same budgets.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import field, fields, record
 
 STATE_FILE = "state.json"
 STATE_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ResumeState:
     """The resumable state of one loop run."""
 
@@ -42,13 +42,13 @@ class ResumeState:
     version: int = STATE_VERSION
 
     def to_json(self) -> dict[str, Any]:
-        # Shallow: every field is already JSON-ready (``asdict`` deep-copies the metrics,
+        # Shallow: every field is already JSON-ready (``asdict`` would rebuild the metrics,
         # which grow with the run and are written after each iteration).
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return {item.name: getattr(self, item.name) for item in fields(self)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ResumeState:
-        names = set(cls.__dataclass_fields__)
+        names = {item.name for item in fields(cls)}
         return cls(**{key: value for key, value in data.items() if key in names})
 
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from jlgcli.backends.base import Availability, Backend
 from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import record
 from jlgcli.runner.console import Console
 from jlgcli.runner.spec import RunSpec
 
 
-@dataclass(frozen=True)
+@record
 class SelectedBackend:
     """The backend a run uses and what its probe said."""
 

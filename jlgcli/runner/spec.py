@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from jlgcli.backends.base import Permissions
 from jlgcli.prompts import Prompt
+from jlgcli.records import field, record
 
 if TYPE_CHECKING:  # a resumed run's state: loaded only by `loop --resume`
     from jlgcli.runner.resume import ResumeState
@@ -16,7 +16,7 @@ Command = Literal["run", "loop"]
 SessionMode = Literal["fresh", "continue"]
 
 
-@dataclass(frozen=True)
+@record
 class RunSpec:
     """One ``run`` or ``loop`` (F-003, F-004)."""
 

@@ -1,18 +1,18 @@
 """RunSummary: the one result of ``run``/``loop`` (F-005, RG-008, RG-014).
 
 It is the ``--json`` output, ``result.json``, the Action's outputs and what
-``jlgcli.api`` and the Invoke tasks return. These are plain dataclasses: no
-pydantic on the run path (start-up). Their pydantic twins in
+``jlgcli.api`` and the Invoke tasks return. These are records
+(``jlgcli.records``): no pydantic on the run path (start-up). Their pydantic twins in
 ``summary_schema`` generate ``docs/schemas/run-summary.schema.json``, and a
 test keeps the two field for field the same.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from jlgcli import records
+from jlgcli.records import field, record
 from jlgcli.runner.causes import CAUSES, Status, StopCause
 
 __all__ = [
@@ -36,7 +36,7 @@ def exit_code_for(cause: str) -> int:
     return CAUSES[cause].exit_code
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class ErrorInfo:
     """What went wrong, with an actionable hint."""
 
@@ -45,7 +45,7 @@ class ErrorInfo:
     hint: str | None = None
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class GateResult:
     """One gate command run after the model said done (accepted only when every gate exits 0)."""
 
@@ -56,7 +56,7 @@ class GateResult:
     outputTail: str = ""
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class IterationMetrics:
     """One iteration (one backend call) of a run: the evidence receipt."""
 
@@ -79,18 +79,18 @@ class IterationMetrics:
     gates: list[GateResult] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return records.asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> IterationMetrics:
         """Read back a ``to_json()`` dict; unknown keys are ignored."""
-        names = {f.name for f in dataclasses.fields(cls)}
+        names = {f.name for f in records.fields(cls)}
         values = {key: value for key, value in data.items() if key in names}
         values["gates"] = [GateResult(**gate) for gate in data.get("gates") or []]
         return cls(**values)
 
 
-@dataclass(slots=True)
+@record(frozen=False, slots=True)
 class RunSummary:
     """The result of ``jlgcli run`` / ``jlgcli loop``."""
 
@@ -126,12 +126,12 @@ class RunSummary:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON-ready dict of ``--json`` and ``result.json``."""
-        return dataclasses.asdict(self)
+        return records.asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunSummary:
         """Read back a ``to_json()`` dict (``result.json``); unknown keys are ignored."""
-        names = {f.name for f in dataclasses.fields(cls)}
+        names = {f.name for f in records.fields(cls)}
         values = {key: value for key, value in data.items() if key in names}
         values["iterationMetrics"] = [
             IterationMetrics.from_json(item) for item in data.get("iterationMetrics") or []

@@ -3,7 +3,7 @@
 ``docs/schemas/run-summary.schema.json`` is generated from these models
 (``python -m jlgcli.runner.summary_schema``); a test keeps the file current
 and checks that every model here has exactly the fields, in the same order,
-of its runtime dataclass in ``summary.py``. Nothing on the run path imports
+of its runtime record in ``summary.py``. Nothing on the run path imports
 this module (pydantic costs ~100 ms at start-up).
 """
 

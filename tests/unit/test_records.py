@@ -7,6 +7,9 @@ these tests hold them to dataclasses' behaviour side by side, for random field t
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from typing import Any, ClassVar
 
 import pytest
@@ -236,3 +239,17 @@ def test_asdict_rebuilds_nested_records_and_containers() -> None:
     }
     assert records.asdict(summary) == expected
     assert records.asdict(summary)["stat"] is not summary.stat
+
+
+def test_the_run_path_imports_neither_dataclasses_nor_inspect() -> None:
+    # issue 18: `import dataclasses` pulls in inspect (~9 ms), and each dataclass costs ~1 ms
+    code = (
+        "import sys, jlgcli.cli, jlgcli.commands.run, jlgcli.runner.engine, jlgcli.api;"
+        "print(sorted({'dataclasses', 'inspect', 'pydantic'} & set(sys.modules)))"
+    )
+    # Without coverage's subprocess measurement, which itself imports dataclasses.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_", "COVERAGE"))}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert done.stdout.strip() == "[]"

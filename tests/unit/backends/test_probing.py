@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from pathlib import Path
 
 import pytest
 
+from jlgcli import records
 from jlgcli.backends.probing import (
     AuthVerdict,
     CliInfo,
@@ -122,7 +122,7 @@ def test_small_helpers(tmp_path: Path) -> None:
 
 # -- the login check beside `--version` (issue 18: the probe waits for the slower, not the sum)
 # No npm package: the version comes from running the CLI.
-NATIVE = dataclasses.replace(INFO, npm_package=None)
+NATIVE = records.replace(INFO, npm_package=None)
 
 
 def login_by_running(ctx: ProbeContext) -> AuthVerdict:
@@ -190,7 +190,7 @@ def test_a_login_check_newer_than_the_cli_waits_for_the_version(
 ) -> None:
     """claude before 2.1.41 took `auth status` for a prompt: never run it there."""
     executable(tmp_path / "tool", f"#!/bin/sh\necho {version}\n")
-    info = dataclasses.replace(NATIVE, login_check_since=(1, 2, 0))
+    info = records.replace(NATIVE, login_check_since=(1, 2, 0))
     calls: list[str] = []
 
     def auth(ctx: ProbeContext) -> AuthVerdict:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 import sys
@@ -10,6 +9,7 @@ import typing
 
 import pytest
 
+from jlgcli import records
 from jlgcli.backends import report, report_schema
 from jlgcli.backends.base import Availability
 from jlgcli.backends.report import build_report
@@ -22,15 +22,15 @@ def test_committed_schema_is_the_generated_one() -> None:
 
 
 @pytest.mark.parametrize("name", ["BackendEntry", "ReportError", "BackendsReport"])
-def test_runtime_dataclasses_and_pydantic_twin_agree_field_for_field(name: str) -> None:
+def test_runtime_records_and_pydantic_twin_agree_field_for_field(name: str) -> None:
     runtime = getattr(report, name)
     twin = getattr(report_schema, name)
     hints = typing.get_type_hints(runtime)
-    fields = dataclasses.fields(runtime)
+    fields = records.fields(runtime)
     assert [f.name for f in fields] == list(twin.model_fields)
     for field in fields:
         twin_field = twin.model_fields[field.name]
-        assert (field.default is dataclasses.MISSING) == twin_field.is_required(), field.name
+        assert (field.default is records.MISSING) == twin_field.is_required(), field.name
         runtime_type = str(hints[field.name]).replace("jlgcli.backends.report.", "")
         twin_type = str(twin_field.annotation).replace("jlgcli.backends.report_schema.", "")
         assert runtime_type == twin_type, field.name

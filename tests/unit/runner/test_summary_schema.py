@@ -1,15 +1,15 @@
-"""RunSummary: one causes table, a JSON Schema kept current, a runtime dataclass and its
+"""RunSummary: one causes table, a JSON Schema kept current, a runtime record and its
 pydantic twin field for field the same (issue 13 item 2, issue 18; F-005, RG-008)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import typing
 from pathlib import Path
 
 import pytest
 
+from jlgcli import records
 from jlgcli.runner import causes, summary, summary_schema
 from jlgcli.runner.summary_schema import SCHEMA_PATH, generated_schema
 
@@ -53,8 +53,8 @@ def test_unknown_causes_fail_at_once() -> None:
         (summary.ErrorInfo, summary_schema.ErrorInfo),
     ],
 )
-def test_runtime_dataclass_and_pydantic_twin_agree(runtime: type, twin: type) -> None:
-    fields = [f.name for f in dataclasses.fields(runtime)]
+def test_runtime_record_and_pydantic_twin_agree(runtime: type, twin: type) -> None:
+    fields = [f.name for f in records.fields(runtime)]
     assert fields == list(twin.model_fields)  # type: ignore[attr-defined]
     hints = typing.get_type_hints(runtime)
     twin_hints = typing.get_type_hints(twin)
