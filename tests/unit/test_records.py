@@ -150,6 +150,18 @@ def test_the_class_keeps_what_it_writes_itself_and_its_class_variables() -> None
         hash(counter)  # a mutable record with == is unhashable
 
 
+def test_a_hash_the_class_writes_itself_stays() -> None:
+    @record
+    class Named:
+        name: str
+        note: str = ""
+
+        def __hash__(self) -> int:
+            return hash(self.name)
+
+    assert hash(Named("a", "x")) == hash("a")
+
+
 def test_a_frozen_record_refuses_assignment_and_deletion() -> None:
     @record(slots=True)
     class Point:
