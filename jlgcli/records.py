@@ -27,7 +27,7 @@ leaves are immutable JSON values). Not kept: inheritance between records,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
 
 __all__ = ["Field", "FrozenRecordError", "asdict", "field", "fields", "record", "replace"]
 
@@ -189,7 +189,7 @@ def _field_table(cls: type) -> tuple[Field, ...]:
     seen_default = False
     own_annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 - no inspect
     for name, annotation in own_annotations.items():
-        if isinstance(annotation, str) and annotation.startswith(_CLASSVAR_PREFIXES):
+        if _is_class_variable(annotation):
             continue
         value = cls.__dict__.get(name, MISSING)
         item = value if isinstance(value, Field) else Field(default=value)
@@ -213,6 +213,13 @@ def _field_table(cls: type) -> tuple[Field, ...]:
                 setattr(cls, name, item.default)
         table.append(item)
     return tuple(table)
+
+
+def _is_class_variable(annotation: object) -> bool:
+    """``ClassVar[...]``: written as a string (``from __future__ import annotations``) or not."""
+    if isinstance(annotation, str):
+        return annotation.startswith(_CLASSVAR_PREFIXES)
+    return annotation is ClassVar or getattr(annotation, "__origin__", None) is ClassVar
 
 
 def _with_slots(cls: type[T], names: tuple[str, ...]) -> type[T]:

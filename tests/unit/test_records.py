@@ -150,6 +150,17 @@ def test_the_class_keeps_what_it_writes_itself_and_its_class_variables() -> None
         hash(counter)  # a mutable record with == is unhashable
 
 
+def test_class_variables_are_not_fields_whether_their_annotation_is_a_string_or_not() -> None:
+    namespace = {
+        "__annotations__": {"limit": ClassVar[int], "bare": ClassVar, "count": int},
+        "limit": 3,
+        "bare": 1,
+    }
+    plain = record(type("Plain", (), namespace))
+    assert [item.name for item in records.fields(plain)] == ["count"]
+    assert plain(2).limit == 3
+
+
 def test_a_hash_the_class_writes_itself_stays() -> None:
     @record
     class Named:
