@@ -154,9 +154,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-_CLASSVAR_PREFIXES = ("ClassVar", "typing.ClassVar", "t.ClassVar")
-
-
 def _make_record(cls: type[T], *, frozen: bool, slots: bool) -> type[T]:
     table = _field_table(cls)
     if slots:
@@ -166,10 +163,9 @@ def _make_record(cls: type[T], *, frozen: bool, slots: bool) -> type[T]:
         raise TypeError(f"frozen record {cls.__name__} defines __setattr__ or __delattr__")
     added: dict[str, object] = {
         "__record_fields__": table,
-        "__record_frozen__": frozen,
         "__record_compared__": tuple(item.name for item in table if item.compare),
         "__match_args__": tuple(item.name for item in table if item.init),
-        "__init__": _first_init(cls),
+        "__init__": _first_init(cls, frozen=frozen),
         "__repr__": _record_repr,
         "__eq__": _record_eq,
     }
@@ -215,6 +211,9 @@ def _field_table(cls: type) -> tuple[Field, ...]:
     return tuple(table)
 
 
+_CLASSVAR_PREFIXES = ("ClassVar", "typing.ClassVar", "t.ClassVar")
+
+
 def _is_class_variable(annotation: object) -> bool:
     """``ClassVar[...]``: written as a string (``from __future__ import annotations``) or not."""
     if isinstance(annotation, str):
@@ -232,20 +231,19 @@ def _with_slots(cls: type[T], names: tuple[str, ...]) -> type[T]:
     return slotted
 
 
-def _first_init(cls: type) -> Callable[..., None]:
+def _first_init(cls: type, *, frozen: bool) -> Callable[..., None]:
     """An ``__init__`` that compiles the class's own one, installs it, and runs it."""
 
     def first_init(self: Any, *args: Any, **kwargs: Any) -> None:
-        compiled = _compile_init(cls)
+        compiled = _compile_init(cls, frozen=frozen)
         setattr(cls, "__init__", compiled)  # noqa: B010 - mypy: no assigning to a method
         compiled(self, *args, **kwargs)
 
     return first_init
 
 
-def _compile_init(cls: type) -> Callable[..., None]:
+def _compile_init(cls: type, *, frozen: bool) -> Callable[..., None]:
     table = fields(cls)
-    frozen: bool = getattr(cls, "__record_frozen__")  # noqa: B009 - set by _make_record
     scope: dict[str, Any] = {"MISSING": MISSING, "__setattr__": object.__setattr__}
     params: list[str] = []
     lines: list[str] = []
