@@ -38,7 +38,6 @@ from typing import Any
 from jlgcli.artifacts.candidates import (
     FINDER_MIN,
     PEM_BEGIN,
-    PEM_END,
     CandidateFinder,
     compile_candidates,
     windows,
@@ -87,7 +86,8 @@ _ANCHORED = re.compile(
 )
 _ANCHORED_GROUPS = ("password", "dsn", "webhook", "pem")
 _PEM_BEGIN = PEM_BEGIN
-_PEM_END = PEM_END
+_PEM_PRIVATE_BEGIN = re.compile(rb"-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY-----")
+_PEM_PRIVATE_END = re.compile(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY-----")
 
 # Searched in the lowered text. A hit is a name ending in the keyword, then a separator.
 _ASSIGN_RULES = tuple(
@@ -368,13 +368,18 @@ def _before_open_private_key(buf: bytes, cut: int) -> int:
 
     A PEM block spans lines: its body is held back until its END line arrives
     (up to ``_PEM_HOLD`` bytes; a longer "block" is no key and is cut as usual).
+    Blocks are taken from the first, as ``_ANCHORED`` takes them from the whole
+    text: a second BEGIN inside an open block neither closes nor reopens it.
     """
-    begin = buf.rfind(_PEM_BEGIN, 0, cut)
-    if begin < 0 or b"PRIVATE KEY-----" not in buf[begin : begin + 100]:
-        return cut
-    if buf.find(_PEM_END, begin, cut) >= 0 or len(buf) - begin > _PEM_HOLD:
-        return cut
-    return begin
+    pos = 0
+    while True:
+        begin = _PEM_PRIVATE_BEGIN.search(buf, pos, cut)
+        if begin is None:
+            return cut
+        end = _PEM_PRIVATE_END.search(buf, begin.end(), cut)
+        if end is None:
+            return begin.start() if len(buf) - begin.start() <= _PEM_HOLD else cut
+        pos = end.end()
 
 
 class StreamRedactor:

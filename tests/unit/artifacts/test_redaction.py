@@ -243,6 +243,15 @@ def test_private_key_block_split_across_reads_is_masked() -> None:
     assert out == "a\n[REDACTED]\nafter\n"
 
 
+def test_a_begin_line_inside_an_open_private_key_does_not_end_its_hold() -> None:
+    # the hold starts at the first open block, as the whole-text rule reads it: the
+    # later BEGIN line must not release the key body that follows it
+    stream = Redactor(environ={}).stream()
+    out = stream.feed(b"-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----BEGIN PUBLIC KEY-----\n")
+    out += stream.feed(b"BODYSECRET\n-----END RSA PRIVATE KEY-----\nafter\n")
+    assert out + stream.flush() == b"[REDACTED]\nafter\n"
+
+
 def test_stream_holds_back_at_most_a_partial_line() -> None:
     stream = Redactor(environ={}).stream()
     assert stream.feed(b"complete line\npartial") == b"complete line\n"
