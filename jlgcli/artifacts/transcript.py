@@ -26,6 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from jlgcli.artifacts.probes import INVALID_UTF8, BytesProbe, byte_class
 from jlgcli.artifacts.redact import Redactor, StreamRedactor
 from jlgcli.errors import ExitCode, JlgError
 
@@ -36,23 +37,63 @@ WRITE_HINT = (
     "pass --artifacts-dir DIR (a writable directory), free some disk space, or fix permissions"
 )
 
-# Backslash first: the later escapes introduce backslashes of their own.
-_ESCAPES: tuple[tuple[bytes, bytes], ...] = (
+# Backslash first: the later escapes introduce backslashes of their own. The
+# first three are in nearly every chunk of agent output; the rest (\r, \t and
+# the other control bytes) nearly never, so one probe for all of them runs
+# before the 29 memchr passes that find which (byteclass.py).
+_COMMON_ESCAPES: tuple[tuple[bytes, bytes], ...] = (
     (b"\\", b"\\\\"),
     (b'"', b'\\"'),
     (b"\n", b"\\n"),
+)
+_RARE_ESCAPES: tuple[tuple[bytes, bytes], ...] = (
     (b"\r", b"\\r"),
     (b"\t", b"\\t"),
     *((bytes([c]), b"\\u%04x" % c) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D)),
 )
+# Shorter inputs ask Python directly: cheaper than a Hyperscan call there.
+PROBE_MIN = 8 * 1024
+_PROBE_PATTERNS = {
+    "rare escape": (byte_class(raw[0] for raw, _ in _RARE_ESCAPES),),
+    "invalid utf-8": INVALID_UTF8,
+}
+_probes: dict[str, BytesProbe | None] = {}  # compiled on first need
 
 
 def json_escape_utf8(data: bytes) -> bytes:
     """The body of a JSON string (without quotes) for UTF-8 ``data``; non-ASCII kept as is."""
-    for raw, escaped in _ESCAPES:
+    rare = len(data) < PROBE_MIN or _probe_finds("rare escape", data) is not False
+    for raw, escaped in _COMMON_ESCAPES:
         if raw in data:  # memchr: faster than finding the specials with one translate pass
             data = data.replace(raw, escaped)
+    if rare:
+        for raw, escaped in _RARE_ESCAPES:
+            if raw in data:
+                data = data.replace(raw, escaped)
     return data
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is strict UTF-8 (what ``data.decode("utf-8")`` accepts)."""
+    if data.isascii():
+        return True
+    if len(data) >= PROBE_MIN:
+        invalid = _probe_finds("invalid utf-8", data)
+        if invalid is not None:
+            return not invalid
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _probe_finds(question: str, data: bytes) -> bool | None:
+    """Hyperscan's answer to ``question`` about ``data``; None without Hyperscan."""
+    if question not in _probes:
+        _probes[question] = BytesProbe.compile(_PROBE_PATTERNS[question])
+    probe = _probes[question]
+    return None if probe is None else probe.found(data)
 
 
 class TranscriptSink:
@@ -186,12 +227,9 @@ def _incomplete_tail(data: bytes) -> int:
 
 
 def _output_record(stream: str, t: float, data: bytes) -> bytes:
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            encoded = binascii.b2a_base64(data, newline=False)
-            return b'{"t":%.3f,"type":"%s","b64":"%s"}\n' % (t, stream.encode(), encoded)
+    if not is_utf8(data):
+        encoded = binascii.b2a_base64(data, newline=False)
+        return b'{"t":%.3f,"type":"%s","b64":"%s"}\n' % (t, stream.encode(), encoded)
     return b'{"t":%.3f,"type":"%s","text":"%s"}\n' % (t, stream.encode(), json_escape_utf8(data))
 
 

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from jlgcli.artifacts import transcript
 from jlgcli.artifacts.redact import Redactor
 from jlgcli.artifacts.transcript import TranscriptSink, json_escape_utf8
 from jlgcli.errors import ExitCode, JlgError
@@ -113,6 +114,57 @@ def test_escape_matches_json(text: str) -> None:
     escaped = json_escape_utf8(text.encode())
     assert json.loads(b'"' + escaped + b'"') == text
     assert b"\n" not in escaped and b"\r" not in escaped
+
+
+@pytest.fixture(params=["hyperscan", "python"])
+def probes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Large chunks asked of the Hyperscan probes, or of Python when there is none."""
+    monkeypatch.setattr(transcript, "_probes", {})
+    if request.param == "python":
+        monkeypatch.setattr(transcript.BytesProbe, "compile", classmethod(lambda cls, p: None))
+    return str(request.param)
+
+
+_SHARED_FIXTURE = [HealthCheck.function_scoped_fixture]  # the probe choice holds for every input
+# Large enough for the probes (PROBE_MIN): padding around text that may need any escape.
+_PAD = "padding text, no escapes at all " * 300
+
+
+@given(text=_TEXT)
+@settings(max_examples=100, deadline=None, suppress_health_check=_SHARED_FIXTURE)
+def test_escape_of_large_chunks_matches_json(probes: str, text: str) -> None:
+    data = (_PAD + text + _PAD).encode()
+    assert len(data) >= transcript.PROBE_MIN
+    assert json.loads(b'"' + json_escape_utf8(data) + b'"') == _PAD + text + _PAD
+
+
+@given(data=st.binary(max_size=40))
+@settings(max_examples=100, deadline=None, suppress_health_check=_SHARED_FIXTURE)
+def test_large_chunks_are_utf8_exactly_when_they_decode(probes: str, data: bytes) -> None:
+    padded = _PAD.encode() + data + "é".encode()  # not ASCII: the probe, not isascii, decides
+    assert transcript.is_utf8(padded) is _decodes(padded)
+    assert transcript.is_utf8(data) is _decodes(data)  # short: Python decides
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_large_reads_with_control_and_bad_bytes_round_trip(probes: str, tmp_path: Path) -> None:
+    """A 256 KiB read holding an ANSI colour, a tab, a CR and, later, a byte that is not UTF-8."""
+    path = tmp_path / "t.ndjson"
+    clean = ("\x1b[32mok\x1b[0m\tdone\r\n" + _PAD).encode()
+    broken = _PAD.encode() + b"\xff cut \xe2\x9c in the middle"
+    with TranscriptSink(path, start=0.0) as sink:
+        sink(OutputEvent("stdout", clean, 0.0))
+        sink(OutputEvent("stderr", broken, 1.0))
+    first, second = _records(path)
+    assert first["text"].encode() == clean
+    assert base64.b64decode(second["b64"]) == broken
 
 
 def test_bytes_that_are_not_utf8_are_kept_exactly(tmp_path: Path) -> None:
