@@ -39,6 +39,7 @@ from jlgcli.artifacts.candidates import (
     FINDER_MIN,
     PEM_BEGIN,
     CandidateFinder,
+    Span,
     compile_candidates,
     windows,
 )
@@ -154,9 +155,13 @@ class Redactor:
         data = text.encode("utf-8", "surrogatepass")
         return self.redact_bytes(data).decode("utf-8", "surrogatepass")
 
-    def redact_bytes(self, data: bytes) -> bytes:
-        """The same on UTF-8 bytes (the transcript's fast path)."""
-        edits = _non_overlapping(self._edits_near_candidates(data))
+    def redact_bytes(self, data: bytes, *, spans: list[Span] | None = None) -> bytes:
+        """The same on UTF-8 bytes (the transcript's fast path).
+
+        ``spans``: the candidates in ``data`` when a scan of a buffer it begins
+        has already found them (``candidate_spans``), so ``data`` is not scanned again.
+        """
+        edits = _non_overlapping(self._edits_near_candidates(data, spans))
         if not edits:
             return data
         with self._lock:
@@ -205,13 +210,22 @@ class Redactor:
                     self._finders.append(compile_candidates(self._literals))
         return self._finders[0]
 
-    def _edits_near_candidates(self, data: bytes) -> list[Edit]:
-        """``edits``, computed only on the lines where the candidate finder saw something."""
+    def candidate_spans(self, data: bytes) -> list[Span] | None:
+        """Where the candidate finder sees a possible secret; None: read everything.
+
+        None for inputs shorter than ``finder_min`` and without Hyperscan.
+        """
         finder = self.finder() if len(data) >= self.finder_min else None
-        if finder is None:
+        return None if finder is None else finder.spans(data)
+
+    def _edits_near_candidates(self, data: bytes, spans: list[Span] | None) -> list[Edit]:
+        """``edits``, computed only on the lines where the candidate finder saw something."""
+        if spans is None:
+            spans = self.candidate_spans(data)
+        if spans is None:
             return self.edits(data)
         edits: list[Edit] = []
-        for lo, hi in windows(data, finder.spans(data)):
+        for lo, hi in windows(data, spans):
             if lo == 0 and hi == len(data):
                 return self.edits(data)
             edits += [(start + lo, end + lo, new) for start, end, new in self.edits(data[lo:hi])]
@@ -398,10 +412,20 @@ class StreamRedactor:
         cut = buf.rfind(b"\n") + 1
         if len(buf) - cut > _HOLD_LIMIT:
             cut = self._forced_cut(buf, floor=cut)
-        if _PEM_BEGIN in buf:
+        # One candidate scan of the whole buffer serves both the private-key check
+        # (a 10-byte substring search would cost as much again) and the redaction.
+        spans = self._redactor.candidate_spans(buf)
+        if spans is None:
+            if _PEM_BEGIN in buf:
+                cut = _before_open_private_key(buf, cut)
+        elif any(buf.startswith(_PEM_BEGIN, start) for start, _ in spans):
             cut = _before_open_private_key(buf, cut)
         self._pending = buf[cut:]
-        return self._redactor.redact_bytes(buf[:cut]) if cut else b""
+        if not cut:
+            return b""
+        if spans is not None:  # a scan of buf[:cut] finds exactly those ending by the cut
+            spans = [span for span in spans if span[1] <= cut]
+        return self._redactor.redact_bytes(buf[:cut], spans=spans)
 
     def feed_text(self, text: str) -> str:
         """``feed`` for text; cuts fall on character boundaries."""

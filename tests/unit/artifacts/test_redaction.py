@@ -386,6 +386,27 @@ def test_candidate_windows_give_the_exact_result(pieces: list[str]) -> None:
     )
 
 
+_PEM_PIECES = ["-----BEGIN RSA PRIVATE KEY-----\n", "MIIEowIBAAKCAQEA\n", "q83n\n",
+               "-----END RSA PRIVATE KEY-----\n", "-----BEGIN PUBLIC KEY-----\n"]  # fmt: skip
+
+
+@given(
+    st.lists(st.sampled_from([*_FILLER, *_SECRETS, *_PEM_PIECES, "\n", "w" * 3000, "é" * 2000])),
+    st.lists(st.integers(min_value=0, max_value=20_000), max_size=8),
+)
+@settings(max_examples=200, deadline=None)
+def test_streaming_with_the_finder_equals_the_exact_rules(pieces: list[str],
+                                                          cuts: list[int]) -> None:  # fmt: skip
+    # the stream's one candidate scan per read serves the private-key hold and the redaction
+    env = {"DEPLOY_TOKEN": "plain-words-value"}
+    text = " ".join(pieces)
+    exact = Redactor(environ=env)
+    expected = _exact(exact, text.encode()).decode()
+    streamed = _with_finder(Redactor(environ=env))
+    assert _feed_in_chunks(streamed, text, [c % (len(text) + 1) for c in cuts]) == expected
+    assert streamed.count == exact.count
+
+
 def test_environment_values_with_regex_characters_keep_the_fast_finder() -> None:
     env = {"A_TOKEN": "correct horse battery", "B_SECRET": "a.b*c(d)é{x}#y~z"}
     redactor = _with_finder(Redactor(environ=env))
