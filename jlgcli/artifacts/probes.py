@@ -3,9 +3,11 @@
 The transcript asks two questions of every large chunk: does it hold one of
 the 29 control bytes that need a ``\\uXXXX`` escape (nearly never), and is it
 valid UTF-8 (nearly always). Asked in Python, the first costs 29 ``memchr``
-passes (~35 ms per 100 MB) and the second a full decode to ``str`` (~90 ms per
-100 MB of mixed text); a single-match Hyperscan scan answers either at
-~15 GB/s (~7 ms). Without Hyperscan (no wheel for the platform, an old CPU)
+passes (~35 ms per 100 MB) and the second a full decode to ``str`` (~65-90 ms
+per 100 MB of mixed text). A single-match Hyperscan scan answers the first in
+~7-11 ms and the second in ~26-38 ms (each non-ASCII byte costs it work; ASCII
+is UTF-8 without asking). One database for both questions was slower than two.
+Without Hyperscan (no wheel for the platform, an old CPU)
 ``BytesProbe.compile`` gives None and the caller asks Python: slower, same answer.
 """
 

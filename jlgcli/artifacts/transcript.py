@@ -40,7 +40,7 @@ WRITE_HINT = (
 # Backslash first: the later escapes introduce backslashes of their own. The
 # first three are in nearly every chunk of agent output; the rest (\r, \t and
 # the other control bytes) nearly never, so one probe for all of them runs
-# before the 29 memchr passes that find which (byteclass.py).
+# before the 29 memchr passes that find which (probes.py).
 _COMMON_ESCAPES: tuple[tuple[bytes, bytes], ...] = (
     (b"\\", b"\\\\"),
     (b'"', b'\\"'),
