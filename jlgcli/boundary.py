@@ -65,7 +65,7 @@ def run_guarded(
     body: Callable[[], int], *, want_json: bool, codes: ExitCodes = JLGCLI_CODES
 ) -> int:
     """Run ``body`` (a command) and return the program's exit code; never raises."""
-    from jlgcli.process.descendants import adopt_orphans
+    from jlgcli.process import adopt_orphans
     from jlgcli.process.signals import forget_interruptions, install_termination_handlers
     from jlgcli.process.std_streams import guarded_streams
 

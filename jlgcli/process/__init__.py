@@ -3,7 +3,8 @@
 Public surface: ``run_invocation`` (streamed runs with limits and the kill
 ladder), ``run_captured`` (the same, the outcome carrying a bounded head and
 tail of the output), ``capture`` (short probes), ``install_termination_handlers``,
-``resolve_executable``, ``ExecutableNotFound``; Windows command-line rules in
+``resolve_executable``, ``ExecutableNotFound``, ``adopt_orphans`` (the console
+scripts' request to reap escaped descendants); Windows command-line rules in
 ``jlgcli.process.windows``; plain data in ``jlgcli.process.model``.
 
 The names are loaded on first use (PEP 562), so importing
@@ -36,12 +37,32 @@ _WHERE = {
 
 __all__ = [
     "ExecutableNotFound",
+    "adopt_orphans",
+    "adoption_requested",
     "capture",
     "install_termination_handlers",
     "resolve_executable",
     "run_captured",
     "run_invocation",
 ]
+
+
+_adopting: list[bool] = []
+
+
+def adopt_orphans() -> None:
+    """Have orphaned descendants re-parent to us (the jlgcli program only; Linux).
+
+    Only a flag: ``jlgcli.process.descendants`` acts on it before the first
+    spawn, so a command that starts no child (``config get``) never loads it.
+    """
+    if not _adopting:
+        _adopting.append(True)
+
+
+def adoption_requested() -> bool:
+    """Whether ``adopt_orphans`` was called in this process."""
+    return bool(_adopting)
 
 
 def __getattr__(name: str) -> Any:

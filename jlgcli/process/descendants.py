@@ -5,7 +5,7 @@ its own session (``setsid``, a double-forked daemon, codex's ``app-server``)
 is out of the group's reach, so after every run the process layer also:
 
 * Linux: the jlgcli program (not a host program using jlgcli as a library:
-  the console scripts call ``adopt_orphans``) is a child subreaper
+  the console scripts call ``jlgcli.process.adopt_orphans``) is a child subreaper
   (``prctl(PR_SET_CHILD_SUBREAPER)``, set before the first spawn), so such
   orphans re-parent to jlgcli instead of init. Every child of jlgcli that we
   did not spawn ourselves and whose environment carries this process's mark
@@ -36,6 +36,8 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from jlgcli.process import adoption_requested
+
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
@@ -52,7 +54,6 @@ Log = Callable[[str], None]
 _spawn_lock = threading.Lock()
 _our_children: set[int] = set()  # direct children spawned by the process layer, still running
 _subreaper: list[bool] = []  # the prctl's result, once per process
-_adopt: list[bool] = []  # set by the console scripts: become a subreaper before spawning
 _token = f"{os.getpid()}-{os.urandom(6).hex()}"
 SETPRIV_DIRS = ("/usr/bin", "/bin")
 _SETPRIV_READ_LIMIT = 4 << 20  # util-linux's setpriv is ~60 KB, a busybox ~2 MB
@@ -62,12 +63,6 @@ _launcher: list[str | None] = []  # the setpriv found, once per process
 def tree_token() -> str:
     """This process's mark, put in every child's environment (``TREE_MARK``)."""
     return _token
-
-
-def adopt_orphans() -> None:
-    """Ask for orphaned descendants to re-parent to us (the jlgcli program only; Linux)."""
-    if not _adopt:
-        _adopt.append(True)
 
 
 def _prctl(option: int, value: int, *, libc: Any = None) -> bool:
@@ -158,7 +153,7 @@ def spawning() -> Iterator[Callable[[int], None]]:
     The orphan sweep takes the same lock, so a child being spawned in another
     thread is never mistaken for an orphan.
     """
-    if _adopt:
+    if adoption_requested():  # the console scripts asked (jlgcli.process.adopt_orphans)
         become_subreaper()
     with _spawn_lock:
         yield _our_children.add

@@ -120,8 +120,7 @@ def wait_gone(pid: int, timeout: float = 30) -> bool:
 
 DRIVER = r"""
 import json, subprocess, sys
-from jlgcli.process import run_invocation
-from jlgcli.process.descendants import adopt_orphans
+from jlgcli.process import adopt_orphans, run_invocation
 from jlgcli.process.model import Invocation, Limits
 
 mode, piddir = sys.argv[1], sys.argv[2]
