@@ -20,6 +20,9 @@ def test_a_flood_of_output_keeps_only_the_cleaned_tail(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "for i in range(20000): print('line', i)\n"
+        # stdout is block-buffered into a pipe: without the flush its last block
+        # would follow the stderr line, and two pipes are merged in arrival order
+        "sys.stdout.flush()\n"
         "print('\\x1b[31mlast words\\x1b[0m', file=sys.stderr)\n"
         "sys.exit(4)"
     )
