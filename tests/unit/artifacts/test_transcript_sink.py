@@ -142,16 +142,9 @@ def test_escape_of_large_chunks_matches_json(probes: str, text: str) -> None:
 @settings(max_examples=100, deadline=None, suppress_health_check=_SHARED_FIXTURE)
 def test_large_chunks_are_utf8_exactly_when_they_decode(probes: str, data: bytes) -> None:
     padded = _PAD.encode() + data + "é".encode()  # not ASCII: the probe, not isascii, decides
-    assert transcript.is_utf8(padded) is _decodes(padded)
-    assert transcript.is_utf8(data) is _decodes(data)  # short: Python decides
-
-
-def _decodes(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+    # strict UTF-8 is exactly what survives a decode with replacement unchanged
+    assert transcript.is_utf8(padded) is (padded.decode("utf-8", "replace").encode() == padded)
+    assert transcript.is_utf8(data) is (data.decode("utf-8", "replace").encode() == data)
 
 
 def test_large_reads_with_control_and_bad_bytes_round_trip(probes: str, tmp_path: Path) -> None:
