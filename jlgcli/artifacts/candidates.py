@@ -14,9 +14,9 @@ more, so a run whose output is short never pays for it.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
+
+from jlgcli.artifacts.probes import ScanDatabase, compile_database
 
 PEM_BEGIN = b"-----BEGIN"
 PEM_END = b"-----END"
@@ -42,25 +42,20 @@ Span = tuple[int, int]
 
 
 class CandidateFinder:
-    """A compiled Hyperscan database; ``spans`` is thread-safe (a scratch per thread)."""
+    """A compiled candidate database; ``spans`` is thread-safe (probes.ScanDatabase)."""
 
-    def __init__(self, database: Any, new_scratch: Callable[[Any], Any]) -> None:
+    def __init__(self, database: ScanDatabase) -> None:
         self._database = database
-        self._new_scratch = new_scratch  # hyperscan.Scratch
-        self._local = threading.local()
 
     def spans(self, data: bytes) -> list[Span]:
         """Every candidate's (start, end) in ``data``, sorted by start."""
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = self._new_scratch(self._database)
         found: list[Span] = []
         add = found.append
 
         def on_match(_id: int, start: int, end: int, _flags: int, _context: object) -> None:
             add((start, end))
 
-        self._database.scan(data, match_event_handler=on_match, scratch=scratch)
+        self._database.scan(data, on_match)
         found.sort()  # reported by end offset
         return found
 
@@ -71,27 +66,14 @@ def compile_candidates(literals: Iterable[bytes]) -> CandidateFinder | None:
     None (no wheel for the platform, a CPU without SSSE3, a literal too large
     for the compiler) means the exact rules scan everything: slower, same result.
     """
-    try:
-        import hyperscan
-    except ImportError:  # pragma: no cover - hyperscan has wheels for the supported platforms
-        return None
-    caseless, leftmost = hyperscan.HS_FLAG_CASELESS, hyperscan.HS_FLAG_SOM_LEFTMOST
     expressions = [pattern for pattern, _ in CANDIDATE_PATTERNS]
-    flags = [leftmost | (caseless if nocase else 0) for _, nocase in CANDIDATE_PATTERNS]
+    flags = [("SOM_LEFTMOST", "CASELESS") if nocase else ("SOM_LEFTMOST",)
+             for _, nocase in CANDIDATE_PATTERNS]  # fmt: skip
     for literal in literals:
         expressions.append(b"".join(b"\\x%02x" % byte for byte in literal))
-        flags.append(leftmost)
-    try:
-        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        database.compile(
-            expressions=expressions,
-            ids=list(range(len(expressions))),
-            elements=len(expressions),
-            flags=flags,
-        )
-    except Exception:  # pragma: no cover - an unsupported CPU or an oversized literal
-        return None
-    return CandidateFinder(database, hyperscan.Scratch)
+        flags.append(("SOM_LEFTMOST",))
+    database = compile_database(expressions, flags)
+    return None if database is None else CandidateFinder(database)
 
 
 def windows(data: bytes, spans: Iterable[Span]) -> Iterator[Span]:

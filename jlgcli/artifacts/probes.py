@@ -9,12 +9,15 @@ per 100 MB of mixed text). A single-match Hyperscan scan answers the first in
 is UTF-8 without asking). One database for both questions was slower than two.
 Without Hyperscan (no wheel for the platform, an old CPU)
 ``BytesProbe.compile`` gives None and the caller asks Python: slower, same answer.
+
+``ScanDatabase``/``compile_database`` are the one Hyperscan wrapper of the
+project; the redactor's candidate finder (candidates.py) uses them too.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 _CONT = rb"[\x80-\xBF]"
@@ -47,43 +50,70 @@ def byte_class(members: Iterable[int]) -> bytes:
     return b"[" + b"".join(b"\\x%02x" % byte for byte in sorted(set(members))) + b"]"
 
 
-class BytesProbe:
-    """``found(data)``: whether any of the patterns matches in ``data`` (thread-safe)."""
+class ScanDatabase:
+    """A compiled Hyperscan block-mode database; ``scan`` is thread-safe (a scratch per thread).
+
+    The one wrapper of Hyperscan here: ``BytesProbe`` and the redactor's
+    ``CandidateFinder`` (candidates.py) both scan through it.
+    """
 
     def __init__(self, database: Any, new_scratch: Any) -> None:
         self._database = database
         self._new_scratch = new_scratch  # hyperscan.Scratch
         self._local = threading.local()  # a scratch per thread, as Hyperscan requires
 
-    @classmethod
-    def compile(cls, patterns: Iterable[bytes]) -> BytesProbe | None:
-        """A probe for these patterns (bytes semantics), or None when Hyperscan cannot be used."""
-        try:
-            import hyperscan
-        except ImportError:  # pragma: no cover - hyperscan has wheels for the supported platforms
-            return None
-        expressions = list(patterns)
-        try:
-            database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            database.compile(
-                expressions=expressions,
-                ids=[0] * len(expressions),
-                elements=len(expressions),
-                flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(expressions),
-            )
-        except Exception:  # pragma: no cover - a CPU Hyperscan does not support
-            return None
-        return cls(database, hyperscan.Scratch)
-
-    def found(self, data: bytes) -> bool:
-        """Whether a pattern matches somewhere in ``data``."""
+    def scan(self, data: bytes, on_match: Callable[[int, int, int, int, object], None]) -> None:
+        """Call ``on_match(id, start, end, flags, context)`` for each match in ``data``."""
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = self._new_scratch(self._database)
+        self._database.scan(data, match_event_handler=on_match, scratch=scratch)
+
+
+def compile_database(
+    expressions: Sequence[bytes], flags: Sequence[Iterable[str]]
+) -> ScanDatabase | None:
+    """``expressions`` compiled with their ``flags`` (``HS_FLAG_`` names, e.g. ``"CASELESS"``).
+
+    None when Hyperscan cannot be used: no wheel for the platform, a CPU it
+    does not support, or a pattern too large for its compiler.
+    """
+    try:
+        import hyperscan
+    except ImportError:  # pragma: no cover - hyperscan has wheels for the supported platforms
+        return None
+    try:
+        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        database.compile(
+            expressions=list(expressions),
+            ids=list(range(len(expressions))),
+            elements=len(expressions),
+            flags=[sum(getattr(hyperscan, f"HS_FLAG_{name}") for name in names) for names in flags],
+        )
+    except Exception:  # pragma: no cover - an unsupported CPU or an oversized pattern
+        return None
+    return ScanDatabase(database, hyperscan.Scratch)
+
+
+class BytesProbe:
+    """``found(data)``: whether any of the patterns matches in ``data`` (thread-safe)."""
+
+    def __init__(self, database: ScanDatabase) -> None:
+        self._database = database
+
+    @classmethod
+    def compile(cls, patterns: Iterable[bytes]) -> BytesProbe | None:
+        """A probe for these patterns (bytes semantics), or None when Hyperscan cannot be used."""
+        expressions = list(patterns)
+        database = compile_database(expressions, [("SINGLEMATCH",)] * len(expressions))
+        return None if database is None else cls(database)
+
+    def found(self, data: bytes) -> bool:
+        """Whether a pattern matches somewhere in ``data``."""
         hits: list[int] = []
 
         def on_match(_id: int, _start: int, _end: int, _flags: int, _context: object) -> None:
             hits.append(1)  # once per pattern: they are single-match
 
-        self._database.scan(data, match_event_handler=on_match, scratch=scratch)
+        self._database.scan(data, on_match)
         return bool(hits)
