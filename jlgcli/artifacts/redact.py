@@ -416,9 +416,10 @@ class StreamRedactor:
         # (a 10-byte substring search would cost as much again) and the redaction.
         spans = self._redactor.candidate_spans(buf)
         if spans is None:
-            if _PEM_BEGIN in buf:
-                cut = _before_open_private_key(buf, cut)
-        elif any(buf.startswith(_PEM_BEGIN, start) for start, _ in spans):
+            private_key = _PEM_BEGIN in buf
+        else:
+            private_key = any(buf.startswith(_PEM_BEGIN, start) for start, _ in spans)
+        if private_key:
             cut = _before_open_private_key(buf, cut)
         self._pending = buf[cut:]
         if not cut:
