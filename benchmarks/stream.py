@@ -1,8 +1,12 @@
 """Throughput, memory, latency and spawn cost of the process layer (jlgcli.process).
 
 Everything runs in one invocation, interleaved round by round so machine
-noise hits every variant alike; throughput is the best round of each variant,
-latency and spawn cost are medians:
+noise hits every variant alike. Throughput (MB/s) is the best round of each
+variant; a ratio to ``cat`` or ``script`` is paired: the median, over rounds,
+of the ratio within each round. (``cat`` is bimodal on a 2-core machine: most
+rounds run at 0.6-0.8 GB/s, one in four at 1.1-2.5 GB/s when the scheduler
+places writer and reader well; the ratio of two best rounds compares our
+typical round with cat's luckiest.) Latency and spawn cost are medians:
 
 - a child writing N MB (pure ASCII, then agent-like text with some UTF-8:
   decoding such text to ``str`` runs at ~0.7 GB/s in CPython and bounds the
@@ -99,8 +103,8 @@ def _transport(argv: list[str], transport: str, sink: Callable[[OutputEvent], No
     assert outcome.ok, outcome
 
 
-def throughput(tmp: Path, size: int, rounds: int, content: str) -> dict[str, float]:
-    """Seconds (best of ``rounds``) per variant for ``size`` bytes of ``content``."""
+def throughput(tmp: Path, size: int, rounds: int, content: str) -> dict[str, list[float]]:
+    """Seconds of each round, per variant, for ``size`` bytes of ``content``."""
     block = tmp / f"block-{content}"
     block.write_bytes(_block(content))
     writer = [sys.executable, "-c", WRITER, str(block), str(size)]
@@ -136,8 +140,7 @@ def throughput(tmp: Path, size: int, rounds: int, content: str) -> dict[str, flo
     for _ in range(rounds):
         for name, action in variants.items():
             samples[name].append(_timed(action))
-    # Best of N: on a shared machine the fastest round is the least disturbed one.
-    return {name: min(values) for name, values in samples.items()}
+    return samples
 
 
 def _transcript_sink(path: Path, *, redact: bool) -> Callable[[OutputEvent], None] | _Fallback:
@@ -216,17 +219,33 @@ TARGETS = {
 }
 
 
-def _print_throughput(secs: dict[str, float], size: int, rounds: int, content: str) -> None:
-    cat, script = secs["cat > /dev/null"], secs["script -qfc"]
-    print(f"throughput, {size // MB} MB of {content} text, best of {rounds} interleaved rounds:")
-    for name, seconds in secs.items():
-        ratio = f"x{cat / seconds:5.2f} cat  x{script / seconds:5.2f} script"
+def paired_ratio(baseline: list[float], variant: list[float]) -> float:
+    """Median over rounds of baseline seconds / variant seconds in the same round (speed ratio)."""
+    pairs = zip(baseline, variant, strict=True)
+    return statistics.median(base / seconds for base, seconds in pairs)
+
+
+def _print_throughput(samples: dict[str, list[float]], size: int, content: str) -> bool:
+    """Print one table; False when a target is missed."""
+    cat, script = samples["cat > /dev/null"], samples["script -qfc"]
+    rounds = len(cat)
+    print(
+        f"throughput, {size // MB} MB of {content} text, {rounds} interleaved rounds "
+        "(MB/s: best round; ratios: median of the rounds' own ratios; best/best in brackets):"
+    )
+    met = True
+    for name, seconds in samples.items():
+        ratios = {"cat": paired_ratio(cat, seconds), "script": paired_ratio(script, seconds)}
+        best = {"cat": min(cat) / min(seconds), "script": min(script) / min(seconds)}
+        shown = "  ".join(f"x{ratios[b]:5.2f} {b} ({best[b]:4.2f})" for b in ("cat", "script"))
         verdict = ""
         if name in TARGETS:
             base, goal = TARGETS[name]
-            value = (cat if base == "cat" else script) / seconds
-            verdict = f"  target >= {goal} x {base}: {'ok' if value >= goal else 'MISSED'}"
-        print(f"  {name:18s} {size / MB / seconds:8.0f} MB/s  {ratio}{verdict}")
+            ok = ratios[base] >= goal
+            met = met and ok
+            verdict = f"  target >= {goal} x {base}: {'ok' if ok else 'MISSED'}"
+        print(f"  {name:18s} {size / MB / min(seconds):8.0f} MB/s  {shown}{verdict}")
+    return met
 
 
 def main() -> int:
@@ -250,24 +269,28 @@ def main() -> int:
         _timed(lambda: subprocess.run(["true"], check=True)) for _ in range(30)
     )
 
-    for content, secs in tables.items():
-        _print_throughput(secs, size, rounds, content)
+    met = all([_print_throughput(samples, size, content) for content, samples in tables.items()])
     growth = (rss_big - rss_small) / 1024
+    rss_ok = rss_big <= 40 * 1024 and growth <= 5
+    met = met and rss_ok
     print(
         f"peak RSS, pipe transport: {rss_small / 1024:.1f} MB at 10 MB, "
         f"{rss_big / 1024:.1f} MB at {big // MB} MB (growth {growth:+.1f} MB; "
         f"target <= 40 MB, growth <= 5 MB: "
-        f"{'ok' if rss_big <= 40 * 1024 and growth <= 5 else 'MISSED'})"
+        f"{'ok' if rss_ok else 'MISSED'})"
     )
     for transport, values in lat.items():
         med, p99 = statistics.median(values) * 1e3, _percentile(values, 99) * 1e3
-        ok = "ok" if med <= 1 and p99 <= 5 else "MISSED"
-        print(f"line latency, {transport:4s}: median {med:.3f} ms, p99 {p99:.3f} ms ({ok})")
+        latency_ok = med <= 1 and p99 <= 5
+        met = met and latency_ok
+        verdict = "ok" if latency_ok else "MISSED"
+        print(f"line latency, {transport:4s}: median {med:.3f} ms, p99 {p99:.3f} ms ({verdict})")
     for transport, seconds in spawn.items():
-        ok = "ok" if seconds <= 0.010 else "MISSED"
-        print(f"spawn+wait of `true`, {transport:4s}: median {seconds * 1e3:.2f} ms ({ok})")
+        met = met and seconds <= 0.010
+        verdict = "ok" if seconds <= 0.010 else "MISSED"
+        print(f"spawn+wait of `true`, {transport:4s}: median {seconds * 1e3:.2f} ms ({verdict})")
     print(f"spawn+wait of `true`, subprocess.run baseline: median {baseline_spawn * 1e3:.2f} ms")
-    return 0
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
