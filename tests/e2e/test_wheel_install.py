@@ -32,15 +32,9 @@ def _can_build_offline() -> str | None:
     try:
         import setuptools
     except ImportError:
-        return "setuptools is not installed (pip install 'setuptools>=68')"
-    major = int(setuptools.__version__.split(".")[0])
-    if major < 68:
-        return f"setuptools {setuptools.__version__} is older than the build needs (68)"
-    if major < 71:
-        try:
-            import wheel  # noqa: F401 - older setuptools need it for bdist_wheel
-        except ImportError:
-            return "the wheel package is not installed"
+        return "setuptools is not installed (pip install 'setuptools>=77')"
+    if int(setuptools.__version__.split(".")[0]) < 77:
+        return f"setuptools {setuptools.__version__} is older than the build needs (77)"
     return None
 
 
@@ -96,6 +90,14 @@ def test_the_wheel_ships_the_demo_recording(wheel_file: Path) -> None:
                  "jlgcli/integrations/hook_prompt.md", "jlgcli/py.typed"):  # fmt: skip
         assert name in names
     assert not any(name.startswith(("tests/", "examples/")) for name in names)
+
+
+def test_the_wheel_states_its_licence_as_an_spdx_expression(wheel_file: Path) -> None:
+    # PEP 639: setuptools stops building a `license = {text = …}` table after 2027-02-18.
+    with zipfile.ZipFile(wheel_file) as archive:
+        (metadata,) = (name for name in archive.namelist() if name.endswith(".dist-info/METADATA"))
+        headers = archive.read(metadata).decode("utf-8").split("\n\n", 1)[0].splitlines()
+    assert "License-Expression: MIT" in headers
 
 
 def test_the_installed_wheel_runs_the_demo_from_anywhere(installed: Path, tmp_path: Path) -> None:
