@@ -2,7 +2,9 @@
 
 Same invocation, interleaved rounds: (a) ``jlgcli loop`` of 20 iterations against the fake
 ``claude`` (tests/fakes), (b) 20 direct runs of that fake with the same flags and a prompt on
-stdin. Overhead per iteration = (a − b) / 20. Target (issue 18): ≤ 15 ms per iteration.
+stdin. Overhead per iteration = (a − b) / 20, paired: the median over rounds of each
+round's own (a − b), so a machine that slows down for a while slows both sides of the
+difference alike. Target (issue 18): ≤ 15 ms per iteration.
 
     python benchmarks/loop_overhead.py [--rounds 5] [--iterations 20] [--compare SRC]
 
@@ -117,7 +119,10 @@ def main() -> int:
     per_iteration_ms = 0.0
     for name, values in times.items():
         loop_s = statistics.median(values)
-        overhead_ms = (loop_s - direct_s) / args.iterations * 1000
+        pairs = zip(values, direct_times, strict=True)
+        overhead_ms = (
+            statistics.median(loop - direct for loop, direct in pairs) / args.iterations * 1000
+        )
         per_iteration_ms = per_iteration_ms or overhead_ms  # the first: this tree
         print(f"{name:10s} loop of {args.iterations}: {loop_s * 1000:8.1f} ms, "
               f"overhead per iteration {overhead_ms:6.1f} ms   target ≤ 15 ms "
