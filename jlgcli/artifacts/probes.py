@@ -7,6 +7,9 @@ passes (~35 ms per 100 MB) and the second a full decode to ``str`` (~65-90 ms
 per 100 MB of mixed text). A single-match Hyperscan scan answers the first in
 ~7-11 ms and the second in ~26-38 ms (each non-ASCII byte costs it work; ASCII
 is UTF-8 without asking). One database for both questions was slower than two.
+The balance depends on the CPU: on another machine of this kind (AMD EPYC,
+AVX-512) the decode took 42-61 ms and the scan 56-78 ms per 100 MB of mixed
+text, so the scan is kept for the machines where it wins by 2x, not everywhere.
 Without Hyperscan (no wheel for the platform, an old CPU)
 ``BytesProbe.compile`` gives None and the caller asks Python: slower, same answer.
 
