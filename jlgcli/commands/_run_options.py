@@ -97,9 +97,8 @@ def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     parser.add_argument(
         "--session",
         choices=("fresh", "continue"),
-        default="fresh",
-        help="fresh: a new backend session each iteration; continue: resume "
-        "the backend's own session",
+        help="fresh (default): a new backend session each iteration; continue: resume "
+        "the backend's own session (--resume keeps the recorded mode unless this is given)",
     )
     parser.add_argument(
         "--script-timeout",
@@ -125,8 +124,9 @@ def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     parser.add_argument(
         "--resume",
         metavar="RUN_ID",
-        help="continue a recorded loop run (an id from 'jlgcli runs', or latest): same task, "
-        "backend and limits unless flags override them; counts carry on",
+        help="continue a recorded loop run (an id from 'jlgcli runs', or latest: the newest "
+        "you started here): same task, session and counts; gates, permissions and the "
+        "folder come from the flags and trusted config, never from the record",
     )
 
 

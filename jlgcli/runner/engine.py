@@ -84,20 +84,26 @@ def execute(
     record = new_record(spec, clock)
     recorder = Recorder(record, console)
     completion: Completion | None = None
+    loop: IterationLoop | None = None
+    for note in spec.notes:  # a resume's recorded options that were not read back
+        console.warn(note)
+        record.diagnosis.append(note)
     try:
         selected = select(spec, console)
         check_cost_budget(spec, selected.backend.id)
         record.backend_id = selected.backend.id
         record.backend_version = selected.availability.version
+        _check_session(record, spec, console)
         chain = BackendChain(
             selected.backend, selected.availability, spec.fallbacks,
             lambda name: open_fallback(name, spec),
         )  # fmt: skip
         recorder.open()
         completion = make_completion(spec, record, recorder, console, cancel)
-        IterationLoop(
+        loop = IterationLoop(
             spec, record, recorder, console, chain, completion, clock, caller, cancel
-        ).run()
+        )
+        loop.run()
     except KeyboardInterrupt as exc:
         _interrupted(record, exc)
     except JlgError as exc:
@@ -106,9 +112,44 @@ def execute(
             recorder.close_on_error()
             raise  # usage/config errors are not run outcomes
         record.stop(cause, exc.message, hint=exc.hint, code=exc.code)
+    if loop is not None:
+        _save_final(loop, record)
     if completion is not None:
         completion.close(record.cause, record.exit_code)
     return recorder.finish(build_summary(record, clock))
+
+
+def _check_session(record: RunRecord, spec: RunSpec, console: Console) -> None:
+    """A resumed session id belongs to one backend: dropped (with a note) on another one."""
+    state = spec.resume
+    if state is None or record.session_id is None:
+        return
+    owner = state.session_backend or state.backend
+    if owner != record.backend_id:
+        note = (f"the recorded session belongs to {owner}, not {record.backend_id}: "
+                "a new session starts, with the task restated")  # fmt: skip
+        console.warn(note)
+        record.diagnosis.append(note)
+        record.session_id = None
+
+
+def _save_final(loop: IterationLoop, record: RunRecord) -> None:
+    """The last state.json, whatever ended the run; and the exact command that resumes it."""
+    try:
+        loop.save_final()
+    except JlgError as exc:  # RG-016: a state that cannot be written fails the run (73)
+        if record.cause == "interrupted":  # the signal's code stands; the state is a step behind
+            loop.console.warn(f"{exc.message} ({exc.hint})")
+            return
+        record.stop("artifacts-error", exc.message, hint=exc.hint, code=exc.code)
+        return
+    if not loop.spec.resumable or record.error is None:
+        return
+    from jlgcli.runner.resume_options import resume_hint
+
+    hint = resume_hint(record.cause, record.run_id, loop.spec)
+    if hint is not None:
+        record.error.hint = hint
 
 
 def _interrupted(record: RunRecord, exc: KeyboardInterrupt) -> None:

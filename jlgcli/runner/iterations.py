@@ -124,6 +124,8 @@ class IterationLoop:
             if self._decide(iteration, call, prompt):
                 return
             iteration += 1
+            if iteration <= self.rails.max_iterations:  # the last one: ``save_final`` writes it
+                self._save_state(stopped=False)
         limit = self.rails.max_iterations
         word = "iteration" if limit == 1 else "iterations"
         self.record.stop("max-iterations", f"{limit} {word} without completion")
@@ -236,7 +238,6 @@ class IterationLoop:
         metrics.diffStat = diff_stat(self.spec.cwd, before, self.tree)
         stopped = self._apply(decision, call, metrics)
         self.recorder.iteration_ended(metrics)
-        self._save_state(stopped)
         return stopped
 
     def _apply(self, decision: Decision, call: CallResult, metrics: IterationMetrics) -> bool:
@@ -323,6 +324,11 @@ class IterationLoop:
         runs = under_project(self.spec.artifacts_dir, cwd)
         return snapshot(cwd, (runs, ledger), repo=self.repo)
 
+    def save_final(self) -> None:
+        """The state at the end of the run (every ending: done, budgets, errors, Ctrl-C);
+        the recorder makes it durable when the run finishes (one directory fsync)."""
+        self._save_state(stopped=True)
+
     def _save_state(self, stopped: bool) -> None:
         if not (self.spec.is_loop and self.spec.resumable):
             return
@@ -340,11 +346,12 @@ class IterationLoop:
             elapsed_ms=record.elapsed_ms(self.clock),
             cost_usd=self.counters.cost_usd if self.counters.cost_reported else None,
             session_id=record.session_id,
+            session_backend=self.chain.current.id if record.session_id else None,
             last_report=self.prompter.report,
             stop_cause=record.cause if stopped else None,
             metrics=self._metrics_json(),
         )
-        self.recorder.save_state(state, final=stopped)
+        self.recorder.save_state(state, final=False)
 
     def _metrics_json(self) -> list[dict[str, object]]:
         """The metrics as JSON, converting only the current iteration's: the earlier ones

@@ -18,7 +18,7 @@ from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
 
 if TYPE_CHECKING:
-    from jlgcli.runner.resume import ResumeState
+    from jlgcli.runner.resume_options import Resumed
     from jlgcli.runner.spec import Command, RunSpec
 
 _FLAG_KEYS = {  # option field → config key
@@ -124,40 +124,17 @@ def _flag_settings(options: RunOptions) -> dict[str, Any]:
     return parsed
 
 
-def _resumed(options: RunOptions) -> tuple[RunOptions, ResumeState]:
-    """``--resume``: the recorded run's choices, under the options given now (flags win)."""
+def _resumed(options: RunOptions) -> tuple[RunOptions, Resumed]:
+    """``--resume``: the recorded task and session under the options given now (flags win);
+    what else is read back and what is not: ``runner.resume_options``."""
+    from jlgcli.artifacts.project import under_project
     from jlgcli.config import resolve_settings
-    from jlgcli.runner.resume import load_state
+    from jlgcli.runner.resume_options import resumed_options
 
     cwd = _cwd(options.cwd)
     flags = _flag_settings(RunOptions(artifacts_dir=options.artifacts_dir))
-    from jlgcli.artifacts.project import under_project
-
     root = Path(resolve_settings(cwd=cwd, flags=flags).values["artifactsDir"])
-    state = load_state(under_project(root, cwd), str(options.resume))
-    saved = state.options
-    recorded = RunOptions(
-        prompt=state.prompt_source,
-        prompt_text=state.task,
-        backend=state.backend,
-        completion=state.completion_mode,
-        cwd=saved.get("cwd"),
-        max_iterations=saved.get("maxIterations"),
-        timeout=saved.get("timeoutMs"),
-        idle_timeout=saved.get("idleTimeoutMs"),
-        iteration_timeout=saved.get("iterationTimeoutMs"),
-        no_progress_limit=saved.get("noProgressLimit"),
-        model=saved.get("model"),
-        permissions=saved.get("permissions"),
-        session=saved.get("session"),
-        fallback=tuple(saved.get("fallback") or ()),
-        gates=tuple(saved.get("gates") or ()),
-        max_cost=saved.get("maxCostUsd"),
-    )
-    given = records.replace(options, resume=None)
-    if given.prompt is not None and given.prompt_text is None:
-        given = records.replace(given, prompt=None)  # the task is the recorded one
-    return recorded.under(given), state
+    return resumed_options(options, under_project(root, cwd))
 
 
 def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
@@ -166,16 +143,22 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     from jlgcli.prompts import Prompt, read_prompt
     from jlgcli.runner.spec import RunSpec
 
-    resume = None
+    resumed = None
     if options.resume is not None:
         if command != "loop":
             raise JlgError(ExitCode.USAGE, "--resume continues a loop run",
                            hint="use: jlgcli loop --resume latest")  # fmt: skip
-        options, resume = _resumed(options)
+        options, resumed = _resumed(options)
     cwd = _cwd(options.cwd)
     flags = _flag_settings(options)
     settings = resolve_settings(cwd=cwd, flags=flags)
     values = settings.values
+    if resumed is not None:  # a recorded limit tightens the config's, never a flag's
+        from jlgcli.runner.resume_options import stricter
+
+        for key, limit in resumed.limits.items():
+            if key not in flags:
+                values[key] = stricter(key, values[key], limit)
     custom = tuple(settings.custom_backends)
     if "backend" in flags:  # validated here, now that custom backends are known
         values["backend"] = parse_flag_value("backend", flags["backend"], custom)
@@ -237,7 +220,8 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         gates=gates,
         max_cost_usd=max_cost,
         events_path=options.events,
-        resume=resume,
+        resume=resumed.state if resumed is not None else None,
+        notes=resumed.notes if resumed is not None else (),
         resumable=options.resumable is not False,
     )
     return spec, int(values["verbosity"])

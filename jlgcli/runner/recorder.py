@@ -18,6 +18,7 @@ from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redactor, StreamRedactor
     from jlgcli.artifacts.rundir import RunDirectory
+    from jlgcli.artifacts.started import RunLock
     from jlgcli.runner.resume import ResumeState
 
 
@@ -41,7 +42,8 @@ class Recorder:
         self.run_dir: RunDirectory | None = None
         self.events: EventWriter | NoEvents = NoEvents()
         self._activity: StreamRedactor | None = None
-        self._state_dir: Path | None = None  # where state.json goes, found on the first save
+        self._state_dir: Path | None = None  # where state.json goes (loops), set by open()
+        self._locks: list[RunLock] = []
 
     # -- start ---------------------------------------------------------------------------
     def open(self) -> None:
@@ -62,12 +64,54 @@ class Recorder:
             self.record.run_dir = str(self.run_dir.path)
             self.run_dir.write_meta(self._meta())
             self.console.detail(f"artifacts: {self.run_dir.path}")
+        if spec.is_loop and spec.resumable:
+            self._open_state()
         self.events.emit(
             "run-started", command=spec.command, backend=self.record.backend_id,
             completionMode=spec.completion_mode if spec.is_loop else "none",
             maxIterations=spec.max_iterations if spec.is_loop else 1,
             resumedFrom=self.record.resumed_from,
         )  # fmt: skip
+
+    def _open_state(self) -> None:
+        """A loop's state folder, held (``run.lock``) while it runs and recorded as started by
+        this user (``artifacts.started``); a resumed run holds the old run's lock too."""
+        from jlgcli.artifacts.started import RunLock, record_start
+        from jlgcli.errors import ExitCode
+
+        root = runs_root(self.record)
+        run_dir = root / self.record.run_id
+        try:
+            if not root.is_dir():
+                from jlgcli.artifacts.rundir import _ignore_in_git
+
+                root.mkdir(parents=True, exist_ok=True)
+                _ignore_in_git(root)
+            run_dir.mkdir(parents=True, exist_ok=True)
+            dirs = [run_dir]
+            if self.record.spec.resume is not None:
+                dirs.append(root / self.record.spec.resume.run_id)
+            for folder in dirs:
+                lock = RunLock(folder)
+                if not lock.acquire():
+                    raise JlgError(
+                        ExitCode.USAGE, f"run {folder.name} is still running",
+                        hint="wait for it to end, then resume it",
+                    )  # fmt: skip
+                self._locks.append(lock)
+        except OSError as exc:
+            raise JlgError(
+                ExitCode.CANT_CREATE,
+                f"cannot create the run folder {run_dir}: {exc.strerror or exc}",
+                hint="check the runs folder (--artifacts-dir): free space and permissions",
+            ) from None
+        self._state_dir = run_dir
+        try:
+            record_start(root, self.record.run_id, self.record.started_at)
+        except (OSError, JlgError) as exc:  # the run goes on; only `--resume latest` misses it
+            run_id = self.record.run_id
+            self.console.warn(f"could not record this run as yours ({exc}): "
+                              f"resume it by id: jlgcli loop --resume {run_id}")  # fmt: skip
 
     def _meta(self) -> dict[str, Any]:
         from jlgcli._version import __version__
@@ -152,14 +196,8 @@ class Recorder:
 
         ``final=False`` between iterations: one fsync instead of two (``write_state``).
         """
-        if self._state_dir is None:
-            root = runs_root(self.record)
-            if not root.is_dir():
-                from jlgcli.artifacts.rundir import _ignore_in_git
-
-                root.mkdir(parents=True, exist_ok=True)
-                _ignore_in_git(root)
-            self._state_dir = root / self.record.run_id
+        if self._state_dir is None:  # a loop that keeps no state (the demo)
+            return
         from jlgcli.runner.resume import write_state  # loops only: a one-shot run has no state
 
         write_state(self._state_dir, state, self.redactor.redact, final=final)
@@ -171,6 +209,7 @@ class Recorder:
             from jlgcli.artifacts.atomic import sync_directory
 
             sync_directory(self._state_dir)
+        self._release()
         if self.run_dir is not None:
             try:
                 self.run_dir.close()
@@ -189,8 +228,14 @@ class Recorder:
         self.events.close()
         return summary
 
+    def _release(self) -> None:
+        for lock in self._locks:
+            lock.release()
+        self._locks.clear()
+
     def close_on_error(self) -> None:
         """A setup error ends the run before it started: close what was opened."""
+        self._release()
         if self.run_dir is not None:
             with contextlib.suppress(JlgError):
                 self.run_dir.close()

@@ -1,12 +1,19 @@
 """What ``jlgcli loop --resume RUN_ID|latest`` needs, kept with every loop run.
 
-Every loop writes ``<runs root>/<run id>/state.json`` after each iteration,
-with or without ``--artifacts``: the task, backend, completion mode, limits,
-iterations done, elapsed time, cost, the backend session and the last
+Every loop writes ``<runs root>/<run id>/state.json`` after each iteration and
+at its end, with or without ``--artifacts``: the task, backend, completion mode,
+options, iterations done, elapsed time, cost, the backend session and the last
 iteration's report. It goes through the redactor like every artifact and
 never holds the environment. A resumed run is a new run (its own id,
 ``resumedFrom`` naming the old one) whose counters start where the old one
 stopped, so they count against the same budgets.
+
+Read back, the file is input, not authority (issue 31, DESIGN "state is
+input"): it is checked against ``state_schema`` (65 naming the file and the
+field), and what runs, with which rights and where comes from the current
+flags and trusted config (``resume_options``). ``latest`` is the newest run
+this user started under the runs root (``artifacts.started``), never the
+highest name.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from jlgcli.records import field, fields, record
 
 STATE_FILE = "state.json"
 STATE_VERSION = 1
+_MAX_STATE_BYTES = 64_000_000
 
 
 @record(slots=True)
@@ -36,6 +44,7 @@ class ResumeState:
     elapsed_ms: int = 0
     cost_usd: float | None = None
     session_id: str | None = None
+    session_backend: str | None = None  # the backend whose session ``session_id`` is
     last_report: str = ""
     stop_cause: str | None = None
     metrics: list[dict[str, Any]] = field(default_factory=list)
@@ -48,6 +57,7 @@ class ResumeState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ResumeState:
+        """A state from a dict already checked by ``state_schema.validate_state``."""
         names = {item.name for item in fields(cls)}
         return cls(**{key: value for key, value in data.items() if key in names})
 
@@ -68,37 +78,73 @@ def write_state(
     text = json.dumps(state.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
     if redact is not None:
         text = redact(text)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(run_dir / STATE_FILE, text, sync_directory=final)
-
-
-def load_state(runs_root: Path, ref: str) -> ResumeState:
-    """The state of run ``ref`` (an id, or ``latest``) under ``runs_root``; exit 64 if none."""
-    if ref == "latest":
-        candidates = sorted(
-            (p for p in runs_root.glob(f"*/{STATE_FILE}") if p.is_file()),
-            key=lambda p: p.parent.name,
-        )
-        if not candidates:
-            raise JlgError(
-                ExitCode.USAGE,
-                f"no resumable loop run in {runs_root}",
-                hint="every jlgcli loop records one; run a loop first, or pass --artifacts-dir",
-            )
-        path = candidates[-1]
-    else:
-        from jlgcli.artifacts.ids import is_safe_run_id
-
-        path = runs_root / ref / STATE_FILE
-        if not is_safe_run_id(ref) or not path.is_file():
-            raise JlgError(
-                ExitCode.USAGE,
-                f"run {ref} cannot be resumed: no {STATE_FILE} in {runs_root / ref}",
-                hint="list runs with: jlgcli runs (loop runs can be resumed)",
-            )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return ResumeState.from_json(data)
-    except (OSError, ValueError, TypeError) as exc:
-        raise JlgError(ExitCode.USAGE, f"cannot read {path}: {exc}",
-                       hint="resume another run, or start the task again") from None  # fmt: skip
+        run_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(run_dir / STATE_FILE, text, sync_directory=final)
+    except OSError as exc:  # a full disk, a read-only folder: 73, not a crash (issue 31)
+        raise JlgError(
+            ExitCode.CANT_CREATE,
+            f"cannot write the resume state {run_dir / STATE_FILE}: {exc.strerror or exc}",
+            hint="check the runs folder (--artifacts-dir): free space and permissions",
+        ) from None
+
+
+def find_state(runs_root: Path, ref: str) -> Path:
+    """The ``state.json`` of run ``ref`` (an id, or ``latest``: the newest run this user
+    started under ``runs_root``); exit 64 when there is none, or when it is still running."""
+    from jlgcli.artifacts.started import is_running, started_here
+
+    if ref == "latest":
+        for run_id in started_here(runs_root):
+            path = runs_root / run_id / STATE_FILE
+            if is_running(path.parent):
+                raise _still_running(run_id)
+            if path.is_file():
+                return path
+        raise JlgError(
+            ExitCode.USAGE,
+            f"no resumable loop run started by you in {runs_root}",
+            hint="latest is the newest loop you started here; resume another run by its id "
+            "(jlgcli runs), or run a loop first",
+        )
+    from jlgcli.artifacts.ids import is_safe_run_id
+
+    path = runs_root / ref / STATE_FILE
+    if not is_safe_run_id(ref) or not path.is_file():
+        raise JlgError(
+            ExitCode.USAGE,
+            f"run {ref} cannot be resumed: no {STATE_FILE} in {runs_root / ref}",
+            hint="list runs with: jlgcli runs (loop runs can be resumed)",
+        )
+    if is_running(path.parent):
+        raise _still_running(ref)
+    return path
+
+
+def _still_running(run_id: str) -> JlgError:
+    return JlgError(
+        ExitCode.USAGE,
+        f"run {run_id} is still running: resuming it would start a second agent on the same files",
+        hint="wait for it to end (or stop it with Ctrl-C), then: jlgcli loop --resume " + run_id,
+    )
+
+
+def read_state(path: Path) -> ResumeState:
+    """The state in ``path``, checked field by field (65 naming the file and the field)."""
+    from jlgcli.runner.state_schema import damaged, validate_state
+
+    try:
+        if path.stat().st_size > _MAX_STATE_BYTES:
+            raise damaged(path, f"larger than {_MAX_STATE_BYTES // 1_000_000} MB: not a state "
+                                "jlgcli wrote")  # fmt: skip
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise JlgError(ExitCode.NO_INPUT, f"cannot read {path}: {exc.strerror or exc}",
+                       hint="check the file's permissions") from None  # fmt: skip
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise damaged(path, f"not UTF-8 (byte {exc.start})") from None
+    except (ValueError, RecursionError) as exc:
+        raise damaged(path, f"not JSON ({exc})") from None
+    return ResumeState.from_json(validate_state(path, data))

@@ -48,6 +48,7 @@ class RunSpec:
     max_cost_usd: float | None = None
     events_path: str | None = None  # "-" for stdout
     resume: ResumeState | None = None
+    notes: tuple[str, ...] = ()  # shown at the start (a resume's options not read back)
     resumable: bool = True  # keep state.json for --resume (the demo leaves no file behind)
 
     @property

@@ -40,7 +40,7 @@ def test_inputs_become_the_loop_options():
     }, is_windows=False)  # fmt: skip
     assert options == RunOptions(prompt="tasks/a.md", backend="codex", timeout="20m",
                                  max_iterations="3", completion="json", artifacts=True,
-                                 model="o4 mini", verbosity=2, session="fresh")  # fmt: skip
+                                 model="o4 mini", verbosity=2)  # fmt: skip
 
 
 def test_command_defaults_to_loop_and_blank_inputs_are_ignored():

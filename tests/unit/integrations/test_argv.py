@@ -16,7 +16,7 @@ def test_loop_with_every_option():
                            completion="json", artifacts=True, extra=["-v"])  # fmt: skip
     assert options == RunOptions(prompt="task.md", backend="codex", max_iterations=3,
                                  timeout="10m", completion="json", artifacts=True,
-                                 verbosity=2, session="fresh")  # fmt: skip
+                                 verbosity=2)  # fmt: skip
 
 
 def test_empty_strings_mean_not_given():

@@ -42,7 +42,7 @@ def test_loop_maps_every_option(core, capsys):
                                 args="-v --model 'big one'")  # fmt: skip
     assert core.calls == [("loop", RunOptions(
         prompt="task.md", backend="codex", max_iterations="3", timeout="10m", completion="json",
-        artifacts=True, verbosity=2, model="big one", session="fresh"))]  # fmt: skip
+        artifacts=True, verbosity=2, model="big one"))]  # fmt: skip
     assert summary.exitCode == 0 and summary.stopCause == "done"
     assert json.loads(capsys.readouterr().out)["runId"] == summary.runId
 

@@ -1,0 +1,172 @@
+"""``loop --resume``: what a recorded run gives back, and what it may not (issue 31).
+
+A state file sits in the repository, where anyone may have written it, so it
+is input and never authority (DESIGN "state is input"; STYLE habit 14):
+
+- read back: the task, the counters (iterations, elapsed time, cost, metrics),
+  the backend session and the last report; the session mode (unless
+  ``--session`` is given); the backend when it is one of the agent CLIs jlgcli
+  knows (unless ``--backend`` is given); the limits (iterations, timeouts,
+  no-progress, cost) only where they are stricter than the flags and config
+  give now — a file can tighten a budget, never widen one;
+- never read back: gates, permissions, the working folder, fallbacks, custom
+  command backends, the completion mode, the model and backend arguments.
+  Those come from the current flags and trusted config, and the resume notes
+  say which recorded ones were left out, with the flags that would bring them
+  back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import record
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from jlgcli.runner.options import RunOptions
+    from jlgcli.runner.resume import ResumeState
+
+AGENT_BACKENDS = ("claude", "codex", "copilot", "gemini")
+# config key → (0 means "no limit"); a recorded limit applies only where it is stricter
+LIMITS = {
+    "maxIterations": False,
+    "timeoutMs": False,
+    "iterationTimeoutMs": True,
+    "idleTimeoutMs": True,
+    "noProgressLimit": False,
+    "maxCostUsd": True,
+}
+# recorded option → (why it is not read back, the flag that sets it now)
+_NOT_READ = {
+    "gates": ("commands come from flags and trusted config only", "--gate"),
+    "permissions": ("rights come from flags and config only", "--permissions"),
+    "cwd": ("the working folder is where you run jlgcli, or --cwd", "--cwd"),
+    "fallback": ("the backends to run come from flags and config only", "--fallback"),
+    "completionMode": ("the completion mode comes from flags and config only", "--completion"),
+    "model": ("the model comes from flags only", "--model"),
+}
+
+
+@record(slots=True)
+class Resumed:
+    """A resumed run: its state, the recorded limits and the notes shown at its start."""
+
+    state: ResumeState
+    path: Path
+    limits: dict[str, Any]
+    notes: tuple[str, ...]
+
+
+def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, Resumed]:
+    """The options of ``loop --resume``: the recorded task and session under the flags given."""
+    from jlgcli import records
+    from jlgcli.runner.options import RunOptions
+    from jlgcli.runner.resume import find_state, read_state
+    from jlgcli.runner.state_schema import validate_options
+
+    path = find_state(runs_root, str(options.resume))
+    state = read_state(path)
+    if state.stop_cause == "done":
+        raise JlgError(
+            ExitCode.USAGE,
+            f"run {state.run_id} ended done: there is nothing to resume",
+            hint="to do the task again, start a new loop with its prompt file",
+        )
+    saved = validate_options(path, state.options)
+    limits = _recorded_limits(path, saved)
+    notes: list[str] = []
+    backend = None
+    if options.backend is None:
+        if state.backend in AGENT_BACKENDS:
+            backend = state.backend
+        else:
+            notes.append(f"backend {_shown(state.backend)} not read back: only claude, codex, "
+                         "copilot and gemini are; pass --backend to choose it")  # fmt: skip
+    session = saved.get("session") if options.session is None else None
+    recorded = RunOptions(
+        prompt=state.prompt_source or "(resumed task)", prompt_text=state.task,
+        backend=backend, session=session,
+    )  # fmt: skip
+    given = records.replace(options, resume=None)
+    if given.prompt is not None and given.prompt_text is None:
+        given = records.replace(given, prompt=None)  # the task is the recorded one
+    notes += _not_read_back(saved, options)
+    result = Resumed(state=state, path=path, limits=limits, notes=tuple(notes))
+    return recorded.under(given), result
+
+
+def _recorded_limits(path: Path, saved: dict[str, Any]) -> dict[str, Any]:
+    from jlgcli.config_keys import ValueProblemError, lookup_key
+    from jlgcli.runner.state_schema import damaged, shown
+
+    limits: dict[str, Any] = {}
+    for key in LIMITS:
+        if key not in saved:
+            continue
+        spec = lookup_key(key)
+        assert spec is not None
+        try:
+            limits[key] = spec.parse(saved[key])
+        except ValueProblemError as exc:
+            raise damaged(path, f"field 'options.{key}': {exc} (got {shown(saved[key])})") from None
+    return limits
+
+
+def stricter(key: str, current: Any, recorded: Any) -> Any:
+    """The stricter of the limit ``key`` now and as recorded (0 may mean "no limit")."""
+    if LIMITS[key]:
+        if not recorded:
+            return current
+        if not current:
+            return recorded
+    return min(current, recorded)
+
+
+def _not_read_back(saved: dict[str, Any], options: RunOptions) -> list[str]:
+    from jlgcli.runner.state_schema import shown
+
+    notes = []
+    for key, (why, flag) in _NOT_READ.items():
+        value = saved.get(key)
+        if value in (None, [], ""):
+            continue
+        if key == "cwd" and options.cwd is None:
+            from pathlib import Path
+
+            if Path(value) == Path.cwd():
+                continue
+        if key == "permissions" and options.permissions == value:
+            continue
+        notes.append(f"recorded {key} {shown(value)} not read back: {why} (pass {flag})")
+    return notes
+
+
+def _shown(value: Any) -> str:
+    from jlgcli.runner.state_schema import shown
+
+    return shown(value)
+
+
+def resume_hint(cause: str, run_id: str, spec: Any) -> str | None:
+    """The exact command that continues a run stopped by ``cause`` (None: not resumable so).
+
+    A spent budget comes back with the flag that raises it: the recorded limit
+    would otherwise stop the resumed run at once.
+    """
+    command = f"jlgcli loop --resume {run_id}"
+    if cause == "interrupted":
+        return f"continue it with: {command}"
+    if cause == "max-iterations":
+        more = min(spec.max_iterations * 2, 1000)
+        return f"continue it with more iterations: {command} --max-iterations {more}"
+    if cause == "max-cost" and spec.max_cost_usd:
+        return f"continue it with a larger budget: {command} --max-cost {spec.max_cost_usd * 2:g}"
+    if cause == "timeout":
+        from jlgcli.durations import format_duration_ms
+
+        longer = format_duration_ms(min(spec.timeout_ms * 2, 7 * 86_400_000)).replace(" ", "")
+        return f"continue it with more time: {command} --timeout {longer}"
+    return None
