@@ -28,6 +28,8 @@ def parse_duration_ms(text: str | int) -> int:
         raise DurationError(f"expected a duration ({EXAMPLES})")
     if isinstance(text, int):
         return _check_bare(text)
+    if not isinstance(text, str):  # e.g. {} or a list from a config file (issue 31: was a 70)
+        raise DurationError(f"expected a duration ({EXAMPLES}), not {type(text).__name__}")
     value = text.strip().lower().replace(" ", "")
     if value.startswith("-") and (_DIGITS.fullmatch(value[1:]) or _WHOLE.fullmatch(value[1:])):
         raise DurationError(f"a duration cannot be negative ('{text}'); use {EXAMPLES}")

@@ -98,6 +98,15 @@ class CommandSettings(BaseModel):
             raise ValueError("the program (first element) is empty")
         return value
 
+    @field_validator("env")
+    @classmethod
+    def _variables(cls, value: dict[str, str]) -> dict[str, str]:
+        # The OS refuses these names (ValueError at spawn, a 70 before issue 31): 78 here.
+        for name, text in value.items():
+            if not name or "=" in name or "\0" in name or "\0" in text:
+                raise ValueError(f"{name!r} is not a usable environment variable (no '=', no NUL)")
+        return value
+
     @model_validator(mode="after")
     def _consistent(self) -> CommandSettings:
         joined = "\0".join(self.argv)

@@ -33,6 +33,9 @@ def backend(raw: dict[str, Any], *, is_windows: bool = False) -> CommandBackend:
         ({"argv": ["x"], "prompt": "argument"}, "backends.mine:"),
         ({"argv": ["x", "{prompt}"]}, "backends.mine:"),
         ({"argv": ["x"], "interactive": {}}, "backends.mine:"),
+        ({"argv": ["x"], "env": {"A=B": "c"}}, "backends.mine.env"),  # issue 31: was a 70
+        ({"argv": ["x"], "env": {"": "c"}}, "backends.mine.env"),
+        ({"argv": ["x"], "env": {"A": "c\0"}}, "backends.mine.env"),
         (
             {"argv": ["x"], "transport": "pty", "interactive": {"done_pattern": "("}},
             "backends.mine.interactive.done_pattern",
