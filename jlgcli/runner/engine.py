@@ -59,6 +59,9 @@ def new_record(spec: RunSpec, clock: Clock) -> RunRecord:
         record.prior_elapsed_ms = spec.resume.elapsed_ms
         record.session_id = spec.resume.session_id
         record.metrics = [IterationMetrics.from_json(item) for item in spec.resume.metrics]
+        for metrics in record.metrics:  # the backends the old run used come first
+            if metrics.backend:
+                record.backend_versions.setdefault(metrics.backend, None)
     return record
 
 

@@ -171,6 +171,8 @@ class IterationLoop:
             switchReason=self.switch_reason,
         )
         self.switch_reason = None
+        if record.backend_versions.get(backend.id) is None:
+            record.backend_versions[backend.id] = self.chain.availability.version
         record.metrics.append(metrics)
         self.recorder.call_ended(metrics, result.text)
         return call, prompt

@@ -9,7 +9,7 @@ from jlgcli.runner.causes import cause as cause_row
 from jlgcli.runner.causes import exit_code_of
 from jlgcli.runner.clock import Clock
 from jlgcli.runner.spec import RunSpec
-from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
+from jlgcli.runner.summary import BackendUse, ErrorInfo, IterationMetrics, RunSummary
 
 
 @record(frozen=False, slots=True)
@@ -22,6 +22,8 @@ class RunRecord:
     started: float  # the clock's monotonic time at start
     backend_id: str
     backend_version: str | None = None
+    # each backend called, in the order of its first call, with its CLI's version
+    backend_versions: dict[str, str | None] = field(default_factory=dict)
     metrics: list[IterationMetrics] = field(default_factory=list)
     diagnosis: list[str] = field(default_factory=list)
     cause: str = "error"
@@ -102,13 +104,19 @@ def build_summary(record: RunRecord, clock: Clock) -> RunSummary:
 
         signal_name = name_of(record.signal_number)
     row = cause_row(record.cause)
+    used = list(record.backend_versions)  # every backend called, failed calls too, in order
+    last = metrics[-1].backend if metrics else None
+    backend = last or record.backend_id  # who ran the last iteration
+    versions = {record.backend_id: record.backend_version}
+    versions.update((name, v) for name, v in record.backend_versions.items() if v is not None)
     return RunSummary(
         command=spec.command,
         status=row.status,
         stopCause=row.name,
         exitCode=record.exit_code,
-        backend=record.backend_id,
-        backendVersion=record.backend_version,
+        backend=backend,
+        backendVersion=versions.get(backend),
+        backends=[BackendUse(id=name, version=versions.get(name)) for name in used],
         model=spec.model,
         completionMode=spec.completion_mode if spec.is_loop else "none",
         iterations=len(metrics),

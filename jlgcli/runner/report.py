@@ -34,10 +34,11 @@ def _headline(summary: RunSummary, colour: Palette | None) -> str:
 
 
 def _backends(summary: RunSummary) -> str:
-    used = [m.backend for m in summary.iterationMetrics if m.backend]
-    names = list(dict.fromkeys(used)) or [summary.backend]
-    first = names[0] + (f" {summary.backendVersion}" if summary.backendVersion else "")
-    return ", then ".join([first, *names[1:]])
+    """``claude 2.1.197 → codex 0.46.0``: each backend used, in order, with its own version."""
+    used = [(b.id, b.version) for b in summary.backends] or [
+        (summary.backend, summary.backendVersion)
+    ]
+    return " → ".join(f"{name} {version}" if version else name for name, version in used)
 
 
 def human_summary(summary: RunSummary, colour: Palette | None = None) -> str:

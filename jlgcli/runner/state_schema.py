@@ -100,6 +100,7 @@ def _gate(value: Any) -> bool:
     return (
         isinstance(value, dict)
         and _text(value.get("command"))
+        and "exitCode" in value
         and _optional(lambda v: isinstance(v, int) and not isinstance(v, bool))(
             value.get("exitCode")
         )

@@ -16,6 +16,7 @@ from jlgcli.records import field, record
 from jlgcli.runner.causes import CAUSES, Status, StopCause
 
 __all__ = [
+    "BackendUse",
     "ErrorInfo",
     "GateResult",
     "IterationMetrics",
@@ -43,6 +44,14 @@ class ErrorInfo:
     code: int
     message: str
     hint: str | None = None
+
+
+@record(frozen=False, slots=True)
+class BackendUse:
+    """A backend that ran iterations of the run, with its CLI's version (failover: several)."""
+
+    id: str
+    version: str | None = None
 
 
 @record(frozen=False, slots=True)
@@ -86,7 +95,11 @@ class IterationMetrics:
         """Read back a ``to_json()`` dict; unknown keys are ignored."""
         names = {f.name for f in records.fields(cls)}
         values = {key: value for key, value in data.items() if key in names}
-        values["gates"] = [GateResult(**gate) for gate in data.get("gates") or []]
+        gate_names = {f.name for f in records.fields(GateResult)}
+        values["gates"] = [
+            GateResult(**{key: value for key, value in gate.items() if key in gate_names})
+            for gate in data.get("gates") or []
+        ]
         return cls(**values)
 
 
@@ -108,6 +121,7 @@ class RunSummary:
     runId: str
     schemaVersion: Literal[1] = 1
     backendVersion: str | None = None
+    backends: list[BackendUse] = field(default_factory=list)
     model: str | None = None
     runDir: str | None = None
     sessionId: str | None = None
@@ -136,6 +150,7 @@ class RunSummary:
         values["iterationMetrics"] = [
             IterationMetrics.from_json(item) for item in data.get("iterationMetrics") or []
         ]
+        values["backends"] = [BackendUse(**item) for item in data.get("backends") or []]
         if data.get("error"):
             values["error"] = ErrorInfo(**data["error"])
         return cls(**values)

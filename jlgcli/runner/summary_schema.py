@@ -32,6 +32,13 @@ class ErrorInfo(_Model):
     hint: str | None = None
 
 
+class BackendUse(_Model):
+    """A backend that ran iterations of the run, with its CLI's version."""
+
+    id: str
+    version: str | None = None
+
+
 class GateResult(_Model):
     """One gate command run after the model said done."""
 
@@ -75,7 +82,7 @@ class RunSummary(_Model):
     status: Status
     stopCause: StopCause
     exitCode: int
-    backend: str
+    backend: str = Field(description="the backend that ran the last iteration")
     completionMode: str
     iterations: int
     maxIterations: int
@@ -84,7 +91,12 @@ class RunSummary(_Model):
     endedAt: str
     runId: str
     schemaVersion: Literal[1] = 1
-    backendVersion: str | None = None
+    backendVersion: str | None = Field(None, description="the version of that backend's CLI")
+    backends: list[BackendUse] = Field(
+        default_factory=list,
+        description="the backends that ran iterations, in the order they were first used "
+        "(after a failover: several)",
+    )
     model: str | None = None
     runDir: str | None = Field(None, description="artifacts directory, when --artifacts")
     sessionId: str | None = None

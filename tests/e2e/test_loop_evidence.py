@@ -150,7 +150,8 @@ def test_claude_at_its_weekly_limit_fails_over_to_codex_and_says_so(
     human = jlg("loop", str(task), "--backend", "claude", "--fallback", "codex",
                 "--timeout", "1h", env=env)  # fmt: skip
     assert human.returncode == 0, human.stderr
-    assert "backend     codex" in human.stderr  # the summary names who finished
+    assert "backend     claude" in human.stderr  # each backend used, in order (issue 31)
+    assert "→ codex" in human.stderr
 
 
 def test_quota_exhausted_without_fallback_stops_with_its_own_cause(

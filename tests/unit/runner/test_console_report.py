@@ -119,3 +119,12 @@ def test_the_summary_is_coloured_only_when_asked(monkeypatch: pytest.MonkeyPatch
         _summary(error=ErrorInfo(code=4, message="m", hint="h")), Palette(io.StringIO())
     )
     assert "\x1b[" in coloured and "INCOMPLETE" in coloured
+
+
+def test_summary_names_each_backend_used_with_its_own_version() -> None:
+    """Issue 31: after a failover the line said "codex <claude's version>"."""
+    from jlgcli.runner.summary import BackendUse
+
+    used = [BackendUse("claude", "2.1.197"), BackendUse("codex", None)]
+    text = human_summary(_summary(backend="codex", backendVersion=None, backends=used))
+    assert "backend     claude 2.1.197 → codex\n" in text

@@ -333,3 +333,17 @@ def test_a_long_wait_with_an_unusable_fallback_is_waited_out(tmp_path: Path) -> 
     assert (summary.stopCause, summary.iterations) == ("done", 1)
     assert sum(clock.slept) == pytest.approx(600, abs=1)
     assert any("fallback gemini skipped" in note for note in summary.diagnosis)
+
+
+def test_after_a_failover_the_summary_lists_the_backends_called_in_order(tmp_path: Path) -> None:
+    """Issue 31: ``backend`` is who ran the last iteration; ``backends`` every one called."""
+    clock = FakeClock()
+    claude, codex = FakeBackend("claude", clock=clock), FakeBackend("codex", clock=clock)
+    claude.enqueue(ok=False, error_kind="quota", error="no credit")
+    codex.enqueue("half").enqueue("DONE")
+    summary, _ = run(tmp_path, claude, codex, fallbacks=("codex",))
+    assert [m.backend for m in summary.iterationMetrics] == ["codex", "codex"]
+    assert (summary.backend, summary.backendVersion) == ("codex", "1.0")
+    assert [(b.id, b.version) for b in summary.backends] == [("claude", "1.0"), ("codex", "1.0")]
+    again = summary.from_json(json.loads(json.dumps(summary.to_json())))
+    assert again.backends == summary.backends
