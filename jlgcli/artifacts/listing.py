@@ -1,8 +1,11 @@
 """Reading recorded runs back: ``jlgcli runs`` and ``jlgcli runs show <id>`` (F-006, US-8).
 
-A run directory is read leniently: a run killed before its ``result.json`` is
-"incomplete", a directory whose JSON is corrupt is "unreadable"; neither makes
-the listing fail.
+A run directory holds ``result.json`` and ``meta.json`` with ``--artifacts``, and
+``state.json`` for every loop (issue 31): the status, backends, cost and counts
+come from the result when there is one, else from the state (its stop cause).
+A run whose lock a live process holds is "running"; one killed before it
+recorded an ending is "incomplete", one whose JSON is corrupt is "unreadable";
+none makes the listing fail. Everything read here is input: shown, never run.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from jlgcli.records import record
 
 INCOMPLETE = "incomplete"
 UNREADABLE = "unreadable"
+RUNNING = "running"
+STATE_FILE = "state.json"
 _HINT_DIR = "pass --dir DIR to read another artifacts directory"
 LATEST = "latest"  # ``runs show latest``, like ``ledger show latest``
 
@@ -47,6 +52,8 @@ class RunInfo:
     exit_code: int | None
     problem: str | None = None  # why the run is unreadable
     stop_cause: str | None = None  # the RunSummary stopCause ("max-iterations", "timeout" …)
+    backends: tuple[str, ...] = ()  # every backend used, in order (failover: several)
+    cost_usd: float | None = None
 
     @property
     def outcome(self) -> str:
@@ -65,7 +72,14 @@ class RunInfo:
             "durationMs": self.duration_ms,
             "exitCode": self.exit_code,
             "problem": self.problem,
+            "backends": list(self.backends),
+            "costUsd": self.cost_usd,
         }
+
+    @property
+    def backend_words(self) -> str:
+        """``claude → codex``, the one backend, or ``-``."""
+        return " → ".join(self.backends) or self.backend or "-"
 
 
 @record
@@ -95,17 +109,20 @@ class RunDetail:
     result: dict[str, Any] | None
     iterations: tuple[IterationFiles, ...]
     transcript: Path | None
+    state: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "run": self.info.to_json(),
             "meta": self.meta,
             "result": self.result,
+            "state": self.state,
             "iterations": [it.to_json() for it in self.iterations],
             "paths": {
                 "dir": str(self.info.path),
                 "meta": _str_if_file(self.info.path / META_FILE),
                 "result": _str_if_file(self.info.path / RESULT_FILE),
+                "state": _str_if_file(self.info.path / STATE_FILE),
                 "transcript": str(self.transcript) if self.transcript else None,
             },
         }
@@ -142,6 +159,7 @@ def load_run(root: Path, run_id: str) -> RunDetail:
     path = root / matches[0]
     meta, _ = _read_json(path / META_FILE)
     result, _ = _read_json(path / RESULT_FILE)
+    state, _ = _read_json(path / STATE_FILE)
     transcript = path / TRANSCRIPT_FILE
     return RunDetail(
         info=read_run(path),
@@ -149,6 +167,7 @@ def load_run(root: Path, run_id: str) -> RunDetail:
         result=result,
         iterations=_iterations(path),
         transcript=transcript if transcript.is_file() else None,
+        state=state,
     )
 
 
@@ -156,15 +175,18 @@ def read_run(path: Path) -> RunInfo:
     """Summarise one run directory; never raises for a corrupt one."""
     meta, meta_problem = _read_json(path / META_FILE)
     result, result_problem = _read_json(path / RESULT_FILE)
-    problem = result_problem or meta_problem
+    state, state_problem = _read_json(path / STATE_FILE) if result is None else (None, None)
+    problem = result_problem or meta_problem or state_problem
     if result is not None and not isinstance(result.get("status"), str):
         problem = f"{RESULT_FILE}: no status"
+    if result is None and state is not None and not problem:
+        result, problem = _result_of_state(path, state)
     if problem:
         status = UNREADABLE
     elif result is not None:
         status = result["status"]
     else:
-        status = INCOMPLETE  # killed (or still running) before result.json
+        status = RUNNING if _is_running(path) else INCOMPLETE  # killed before its end
     facts = {**(meta or {}), **(result or {})}
     iterations = facts.get("iterations")
     if isinstance(iterations, list):
@@ -175,6 +197,7 @@ def read_run(path: Path) -> RunInfo:
     backend = facts.get("backend")
     duration = facts.get("durationMs")
     cause = result.get("stopCause") if result is not None and not problem else None
+    cost = facts.get("costUsd")
     return RunInfo(
         run_id=path.name,
         path=path,
@@ -186,7 +209,59 @@ def read_run(path: Path) -> RunInfo:
         exit_code=facts.get("exitCode") if _is_int(facts.get("exitCode")) else None,
         problem=problem,
         stop_cause=cause if isinstance(cause, str) else None,
+        backends=_backends_of(facts),
+        cost_usd=_as_money(cost),
     )
+
+
+def _result_of_state(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """What ``result.json`` would say, from a loop's ``state.json`` (checked: ``state_schema``).
+
+    (None, None) while the run is going (no stop cause yet); (None, problem) when damaged.
+    """
+    from jlgcli.errors import JlgError
+    from jlgcli.runner.state_schema import validate_state
+
+    file = path / STATE_FILE
+    try:
+        state = validate_state(file, data)
+    except JlgError as exc:
+        return None, f"{STATE_FILE}: {exc.message.removeprefix(f'{file}: ')}"
+    cause = state.get("stop_cause")
+    metrics = state.get("metrics") or []
+    used = [m["backend"] for m in metrics if isinstance(m.get("backend"), str)]
+    facts: dict[str, Any] = {
+        "iterations": state.get("iterations"),
+        "durationMs": state.get("elapsed_ms"),
+        "backend": used[-1] if used else state.get("backend"),
+        "backends": [{"id": name} for name in dict.fromkeys(used)],
+        "costUsd": state.get("cost_usd"),
+        "startedAt": state.get("started_at"),
+    }
+    running = _is_running(path)
+    if cause is None or running:  # going on, or killed before it recorded its end
+        return {**facts, "status": RUNNING if running else INCOMPLETE}, None
+    from jlgcli.runner.causes import CAUSES
+
+    row = CAUSES[cause]
+    code = None if cause == "interrupted" else int(row.exit_code)  # the signal is not recorded
+    return {**facts, "status": row.status, "stopCause": cause, "exitCode": code}, None
+
+
+def _backends_of(facts: dict[str, Any]) -> tuple[str, ...]:
+    listed = facts.get("backends")
+    if isinstance(listed, list):
+        names = [b["id"] for b in listed if isinstance(b, dict) and isinstance(b.get("id"), str)]
+        if names:
+            return tuple(names)
+    backend = facts.get("backend")
+    return (backend,) if isinstance(backend, str) else ()
+
+
+def _is_running(path: Path) -> bool:
+    from jlgcli.artifacts.started import is_running
+
+    return is_running(path)
 
 
 def _run_names(root: Path) -> list[str]:
@@ -257,6 +332,12 @@ def _is_int(value: Any) -> bool:
 def _as_int(value: Any) -> int | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
         return int(value)
+    return None
+
+
+def _as_money(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
     return None
 
 

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from jlgcli.artifacts.listing import RunDetail
+
 EPILOG = """examples:
   jlgcli runs                              the 20 most recent runs of this project
   jlgcli runs show latest                  the most recent run
@@ -18,7 +20,10 @@ EPILOG = """examples:
 """
 
 HANDLER = "jlgcli.commands.runs:execute"
-NOT_RECORDED = "runs are recorded only with --artifacts (or `jlgcli config set artifacts true`)"
+NOT_RECORDED = (
+    "every loop is recorded (state.json); a one-shot run only with --artifacts "
+    "(or `jlgcli config set artifacts true`)"
+)
 
 
 def _positive_int(text: str) -> int:
@@ -35,10 +40,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add ``runs`` and ``runs show``."""
     runs = subparsers.add_parser(
         "runs",
-        help="list recent runs recorded with --artifacts",
-        description="List the runs recorded with --artifacts in this project's .jlgcli/runs "
-        "(found from any sub-directory), newest first: id, date, "
-        "backend, status, iterations, duration. A run killed before it finished is "
+        help="list recent runs (every loop; one-shot runs with --artifacts)",
+        description="List the runs recorded in this project's .jlgcli/runs (found from any "
+        "sub-directory), newest first: id, date, backends, status, iterations, duration, "
+        "cost. Every loop is recorded (its state.json), a one-shot run with --artifacts. "
+        "A run still going is 'running'; one killed before it finished is "
         "'incomplete'; a run directory with corrupt files is 'unreadable'.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -52,12 +58,15 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     actions = runs.add_subparsers(title="actions", metavar="<action>")
     show = actions.add_parser(
         "show",
-        help="one run: status, meta, result, iterations and file paths",
-        description="Show one recorded run: its status, meta.json, result.json, "
-        "iterations and the paths of its files.",
+        help="one run: status, backends, cost, iterations, the resume command",
+        description="Show one recorded run in a few lines: status, backends, cost, "
+        "iterations, the error and its hint, its files, and how to resume it. "
+        "--json prints the full record (meta.json, result.json, state.json).",
     )
     show.add_argument("run_id", metavar="ID",
                       help="a run id, a unique prefix of one, or 'latest'")  # fmt: skip
+    show.add_argument("--json", action="store_true",
+                      help="print the full record as one JSON object on stdout")  # fmt: skip
     _add_dir_option(show, default=argparse.SUPPRESS)  # keep `runs --dir X show ID` working
     show.set_defaults(handler=HANDLER, runs_action="show")
 
@@ -112,19 +121,19 @@ def _list(root: Path, limit: int, want_json: bool) -> int:
         [
             info.run_id,
             _date(info.started_at),
-            info.backend or "-",
+            info.backend_words.replace(" ", ""),
             info.outcome,
             "-" if info.iterations is None else str(info.iterations),
             format_duration(info.duration_ms),
+            _cost(info.cost_usd),
         ]
         for info in runs
     ]
-    print_table(rows, ["ID", "DATE", "BACKEND", "STATUS", "ITER", "DURATION"])
+    print_table(rows, ["ID", "DATE", "BACKEND", "STATUS", "ITER", "DURATION", "COST"])
     return 0
 
 
 def _show(root: Path, run_id: str, want_json: bool) -> int:
-    import json
     import sys
 
     from jlgcli.artifacts.listing import load_run
@@ -134,34 +143,54 @@ def _show(root: Path, run_id: str, want_json: bool) -> int:
     if want_json:
         emit_json({"root": str(root), **detail.to_json()})
         return 0
+    sys.stdout.write("\n".join(_short_view(detail)) + "\n")
+    return 0
+
+
+def _short_view(detail: RunDetail) -> list[str]:
+    """A few lines a person reads: how it ended, on what, for how much, and what next."""
     info = detail.info
     status = info.outcome if info.exit_code is None else f"{info.outcome} (exit {info.exit_code})"
+    record = detail.result or {}
+    error: dict[str, Any] = record["error"] if isinstance(record.get("error"), dict) else {}
+    state = detail.state or {}
+    task = state.get("task") if isinstance(state.get("task"), str) else None
+    resumable = detail.state is not None and info.stop_cause not in (None, "done")
     lines = [
         ("run", info.run_id),
         ("status", status),
         ("problem", info.problem),
-        ("backend", info.backend),
+        ("backend", info.backend_words),
         ("started", _date(info.started_at)),
         ("duration", format_duration(info.duration_ms)),
         ("iterations", None if info.iterations is None else str(info.iterations)),
+        ("cost", _cost(info.cost_usd)),
+        ("task", _one_line(task) if task else None),
+        ("resumed", _text(record.get("resumedFrom"))),
+        ("error", _text(error.get("message"))),
+        ("hint", _text(error.get("hint"))),
         ("directory", str(info.path)),
         ("transcript", _with_size(detail.transcript)),
+        ("resume", f"jlgcli loop --resume {info.run_id}" if resumable else None),
     ]
     out = [f"{label:<11} {value}" for label, value in lines if value is not None]
-    if detail.iterations:
-        out.append("")
-        out.append("iterations:")
-        for it in detail.iterations:
-            files = [p.name for p in (it.prompt, it.final) if p is not None] or ["(empty)"]
-            out.append(f"  {it.path.name}  {'  '.join(files)}  {it.path}")
-    for name, data in (("meta.json", detail.meta), ("result.json", detail.result)):
-        if data is not None:
-            out.append("")
-            out.append(f"{name}:")
-            text = json.dumps(data, indent=2, ensure_ascii=False)
-            out.extend("  " + line for line in text.splitlines())
-    sys.stdout.write("\n".join(out) + "\n")
-    return 0
+    out.append(f"{'':<11} the full record: jlgcli runs show {info.run_id} --json")
+    return out
+
+
+def _text(value: Any) -> str | None:
+    return _one_line(value) if isinstance(value, str) and value else None
+
+
+def _one_line(text: str, limit: int = 120) -> str:
+    """One bounded line, without control characters (a record is input: it never drives
+    the terminal)."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _cost(value: float | None) -> str:
+    return "-" if value is None else f"${value:.4f}"
 
 
 def _date(moment: datetime | None) -> str:

@@ -73,6 +73,11 @@ class IterationLoop:
         self.tree: str | None = None
         self.repo: str | None = ""  # the git directory, looked up on first use
         self._saved_metrics: list[tuple[IterationMetrics, dict[str, object]]] = []
+        from datetime import timezone
+
+        self._started_at = record.started_at.astimezone(timezone.utc).isoformat(
+            timespec="microseconds"
+        )
 
     def run(self) -> None:
         iteration = len(self.record.metrics) + 1
@@ -352,6 +357,7 @@ class IterationLoop:
             last_report=self.prompter.report,
             stop_cause=record.cause if stopped else None,
             metrics=self._metrics_json(),
+            started_at=self._started_at,
         )
         self.recorder.save_state(state, final=False)
 

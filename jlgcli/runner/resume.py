@@ -48,6 +48,7 @@ class ResumeState:
     last_report: str = ""
     stop_cause: str | None = None
     metrics: list[dict[str, Any]] = field(default_factory=list)
+    started_at: str | None = None  # ISO 8601 UTC, to the microsecond (``jlgcli runs``)
     version: int = STATE_VERSION
 
     def to_json(self) -> dict[str, Any]:

@@ -38,7 +38,7 @@ def test_list_and_show_recorded_runs(jlg: Runner, tmp_path: Path) -> None:
     table = jlg("runs", cwd=project)
     assert table.returncode == 0, table.stderr
     rows = [line.split() for line in table.stdout.splitlines()]
-    assert rows[0] == ["ID", "DATE", "BACKEND", "STATUS", "ITER", "DURATION"]
+    assert rows[0] == ["ID", "DATE", "BACKEND", "STATUS", "ITER", "DURATION", "COST"]
     assert [(row[0], row[4] if len(row) > 4 else "") for row in rows[1:]] == [
         ("20260103T000000Z-cccccc", "unreadable"),
         ("20260102T000000Z-bbbbbb", "incomplete"),

@@ -56,3 +56,49 @@ def test_after_a_failover_the_summary_names_each_backend_with_its_own_version(
     assert human.returncode == 0, human.stderr
     line = f"backend     claude {CLAUDE_VERSION} → codex {CODEX_VERSION}"
     assert line in human.stderr
+
+
+# --- jlgcli runs reads every loop's state (issue 31) --------------------------------------
+
+
+def test_runs_shows_the_real_status_backend_and_cost_of_loops_without_artifacts(
+    jlg: Runner, task: Path, tmp_path: Path
+) -> None:
+    # issue 31: every loop without --artifacts (and every --resume) was "incomplete", backend -
+    env = script(tmp_path, {"text": "part one"}, {"text": "ok\nDONE"})
+    first = jlg("loop", str(task), "-b", "claude", "-n", "1", "--json", env=env)
+    assert first.returncode == 4, first.stderr
+    second = jlg("loop", "--resume", "latest", "-n", "2", "--json", env=env)
+    assert second.returncode == 0, second.stderr
+    first_id, second_id = json.loads(first.stdout)["runId"], json.loads(second.stdout)["runId"]
+    table = jlg("runs")
+    assert table.returncode == 0, table.stderr
+    rows = {line.split()[0]: line.split() for line in table.stdout.splitlines()[1:]}
+    assert rows[first_id][3:6] == ["claude", "max-iterations", "1"]
+    assert rows[second_id][3:6] == ["claude", "done", "2"]
+    assert rows[second_id][-1] == "$0.0246"  # two calls at the fake's 0.0123
+    listed = json.loads(jlg("runs", "--json").stdout)["runs"]
+    by_id = {run["runId"]: run for run in listed}
+    assert (by_id[second_id]["status"], by_id[second_id]["exitCode"]) == ("done", 0)
+    assert by_id[first_id]["stopCause"] == "max-iterations"
+
+
+def test_runs_show_is_a_short_human_view_and_json_the_full_record(
+    jlg: Runner, task: Path, tmp_path: Path
+) -> None:
+    # issue 31: `runs show` dumped ~150 lines of raw meta/result JSON
+    env = script(tmp_path, {"text": "still going"})
+    result = jlg("loop", str(task), "-b", "claude", "-n", "2", "--artifacts", "--json", env=env)
+    run_id = json.loads(result.stdout)["runId"]
+    shown = jlg("runs", "show", "latest")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert len(lines) <= 20 and "{" not in shown.stdout
+    assert f"run         {run_id}" in lines
+    assert "status      max-iterations (exit 4)" in lines
+    assert "backend     claude" in lines and "cost        $0.0246" in lines
+    assert f"resume      jlgcli loop --resume {run_id}" in lines
+    assert any(line.startswith("hint ") and "--max-iterations 4" in line for line in lines)
+    full = json.loads(jlg("runs", "show", "latest", "--json").stdout)
+    assert full["result"]["runId"] == run_id and full["state"]["run_id"] == run_id
+    assert full["meta"]["runId"] == run_id

@@ -76,6 +76,7 @@ def test_a_finished_run(root: Path) -> None:
         "runId": NEW, "path": str(root / NEW), "status": "max-iterations",
         "startedAt": "2026-01-03T01:02:03+00:00", "backend": "claude", "iterations": 3,
         "durationMs": 61_234, "exitCode": 4, "problem": None, "stopCause": None,
+        "backends": ["claude"], "costUsd": None,
     }  # fmt: skip
     assert info.outcome == "max-iterations"
 
@@ -180,6 +181,7 @@ def test_load_run_by_id_and_prefix(root: Path) -> None:
         "dir": str(run.path),
         "meta": str(run.path / "meta.json"),
         "result": str(run.path / "result.json"),
+        "state": None,
         "transcript": str(run.path / "transcript.ndjson"),
     }
     assert data["iterations"][1]["final"] is None
