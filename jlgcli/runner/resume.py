@@ -136,8 +136,7 @@ def read_state(path: Path) -> ResumeState:
 
     try:
         if path.stat().st_size > _MAX_STATE_BYTES:
-            raise damaged(path, f"larger than {_MAX_STATE_BYTES // 1_000_000} MB: not a state "
-                                "jlgcli wrote")  # fmt: skip
+            raise damaged(path, f"larger than {_MAX_STATE_BYTES} bytes: not a state jlgcli wrote")
         raw = path.read_bytes()
     except OSError as exc:
         raise JlgError(ExitCode.NO_INPUT, f"cannot read {path}: {exc.strerror or exc}",

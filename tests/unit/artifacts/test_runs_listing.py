@@ -228,3 +228,60 @@ def test_unreadable_file_is_unreadable(root: Path) -> None:  # pragma: no cover 
         assert read_run(path).status == UNREADABLE
     finally:
         (path / "result.json").chmod(0o600)
+
+
+# --- every loop's state.json (issue 31) ----------------------------------------------------
+
+
+def _state(**fields: object) -> dict[str, object]:
+    metric = {"index": 1, "durationMs": 5, "exitCode": 0, "stopReason": "exited",
+              "completion": "continue", "outputChars": 3}  # fmt: skip
+    base: dict[str, object] = {
+        "run_id": NEW, "task": "t", "backend": "claude", "options": {}, "iterations": 2,
+        "elapsed_ms": 2500, "cost_usd": 0.5, "stop_cause": "max-cost", "version": 1,
+        "metrics": [{**metric, "backend": "claude"}, {**metric, "index": 2, "backend": "codex"}],
+        "started_at": "2026-01-03T01:02:03.000004+00:00",
+    }  # fmt: skip
+    base.update(fields)
+    return base
+
+
+def _with_state(root: Path, state: object) -> Path:
+    path = root / NEW
+    path.mkdir()
+    (path / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    return path
+
+
+def test_a_loop_without_artifacts_is_read_from_its_state(root: Path) -> None:
+    _with_state(root, _state())
+    info = read_run(root / NEW)
+    assert (info.status, info.stop_cause, info.exit_code) == ("incomplete", "max-cost", 4)
+    assert (info.backends, info.backend, info.cost_usd) == (("claude", "codex"), "codex", 0.5)
+    assert (info.iterations, info.duration_ms, info.backend_words) == (2, 2500, "claude → codex")
+    assert info.started_at == datetime(2026, 1, 3, 1, 2, 3, 4, tzinfo=timezone.utc)
+    assert load_run(root, NEW).to_json()["state"]["run_id"] == NEW
+
+
+def test_a_state_without_an_ending_is_running_while_its_lock_is_held(root: Path) -> None:
+    from jlgcli.artifacts.started import RunLock
+
+    path = _with_state(root, _state(stop_cause=None))
+    assert read_run(path).status == INCOMPLETE  # killed before it recorded its end
+    lock = RunLock(path)
+    assert lock.acquire()
+    try:
+        assert read_run(path).status == "running"
+    finally:
+        lock.release()
+
+
+def test_an_interrupted_state_has_no_made_up_exit_code_and_a_damaged_one_is_unreadable(
+    root: Path,
+) -> None:
+    path = _with_state(root, _state(stop_cause="interrupted"))
+    assert (read_run(path).status, read_run(path).exit_code) == ("interrupted", None)
+    (path / "state.json").write_text(json.dumps(_state(elapsed_ms="x")), encoding="utf-8")
+    info = read_run(path)
+    assert info.status == UNREADABLE
+    assert info.problem is not None and info.problem.startswith("state.json: field 'elapsed_ms'")
