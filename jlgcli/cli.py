@@ -67,7 +67,7 @@ commands:
     loop         loop a task until it is done (guarded)
     backends     list the agent CLIs and whether they are ready
     doctor       diagnose the environment: config, backends, PATH, terminal
-    runs         list recent runs recorded with --artifacts
+    runs         list recent runs (every loop; one-shot runs with --artifacts)
     ledger       show the rebound ledger (audit trail of rebound runs)
     hook         pre-commit hook: one agent call over the staged change
     dev          plan-driven development loop (implement, validate, review, commit)

@@ -129,7 +129,8 @@ def _list(root: Path, limit: int, want_json: bool) -> int:
         ]
         for info in runs
     ]
-    print_table(rows, ["ID", "DATE", "BACKEND", "STATUS", "ITER", "DURATION", "COST"])
+    safe = [[_one_line(cell, 40) for cell in row] for row in rows]  # records are input
+    print_table(safe, ["ID", "DATE", "BACKEND", "STATUS", "ITER", "DURATION", "COST"])
     return 0
 
 
@@ -173,7 +174,7 @@ def _short_view(detail: RunDetail) -> list[str]:
         ("transcript", _with_size(detail.transcript)),
         ("resume", f"jlgcli loop --resume {info.run_id}" if resumable else None),
     ]
-    out = [f"{label:<11} {value}" for label, value in lines if value is not None]
+    out = [f"{label:<11} {_one_line(value, 300)}" for label, value in lines if value is not None]
     out.append(f"{'':<11} the full record: jlgcli runs show {info.run_id} --json")
     return out
 

@@ -102,3 +102,16 @@ def test_runs_show_is_a_short_human_view_and_json_the_full_record(
     full = json.loads(jlg("runs", "show", "latest", "--json").stdout)
     assert full["result"]["runId"] == run_id and full["state"]["run_id"] == run_id
     assert full["meta"]["runId"] == run_id
+
+
+def test_runs_never_print_terminal_controls_from_a_record(jlg: Runner, tmp_path: Path) -> None:
+    # a record is input (DESIGN "state is input"): shown, never able to drive the terminal
+    run = tmp_path / ".jlgcli" / "runs" / "20260101T000000Z-aaaaaa"
+    run.mkdir(parents=True)
+    evil = "\x1b]0;owned\x07\x1b[2J"
+    (run / "result.json").write_text(json.dumps({"status": f"done{evil}", "backend": evil,
+                                                 "error": {"message": evil}}), "utf-8")  # fmt: skip
+    for args in (("runs",), ("runs", "show", "latest")):
+        result = jlg(*args)
+        assert result.returncode == 0, result.stderr
+        assert "\x1b" not in result.stdout and "\x07" not in result.stdout
