@@ -129,7 +129,9 @@ def _check_session(record: RunRecord, spec: RunSpec, console: Console) -> None:
         return
     owner = state.session_backend or state.backend
     if owner != record.backend_id:
-        note = (f"the recorded session belongs to {owner}, not {record.backend_id}: "
+        from jlgcli.runner.state_schema import shown  # read from a file: shown, never obeyed
+
+        note = (f"the recorded session belongs to {shown(owner)}, not {record.backend_id}: "
                 "a new session starts, with the task restated")  # fmt: skip
         console.warn(note)
         record.diagnosis.append(note)

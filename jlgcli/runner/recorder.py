@@ -94,6 +94,7 @@ class Recorder:
             for folder in dirs:
                 lock = RunLock(folder)
                 if not lock.acquire():
+                    self._abandon(run_dir)
                     raise JlgError(
                         ExitCode.USAGE, f"run {folder.name} is still running",
                         hint="wait for it to end, then resume it",
@@ -112,6 +113,16 @@ class Recorder:
             run_id = self.record.run_id
             self.console.warn(f"could not record this run as yours ({exc}): "
                               f"resume it by id: jlgcli loop --resume {run_id}")  # fmt: skip
+
+    def _abandon(self, run_dir: Path) -> None:
+        """Leave no empty run folder behind a run refused before it started."""
+        self._release()
+        with contextlib.suppress(OSError):
+            for item in run_dir.iterdir():
+                if item.name != "run.lock":
+                    return
+            (run_dir / "run.lock").unlink(missing_ok=True)
+            run_dir.rmdir()
 
     def _meta(self) -> dict[str, Any]:
         from jlgcli._version import __version__

@@ -167,8 +167,9 @@ def test_resume_refuses_a_run_that_is_still_running(
 ) -> None:
     # issue 31: `--resume latest` while the run went on started a second agent on the tree
     (tmp_path / "task.md").write_text("Work.\n", encoding="utf-8")
+    selected = script(tmp_path, {"text": "step one"}, {"hang": True})
     env = without_coverage()  # signalled: not measured (support/environ.py says why)
-    env.update(script(tmp_path, {"text": "step one"}, {"hang": True}))
+    env.update(selected)
     live = subprocess.Popen(
         [jlgcli_exe, "loop", "task.md", "-b", "claude"], cwd=tmp_path, env=env,
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -179,7 +180,7 @@ def test_resume_refuses_a_run_that_is_still_running(
         while not marker.exists() and time.monotonic() < deadline:
             time.sleep(0.05)  # polling for the marker the fake writes, not a fixed wait
         assert marker.exists(), "the fake never received the second prompt"
-        again = jlg("loop", "--resume", "latest", env=script(tmp_path))
+        again = jlg("loop", "--resume", "latest", env=selected)
         assert again.returncode == 64, again.stderr
         assert "still running" in again.stderr
         assert len(prompts(tmp_path)) == 2  # no third call

@@ -281,7 +281,7 @@ def test_a_session_of_another_backend_is_not_continued(tmp_path: Path) -> None:
     summary, err = run(tmp_path, backend, resume=state, session_mode="continue",
                        notes=("a note shown first",))  # fmt: skip
     assert backend.history[0].resume_session is None
-    assert "the recorded session belongs to codex, not claude" in err
+    assert 'the recorded session belongs to "codex", not claude' in err
     assert summary.diagnosis[0] == "a note shown first"
 
 
@@ -302,3 +302,44 @@ def test_the_resume_hint_names_the_exact_command(
                    max_iterations=5, max_cost_usd=1.5, timeout_ms=3_600_000)  # fmt: skip
     hint = resume_hint(cause, "r9", spec)
     assert (hint is None) if words is None else (hint is not None and words in hint)
+
+
+def test_a_resumed_run_lists_the_old_backends_first_and_hints_the_resume(tmp_path: Path) -> None:
+    metric = {**METRIC, "backend": "gemini", "costUsd": 0.25}
+    state = ResumeState.from_json({**STATE, "metrics": [metric], "iterations": 1})
+    summary, _ = run(tmp_path, FakeBackend("claude").enqueue("more"), resume=state,
+                     max_iterations=2)  # fmt: skip
+    assert [b.id for b in summary.backends] == ["gemini", "claude"]
+    assert summary.costUsd == pytest.approx(0.25)
+    assert summary.error is not None and summary.error.hint is not None
+    assert f"jlgcli loop --resume {summary.runId} --max-iterations 4" in summary.error.hint
+
+
+def test_a_last_state_that_cannot_be_written_fails_the_run_with_73(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jlgcli.runner import iterations
+
+    def full(self: Any) -> None:
+        raise JlgError(ExitCode.CANT_CREATE, "cannot write the resume state", hint="free space")
+
+    monkeypatch.setattr(iterations.IterationLoop, "save_final", full)
+    summary, _ = run(tmp_path, FakeBackend().enqueue("DONE"))
+    assert (summary.stopCause, summary.exitCode) == ("artifacts-error", 73)
+
+
+def test_a_resume_of_a_run_locked_meanwhile_is_refused_and_leaves_no_folder(
+    tmp_path: Path,
+) -> None:
+    state = ResumeState.from_json({**STATE, "run_id": "20260101T000000Z-aaaaaa"})
+    old = tmp_path / ".jlgcli" / "runs" / state.run_id
+    old.mkdir(parents=True)
+    lock = started.RunLock(old)
+    assert lock.acquire()  # a live run took it after the check in build_spec
+    try:
+        with pytest.raises(JlgError) as caught:
+            run(tmp_path, FakeBackend().enqueue("DONE"), resume=state)
+    finally:
+        lock.release()
+    assert caught.value.code == 64 and "still running" in caught.value.message
+    assert [p.name for p in old.parent.iterdir()] == [state.run_id]  # no new empty folder
