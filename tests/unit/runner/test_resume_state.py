@@ -128,7 +128,9 @@ def test_read_state_refuses_huge_unreadable_and_deep_files(
 def test_a_full_disk_while_writing_the_state_is_73(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jlgcli.artifacts import atomic
+    from jlgcli.artifacts import atomic, rundir
+
+    assert rundir.atomic_write_text is atomic.atomic_write_text  # bound before the patch
 
     def full(*args: Any, **kwargs: Any) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
