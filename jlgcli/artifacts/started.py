@@ -16,6 +16,7 @@ frees it when the process dies, even on SIGKILL), so ``--resume`` and
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -60,11 +61,11 @@ def started_here(root: Path) -> list[str]:
         text = _record_path().read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return []
-    wanted = str(root.resolve())
+    wanted = os.path.normcase(str(root.resolve()))  # Windows: C:\Proj is c:\proj
     found: list[tuple[str, int, str]] = []
     for number, line in enumerate(text.splitlines()):
         entry = _entry(line)
-        if entry is not None and entry["root"] == wanted:
+        if entry is not None and os.path.normcase(entry["root"]) == wanted:
             found.append((entry["at"], number, entry["id"]))
     return [run_id for _, _, run_id in sorted(found, reverse=True)]
 
