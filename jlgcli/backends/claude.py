@@ -49,10 +49,19 @@ ASSISTANT_ERRORS: dict[str, LimitKind] = {
     "rate_limit": "rate-limit",
     "billing_error": "quota",
 }
+# result.api_error_status (claude 2.1.110+, backends.md §9): the HTTP status of the failure.
+API_STATUSES: dict[int, LimitKind] = {401: "auth", 429: "rate-limit", 503: "overloaded",
+                                      529: "overloaded"}  # fmt: skip
 # Set by a running Claude Code session; claude 2.1.39+ refuses to start when it sees
 # CLAUDECODE ("Claude Code cannot be launched inside another Claude Code session",
 # anthropics/claude-code#25434). jlgcli's child is its own session: drop them.
 NESTED_SESSION_VARIABLES = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
+# claude's refusal of bypassPermissions / --dangerously-skip-permissions as root (backends.md §2).
+ROOT_REFUSAL = "cannot be used with root/sudo privileges"
+ROOT_HINT = (
+    "claude refuses full permissions when run as root unless IS_SANDBOX=1 is set "
+    "(say so only in a container or VM you are ready to lose), or use --permissions edit"
+)
 
 
 _GETEUID: Callable[[], int] | None = getattr(os, "geteuid", None)  # absent on Windows
@@ -245,12 +254,22 @@ class ClaudeParser(JsonStreamParser):
             self.input_tokens = usage["input_tokens"] + cached
         if isinstance(usage, dict) and isinstance(usage.get("output_tokens"), int):
             self.output_tokens = usage["output_tokens"]
-        for key in ("num_turns", "terminal_reason", "subtype"):
+        for key in ("num_turns", "terminal_reason", "subtype", "api_error_status"):
             if isinstance(event.get(key), (str, int)) and not isinstance(event.get(key), bool):
                 self.extra[key] = str(event[key])
+        # result.permission_denials: [{tool_name, tool_use_id, tool_input}] (claude-agent-sdk
+        # types.py ResultMessage; backends.md §9): what headless claude refused to run.
+        denials = event.get("permission_denials")
+        for denial in denials if isinstance(denials, list) else []:
+            if isinstance(denial, dict):
+                self.denied(
+                    str(denial.get("tool_name") or "tool"), _tool_input(denial, "tool_input")
+                )
 
     def classify(self, outcome: ProcessOutcome) -> BackendResult:
         final = self.final
+        if final is None and ROOT_REFUSAL in self._plain_text():
+            return self.failure(outcome, f"{ROOT_HINT} ({self._last_words()})", "input")
         if final is None:
             kind = ASSISTANT_ERRORS.get(self.assistant_error or "")
             if kind is not None and self.last_error:  # ended after its error, without a result
@@ -272,6 +291,9 @@ class ClaudeParser(JsonStreamParser):
         kind = ASSISTANT_ERRORS.get(self.assistant_error or "")
         if kind is None and self.limit_rejected:
             kind = "rate-limit"  # 2.1.45+ without assistant.error: the event decides
+        status = final.get("api_error_status")
+        if kind is None and isinstance(status, int) and status in API_STATUSES:
+            kind = API_STATUSES[status]
         if kind is None:
             return self.failure_from(outcome, message)  # claude 2.0.x: text only
         verdict = structured_verdict(kind, message, reset=self.limit_reset)
@@ -286,8 +308,8 @@ def _on_overage(info: dict[str, Any]) -> bool:
     )
 
 
-def _tool_input(block: dict[str, Any]) -> str:
-    data = block.get("input")
+def _tool_input(block: dict[str, Any], key: str = "input") -> str:
+    data = block.get(key)
     if not isinstance(data, dict):
         return ""
     for key in ("command", "file_path", "path", "pattern", "url", "description"):

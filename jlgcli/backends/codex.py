@@ -32,6 +32,8 @@ from jlgcli.process.model import Invocation, ProcessOutcome
 
 INFO = CODEX
 SANDBOXES = {"read-only": "read-only", "edit": "workspace-write", "full": "danger-full-access"}
+# What a command prints when the sandbox (Landlock/seccomp, Seatbelt) refused it.
+_SANDBOX_WORDS = ("Read-only file system", "Operation not permitted", "Permission denied")
 
 
 def check_login(ctx: ProbeContext) -> AuthVerdict:
@@ -127,6 +129,8 @@ class CodexParser(JsonStreamParser):
 
     def _item(self, item: dict[str, Any], completed: bool) -> str:
         kind = item.get("type")
+        if completed:
+            self._denial(item)
         if kind == "agent_message" and completed:
             text = str(item.get("text", ""))
             if text.strip():
@@ -149,6 +153,26 @@ class CodexParser(JsonStreamParser):
         elif kind == "error" and completed:  # non-fatal (exec_events.rs): shown, not the cause
             return f"[codex] {short(str(item.get('message', '')))}\n"
         return ""
+
+    def _denial(self, item: dict[str, Any]) -> None:
+        """A sandbox denial (exec_events.rs): a command ``declined``, or one that failed on
+        the sandbox's read-only file system; a patch (``file_change``) that ``failed``."""
+        kind, status = item.get("type"), item.get("status")
+        if kind == "command_execution":
+            output = str(item.get("aggregated_output") or "")
+            refused = status == "declined" or (
+                status == "failed" and any(s in output for s in _SANDBOX_WORDS)
+            )
+            if refused:
+                self.denied("shell", str(item.get("command") or ""))
+        elif kind == "file_change" and status == "failed":
+            changes = item.get("changes")
+            paths = (
+                [str(c.get("path")) for c in changes if isinstance(c, dict)]
+                if isinstance(changes, list)
+                else []
+            )
+            self.denied("edit", ", ".join(paths))
 
     def _usage(self, usage: object) -> None:
         """This call's tokens: the thread total minus what earlier calls on it reported."""

@@ -110,6 +110,7 @@ def build_summary(record: RunRecord, clock: Clock) -> RunSummary:
         backend=record.backend_id,
         backendVersion=record.backend_version,
         model=spec.model,
+        permissions=spec.permissions,
         completionMode=spec.completion_mode if spec.is_loop else "none",
         iterations=len(metrics),
         maxIterations=spec.max_iterations if spec.is_loop else 1,

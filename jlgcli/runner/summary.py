@@ -76,6 +76,7 @@ class IterationMetrics:
     next: str | None = None
     switchReason: str | None = None
     diffStat: dict[str, int] | None = None
+    permissionDenials: list[dict[str, str]] = field(default_factory=list)
     gates: list[GateResult] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -109,6 +110,7 @@ class RunSummary:
     schemaVersion: Literal[1] = 1
     backendVersion: str | None = None
     model: str | None = None
+    permissions: str | None = None
     runDir: str | None = None
     sessionId: str | None = None
     signal: str | None = None

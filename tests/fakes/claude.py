@@ -154,8 +154,17 @@ class Run:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a", encoding="utf-8") as log:
             log.write(json.dumps({"type": "user", "content": self.prompt}) + "\n")
-        fe.apply(turn, self.cwd, write_files=self.opts.get("mode") != "plan")
+        fe.apply(turn, self.cwd, write_files=self.may_write())
         self.answer(turn)
+
+    def may_write(self) -> bool:
+        """Headless ``-p`` refuses tools that need approval: edits only with acceptEdits or
+        bypassPermissions (backends.md §9; claude-agent-sdk-python ``types.py``
+        ``PermissionMode``)."""
+        mode = self.opts.get("mode", "default")
+        return mode in ("acceptEdits", "bypassPermissions") or bool(
+            self.opts.get("skip_permissions")
+        )
 
     def no_conversation(self, session_id: str) -> None:
         message = f"No conversation found with session ID: {session_id}"
@@ -342,6 +351,8 @@ class Run:
         if turn.signal == "overage":  # the limit is hit, the turn goes on billed as extra usage
             self.limit_event(fe.reset_at(turn), "five_hour", isUsingOverage=True)
         turns = 1
+        allowed = self.may_write()
+        denials: list[dict[str, object]] = []
         if self.fmt == "stream-json":
             for index, name in enumerate(turn.files):
                 tool_id = f"toolu_{index:02d}"
@@ -355,20 +366,28 @@ class Run:
                         }
                     ]
                 )
+                path = str(Path(self.cwd) / name)
+                result: dict[str, object] = {"type": "tool_result", "tool_use_id": tool_id}
+                if allowed:
+                    result["content"] = "File written"
+                else:  # the wording claude gives a denied tool use in -p mode
+                    result["content"] = (
+                        f"Claude requested permissions to write to {path}, "
+                        "but you haven't granted it yet."
+                    )
+                    result["is_error"] = True
+                    denials.append(
+                        {
+                            "tool_name": "Write",
+                            "tool_use_id": tool_id,
+                            "tool_input": {"file_path": path, "content": "…"},
+                        }
+                    )
                 fe.emit(
                     {
                         "type": "user",
                         "session_id": self.sid,
-                        "message": {
-                            "role": "user",
-                            "content": [
-                                {
-                                    "type": "tool_result",
-                                    "tool_use_id": tool_id,
-                                    "content": "File written",
-                                }
-                            ],
-                        },
+                        "message": {"role": "user", "content": [result]},
                     }
                 )
                 turns += 1
@@ -380,6 +399,7 @@ class Run:
                 "is_error": False,
                 "num_turns": turns,
                 "result": turn.text,
+                "permission_denials": denials,
                 "total_cost_usd": 0.0123,
                 "usage": {
                     "input_tokens": 12,

@@ -145,7 +145,9 @@ class Exec:
         if not self.opts.get("ephemeral"):
             session = codex_home() / "sessions" / self.sid
             session.mkdir(parents=True, exist_ok=True)
-        fe.apply(turn, self.cwd, write_files=self.opts.get("sandbox") != "read-only")
+        # exec's default sandbox is read-only (backends.md §2): no -s, no writes (issue 34)
+        writable = self.opts.get("sandbox", "read-only") != "read-only" or self.opts.get("bypass")
+        fe.apply(turn, self.cwd, write_files=bool(writable))
         self.start()
         if turn.signal == "hiccup":
             self.error(HICCUP)

@@ -77,7 +77,8 @@ def main(argv: list[str]) -> None:
         )
     turn = fe.next_turn(prompt, argv)
     sid = turn.session_id or opts.get("session_id") or fe.new_id()
-    may_write = mode != "plan"  # read-only: a plan-mode turn writes nothing
+    # headless, an edit needs approval nobody can give unless auto_edit or yolo (backends.md §9)
+    may_write = mode in ("auto_edit", "yolo") or bool(opts.get("yolo"))
     fe.apply(turn, os.getcwd(), write_files=may_write)
     Stream(sid, fmt, opts.get("model", "auto"), prompt).answer(turn, may_write)
 
@@ -109,6 +110,13 @@ def api_error(turn: fe.Turn) -> str:
         )
     if turn.error == "quota":
         return "[API Error: You have exhausted your daily quota on this model.]"
+    if turn.error == "resource-exhausted":  # Google's own 429 wording (backends.md §9)
+        return (
+            "[API Error: Resource has been exhausted (e.g. check quota).\n"
+            f"Suggested retry after {turn.reset_in_seconds:g}s.]"
+        )
+    if turn.error == "overloaded":  # a 503 after gemini's own retries
+        return "[API Error: The model is overloaded. Please try again later.]"
     if turn.error == "auth-invalid":
         return (
             "[API Error: API key not valid. Please pass a valid API key. "
@@ -149,7 +157,22 @@ class Stream:
             self.event("error", severity="error", message="Model stream ended unexpectedly")
             self.event("result", status="error", stats=self.stats())
             sys.exit(turn.code(1))
-        if turn.error in ("rate-limit", "far-limit", "backend", "quota", "auth-invalid"):
+        if turn.error == "unauthorized":  # core/turn.ts: a 401 is an UnauthorizedError
+            message = (
+                "[API Error: Request had invalid authentication credentials. Expected OAuth 2 "
+                "access token, login cookie or other valid authentication credential.]"
+            )
+            self.event(
+                "result",
+                status="error",
+                error={"type": "UnauthorizedError", "message": message},
+                stats=self.stats(),
+            )
+            sys.exit(turn.code(401 & 255))
+        # API errors are plain objects by then: error.type "unknown" (core/utils/errors.ts), and
+        # the exit status is the HTTP status & 255 (cli/utils/errors.ts; backends.md §9)
+        http = {"resource-exhausted": 429, "overloaded": 503}
+        if turn.error in ("rate-limit", "far-limit", "backend", "quota", "auth-invalid", *http):
             message = api_error(turn)
             self.event(
                 "result",
@@ -157,9 +180,13 @@ class Stream:
                 error={"type": "unknown", "message": message},
                 stats=self.stats(),
             )
+            code = turn.code(http[turn.error] & 255 if turn.error in http else 1)
             if self.fmt != "stream-json":
-                fatal(message, turn.code(1), self.fmt)
-            sys.exit(turn.code(1))
+                fatal(message, code, self.fmt)
+            sys.exit(code)
+        if turn.error == "context-overflow":  # client.ts: success with no text at all
+            self.event("result", status="success", stats=self.stats())
+            sys.exit(turn.code(0))
         if turn.error == "truncated":
             fe.out('{"type":"message","timestamp":"2026-01-01T00:00:00.000Z","role":"assist')
             sys.exit(turn.code(1))

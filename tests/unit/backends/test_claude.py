@@ -349,3 +349,14 @@ def test_auth_status_answers(
     answer = ProcessOutcome(code, None, StopReason.EXITED, 0.1, output=OutputTail.holding(stdout))
     monkeypatch.setattr(probing, "run_quietly", lambda argv, **_: answer)
     assert check_login(ProbeContext("claude", 0.0, {})).state == state
+
+
+def test_root_refusal_says_what_claude_needs() -> None:
+    # issue 34: claude's own refusal as root (backends.md §2) read as a hint, not an obscure exit 1
+    refusal = (
+        "--dangerously-skip-permissions cannot be used with root/sudo privileges for "
+        "security reasons\n"
+    )
+    r = parse(ClaudeParser(), "", stderr=refusal, code=1).result
+    assert not r.ok and r.error_kind == "input"
+    assert "IS_SANDBOX=1" in (r.error or "") and "--permissions edit" in (r.error or "")

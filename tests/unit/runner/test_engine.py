@@ -333,3 +333,43 @@ def test_a_long_wait_with_an_unusable_fallback_is_waited_out(tmp_path: Path) -> 
     assert (summary.stopCause, summary.iterations) == ("done", 1)
     assert sum(clock.slept) == pytest.approx(600, abs=1)
     assert any("fallback gemini skipped" in note for note in summary.diagnosis)
+
+
+def test_overload_backs_off_then_finishes(tmp_path: Path) -> None:
+    """Issue 34: claude "Repeated 529" / codex "at capacity" after the CLI's own retries wait."""
+    clock = FakeClock()
+    backend = FakeBackend(clock=clock)
+    backend.enqueue(ok=False, error_kind="overloaded", error="API Error: Repeated 529 Overloaded")
+    backend.enqueue(ok=False, error_kind="overloaded", error="API Error: Repeated 529 Overloaded")
+    backend.enqueue("DONE")
+    summary, err = run(tmp_path, backend)
+    assert (summary.stopCause, summary.iterations) == ("done", 1)
+    assert sum(clock.slept) == pytest.approx(45, abs=1)  # 15s then 30s, not an exit 1 at once
+    assert "overloaded, retry in 15s" in err
+
+
+def test_overload_that_stays_fails_over_or_stops_overloaded(tmp_path: Path) -> None:
+    clock = FakeClock()
+    claude = FakeBackend("claude", clock=clock)
+    codex = FakeBackend("codex", clock=clock)
+    for _ in range(5):
+        claude.enqueue(ok=False, error_kind="overloaded", error="503 Service Unavailable")
+    codex.enqueue("DONE")
+    summary, _ = run(tmp_path, claude, codex, fallbacks=("codex",))
+    assert summary.stopCause == "done" and len(claude.history) == 5
+    assert [m.backend for m in summary.iterationMetrics] == ["codex"]
+    assert "claude: overloaded" in (summary.iterationMetrics[0].switchReason or "")
+
+    alone = FakeBackend(clock=FakeClock())
+    for _ in range(5):
+        alone.enqueue(ok=False, error_kind="overloaded", error="at capacity")
+    summary, _ = run(tmp_path, alone)
+    assert (summary.stopCause, summary.exitCode) == ("overloaded", 75)
+    assert summary.error is not None and "at capacity" in summary.error.message
+
+
+def test_overload_never_waits_past_the_deadline(tmp_path: Path) -> None:
+    clock = FakeClock()
+    backend = FakeBackend(clock=clock).enqueue(ok=False, error_kind="overloaded", error="503")
+    summary, _ = run(tmp_path, backend, timeout_ms=10_000)
+    assert summary.stopCause == "overloaded" and clock.slept == []

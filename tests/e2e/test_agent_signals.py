@@ -1,0 +1,56 @@
+"""Upstream signals read right, end to end through the fakes (issue 34).
+
+gemini's Google 429 ("Resource has been exhausted (e.g. check quota). Suggested retry after
+Ns.", error.type "unknown", exit 429 & 255 = 173: core/utils/errors.ts, cli/utils/errors.ts,
+research/backends.md §9) was exit 1 with no wait and no failover.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.cli import Runner, fake_script
+
+GEMINI_ENV = {"GEMINI_API_KEY": "k"}  # a dummy the fake accepts
+
+
+def test_gemini_429_waits_for_the_suggested_retry_then_finishes(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(
+        tmp_path, {"error": "resource-exhausted", "reset_in_seconds": 1}, {"text": "ok\nDONE"}
+    )
+    result = jlg("loop", "task.md", "-b", "gemini", "--json", env=env | GEMINI_ENV)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert (data["stopCause"], data["iterations"]) == ("done", 1)
+    assert "rate-limited" in result.stderr and "waiting" in result.stderr
+
+
+def test_gemini_429_past_the_time_left_switches_to_the_fallback(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(
+        tmp_path, {"error": "resource-exhausted", "reset_in_seconds": 3600}, {"text": "ok\nDONE"}
+    )
+    result = jlg(
+        "loop", "task.md", "-b", "gemini", "--fallback", "claude", "--timeout", "10m", "--json",
+        env=env | GEMINI_ENV,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [m["backend"] for m in data["iterationMetrics"]] == ["claude"]
+    assert "switched to claude" in data["iterationMetrics"][0]["switchReason"]
+
+
+def test_gemini_context_overflow_is_not_done(jlg: Runner, tmp_path: Path) -> None:
+    # client.ts / nonInteractiveCli.ts: an overflow ends as status "success" with empty text
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"error": "context-overflow"})
+    result = jlg("run", "task.md", "-b", "gemini", "--json", env=env | GEMINI_ENV)
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout)
+    assert data["stopCause"] == "backend-error" and "context window" in data["error"]["message"]
