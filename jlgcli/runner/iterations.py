@@ -61,6 +61,10 @@ class IterationLoop:
                 self.counters.cost_usd += metrics.costUsd
                 self.counters.cost_reported = True
         self.no_progress = NoProgressDetector(spec.no_progress_limit)
+        from jlgcli.runner.denials import DenialTracker
+
+        self.denied = DenialTracker()
+        self.denial_feedback: str | None = None
         self.prompter = Prompter(
             spec.prompt.text,
             completion.instructions(),
@@ -169,6 +173,13 @@ class IterationLoop:
             switchReason=self.switch_reason,
         )
         self.switch_reason = None
+        if result.denials:
+            from jlgcli.runner.denials import describe, hint
+
+            metrics.permissionDenials = list(result.denials)
+            denials = metrics.permissionDenials
+            self.console.warn(f"iteration {iteration}: {backend.id} denied {describe(denials)}; "
+                              f"{hint(denials, spec.permissions)}")  # fmt: skip
         record.metrics.append(metrics)
         self.recorder.call_ended(metrics, result.text)
         return call, prompt
@@ -242,6 +253,15 @@ class IterationLoop:
     def _apply(self, decision: Decision, call: CallResult, metrics: IterationMetrics) -> bool:
         record = self.record
         status = decision.status
+        if self.spec.is_loop and status in ("done", "continue"):
+            from jlgcli.runner.denials import judge_denials
+
+            stop, self.denial_feedback = judge_denials(self.denied, metrics, self.spec.permissions)
+            if stop is not None:
+                record.stop("permission-denied", stop)
+                return True
+            if self.denial_feedback is not None and status == "done":
+                status, metrics.completion = "continue", "denied"  # its writes never happened
         gated = status == "done" and self.spec.gates and self.spec.is_loop
         if gated and not self._gates_pass(metrics):
             status = "continue"
@@ -256,6 +276,9 @@ class IterationLoop:
                 self.prompter.remember(
                     call.result.text, decision.summary, decision.next, decision.next_prompt
                 )
+            if self.denial_feedback is not None:
+                self.prompter.add_feedback(self.denial_feedback)
+                self.denial_feedback = None
             changed = bool(metrics.diffStat and metrics.diffStat.get("files"))
             if self.no_progress.observe(call.result.text, worktree_changed=changed):
                 limit = self.spec.no_progress_limit

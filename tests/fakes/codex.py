@@ -147,7 +147,8 @@ class Exec:
             session.mkdir(parents=True, exist_ok=True)
         # exec's default sandbox is read-only (backends.md §2): no -s, no writes (issue 34)
         writable = self.opts.get("sandbox", "read-only") != "read-only" or self.opts.get("bypass")
-        fe.apply(turn, self.cwd, write_files=bool(writable))
+        self.writable = bool(writable)
+        fe.apply(turn, self.cwd, write_files=self.writable)
         self.start()
         if turn.signal == "hiccup":
             self.error(HICCUP)
@@ -178,7 +179,8 @@ class Exec:
                 {
                     "type": "file_change",
                     "changes": [{"path": name, "kind": "add"}],
-                    "status": "completed",
+                    # exec_events.rs PatchApplyStatus: a patch the read-only sandbox refused
+                    "status": "completed" if self.writable else "failed",
                 }
             )
         self.item({"type": "agent_message", "text": turn.text})

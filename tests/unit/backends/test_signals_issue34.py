@@ -199,3 +199,87 @@ def test_copilot_503_is_overload() -> None:
     final = {"type": "result", "sessionId": "s-1", "exitCode": 1}
     r = parse(CopilotParser(), jsonl(start, error, final), code=1).result
     assert r.error_kind == "overloaded"
+
+
+# --- denials (issue 34 item 3) -------------------------------------------------------------
+def test_claude_permission_denials_are_read() -> None:
+    # claude-agent-sdk-python types.py ResultMessage.permission_denials: tool_name, tool_input
+    final = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "result": "I could not write the file.",
+        "terminal_reason": "completed",
+        "permission_denials": [
+            {"tool_name": "Write", "tool_use_id": "toolu_01", "tool_input": {"file_path": "a.py"}},
+            {"tool_name": "Bash", "tool_use_id": "toolu_02", "tool_input": {"command": "pytest"}},
+        ],
+    }
+    r = parse(ClaudeParser(), jsonl(C_INIT, final)).result
+    assert r.ok and r.denials == (
+        {"tool": "Write", "target": "a.py"},
+        {"tool": "Bash", "target": "pytest"},
+    )
+    assert r.extra["terminal_reason"] == "completed"
+
+
+def test_codex_sandbox_denials_are_read() -> None:
+    # exec_events.rs: CommandExecutionStatus::Declined, PatchApplyStatus::Failed
+    def done(item: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "item.completed", "item": {"id": "i", **item}}
+
+    stream = jsonl(
+        *X_START,
+        done({"type": "command_execution", "command": "rm -rf build", "aggregated_output": "",
+              "exit_code": None, "status": "declined"}),
+        done({"type": "command_execution", "command": "touch x", "exit_code": 1,
+              "aggregated_output": "touch: cannot touch 'x': Read-only file system",
+              "status": "failed"}),
+        done({"type": "command_execution", "command": "false", "exit_code": 1,
+              "aggregated_output": "", "status": "failed"}),
+        done({"type": "file_change", "changes": [{"path": "a.py", "kind": "add"}],
+              "status": "failed"}),
+        done({"type": "agent_message", "text": "blocked"}),
+        {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}},
+    )  # fmt: skip
+    r = parse(CodexParser(), stream).result
+    assert [d["tool"] + " " + d["target"] for d in r.denials] == [
+        "shell rm -rf build",
+        "shell touch x",
+        "edit a.py",
+    ]
+
+
+def test_gemini_and_copilot_denials_are_read() -> None:
+    use = {"type": "tool_use", "tool_name": "write_file", "tool_id": "w-0",
+           "parameters": {"file_path": "a.py"}}  # fmt: skip
+    refused = {"type": "tool_result", "tool_id": "w-0", "status": "error", "output": "",
+               "error": {"type": "permission", "message": "Tool execution denied"}}  # fmt: skip
+    failed = {"type": "tool_result", "tool_id": "w-0", "status": "error", "output": "",
+              "error": {"type": "tool_error", "message": "ENOENT"}}  # fmt: skip
+    ok = {"type": "result", "status": "success", "stats": {}}
+    message = {"type": "message", "role": "assistant", "content": "no"}
+    r = parse(GeminiParser(), jsonl(G_INIT, use, refused, use, failed, message, ok)).result
+    assert r.denials == ({"tool": "write_file", "target": "a.py"},)
+
+    # cli-main.js: the warning that follows a tool use nobody could approve headless
+    REFUSED = "Permission denied and could not request permission from user"  # noqa: N806
+
+    def p(kind: str, **data: Any) -> dict[str, Any]:
+        return {"type": kind, "data": data}
+
+    stream = jsonl(
+        p("session.start", sessionId="s-1"),
+        p("tool.execution_start", toolCallId="c0", toolName="create", arguments={"path": "a.py"}),
+        p("tool.execution_complete", toolCallId="c0", success=False),
+        p("session.warning", message=REFUSED),
+        p("tool.execution_start", toolCallId="c1", toolName="shell", arguments={"command": "ls"}),
+        p("tool.execution_complete", toolCallId="c1", success=False,
+          error={"message": "Permission denied: shell"}),
+        p("tool.execution_start", toolCallId="c2", toolName="view", arguments={"path": "b"}),
+        p("tool.execution_complete", toolCallId="c2", success=False, error={"message": "ENOENT"}),
+        p("assistant.message", messageId="m", content="no", toolRequests=[]),
+        {"type": "result", "sessionId": "s-1", "exitCode": 0},
+    )  # fmt: skip
+    r = parse(CopilotParser(), stream).result
+    assert r.denials == ({"tool": "create", "target": "a.py"}, {"tool": "shell", "target": "ls"})
