@@ -6,8 +6,10 @@ and is read as the prompt; in an untrusted folder it exits 55 unless
 without ``--skip-trust``); fatal errors have their own exit codes (41 auth,
 42 input, 53 turn limit, 55 untrusted) and print plain text on stderr, no
 JSON; assistant text arrives as ``message`` deltas; ``result.status`` says
-how it ended. ``--resume`` takes an index or ``latest``, never a session id:
-a resume request starts a fresh session with a warning.
+how it ended. ``--resume <session uuid>`` continues that session (0.61+,
+``sessionUtils.ts``; the ``init`` event repeats the ``session_id``); older
+versions take only an index or ``latest``, so the run core restates the task
+instead (``resume_since``).
 
 Limits (backends.md §8, issue 16): an error ends as ``result`` with
 ``error:{type,message}``; the type names gemini's error class
@@ -149,6 +151,7 @@ class GeminiBackend:
     """The ``gemini`` backend."""
 
     id = "gemini"
+    resume_since = (0, 61, 0)  # --resume <uuid> (backends.md §9)
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.20.0, some authentication configured (no process run for it)."""
@@ -162,12 +165,7 @@ class GeminiBackend:
         if request.permissions:
             argv += ["--approval-mode", APPROVAL_MODES[request.permissions]]
         if request.resume_session:
-            import logging  # only on this rare path (~3 ms at import)
-
-            logging.getLogger(__name__).warning(
-                "gemini cannot resume session %s by id; starting a fresh session",
-                request.resume_session,
-            )
+            argv += ["--resume", request.resume_session]
         argv += request.extra_args
         env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
         return Invocation(argv=tuple(argv), cwd=request.cwd, env=env, stdin=request.prompt)

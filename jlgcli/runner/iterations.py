@@ -135,7 +135,8 @@ class IterationLoop:
     # -- one call ------------------------------------------------------------------------
     def _call(self, iteration: int) -> tuple[CallResult, str]:
         spec, record, backend = self.spec, self.record, self.chain.current
-        session = record.session_id if spec.session_mode == "continue" else None
+        resumable = spec.session_mode == "continue" and self.chain.resumes_sessions
+        session = record.session_id if resumable else None  # else the task is restated
         prompt = self.prompter.prompt_for(iteration, session)
         if spec.is_loop:
             limit = self.rails.max_iterations

@@ -54,3 +54,29 @@ def test_gemini_context_overflow_is_not_done(jlg: Runner, tmp_path: Path) -> Non
     assert result.returncode == 1, result.stderr
     data = json.loads(result.stdout)
     assert data["stopCause"] == "backend-error" and "context window" in data["error"]["message"]
+
+
+def test_gemini_continues_its_session_by_id(jlg: Runner, tmp_path: Path) -> None:
+    # issue 34: gemini 0.61 `--resume <uuid>` (sessionUtils.ts); jlgcli dropped the id
+    (tmp_path / "task.md").write_text("Add a slugify helper.\n", encoding="utf-8")
+    sid = "0b8a4b6e-7e59-4b1e-9f5e-2f1c4f0e8d11"
+    env = fake_script(tmp_path, {"text": "part 1", "session_id": sid}, {"text": "part 2\nDONE"})
+    result = jlg("loop", "task.md", "-b", "gemini", "--session", "continue", env=env | GEMINI_ENV)
+    assert result.returncode == 0, result.stderr
+    prompts = tmp_path / "agent-script.json.prompts"
+    argv = json.loads((prompts / "001.argv.json").read_text("utf-8"))
+    assert argv[argv.index("--resume") + 1] == sid
+    assert "Add a slugify helper." not in (prompts / "001.txt").read_text("utf-8")
+
+
+def test_a_session_that_cannot_resume_restates_the_task(jlg: Runner, tmp_path: Path) -> None:
+    # gemini before 0.61 takes only an index or `latest`: continuing would send a prompt that
+    # says "continue from where the previous iteration stopped" without the task (issue 34)
+    (tmp_path / "task.md").write_text("Add a slugify helper.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"text": "part 1"}, {"text": "part 2\nDONE"})
+    env |= GEMINI_ENV | {"JLGCLI_FAKE_VERSION": "0.60.1"}
+    result = jlg("loop", "task.md", "-b", "gemini", "--session", "continue", env=env)
+    assert result.returncode == 0, result.stderr
+    prompts = tmp_path / "agent-script.json.prompts"
+    assert "--resume" not in json.loads((prompts / "001.argv.json").read_text("utf-8"))
+    assert "Add a slugify helper." in (prompts / "001.txt").read_text("utf-8")

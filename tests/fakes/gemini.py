@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _fake_engine as fe
@@ -65,8 +66,10 @@ def main(argv: list[str]) -> None:
             "or trust this directory in interactive mode.\x1b[0m",
             55,
         )
-    if opts.get("resume") is not None:
-        fe.fail("Error resuming session: No previous sessions found for this project.", 42)
+    resume = opts.get("resume")
+    # 0.61 resumes by session uuid (sessionUtils.ts); an unknown one exits 42 (backends.md §9)
+    if resume is not None and not session_file(resume).exists():
+        fe.fail(f'Error resuming session: Invalid session identifier "{resume}".', 42)
     stdin = fe.read_stdin()
     prompt = "\n".join(p for p in (stdin.strip("\n"), opts.get("prompt", ""), *positionals) if p)
     if not prompt.strip():
@@ -76,11 +79,19 @@ def main(argv: list[str]) -> None:
             42,
         )
     turn = fe.next_turn(prompt, argv)
-    sid = turn.session_id or opts.get("session_id") or fe.new_id()
+    sid = turn.session_id or resume or opts.get("session_id") or fe.new_id()
+    session_file(sid).parent.mkdir(parents=True, exist_ok=True)
+    with session_file(sid).open("a", encoding="utf-8") as log:
+        log.write(json.dumps({"type": "user", "content": prompt}) + "\n")
     # headless, an edit needs approval nobody can give unless auto_edit or yolo (backends.md §9)
     may_write = mode in ("auto_edit", "yolo") or bool(opts.get("yolo"))
     fe.apply(turn, os.getcwd(), write_files=may_write)
     Stream(sid, fmt, opts.get("model", "auto"), prompt).answer(turn, may_write)
+
+
+def session_file(session_id: str) -> Path:
+    """~/.gemini/tmp/<project>/chats/session-<id>.jsonl (backends.md §6), one project here."""
+    return fe.home() / ".gemini" / "tmp" / "project" / "chats" / f"session-{session_id}.jsonl"
 
 
 def fatal(message: str, code: int, fmt: str) -> None:
