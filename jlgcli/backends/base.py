@@ -21,9 +21,18 @@ Permissions = Literal["read-only", "edit", "full"]
 # quota: credit or quota exhausted with no useful reset (fail over or stop) ·
 # input: the CLI rejected its input · backend: any other failure of the CLI ·
 # protocol: output jlgcli cannot read · timeout: stopped by a deadline ·
-# overloaded: the service is overloaded after the CLI's own retries (wait with back-off).
+# overloaded: the service is overloaded after the CLI's own retries (wait with back-off) ·
+# budget: the call stopped at the spending cap jlgcli gave it (what is left of --max-cost).
 ErrorKind = Literal[
-    "auth", "rate-limit", "quota", "input", "backend", "protocol", "timeout", "overloaded"
+    "auth",
+    "rate-limit",
+    "quota",
+    "input",
+    "backend",
+    "protocol",
+    "timeout",
+    "overloaded",
+    "budget",
 ]
 
 
@@ -50,6 +59,7 @@ class BackendRequest:
     extra_args: tuple[str, ...] = ()
     resume_session: str | None = None  # continue this backend session (--session continue)
     prompt_file: str | None = None  # a temp file holding the prompt, for CLIs that need a file
+    max_budget_usd: float | None = None  # what is left of --max-cost, for CLIs that cap a call
 
 
 @record

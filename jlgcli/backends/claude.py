@@ -127,6 +127,8 @@ class ClaudeBackend:
             argv += ["--permission-mode", PERMISSION_MODES[request.permissions]]
         if request.resume_session:
             argv += ["--resume", request.resume_session]
+        if request.max_budget_usd is not None:  # one call never spends past --max-cost
+            argv += ["--max-budget-usd", f"{max(request.max_budget_usd, 0.0001):.4f}"]
         argv += request.extra_args
         env = {}
         if request.permissions == "full" and self._is_root():
@@ -277,6 +279,10 @@ class ClaudeParser(JsonStreamParser):
                 return self.verdict_failure(outcome, verdict, short(self.last_error, 500))
             return self.unfinished(outcome)
         subtype = final.get("subtype")
+        if subtype == "error_max_budget_usd":  # stopped at --max-budget-usd (backends.md §9)
+            return self.failure(
+                outcome, "claude stopped at the spending cap of this call", "budget"
+            )
         result_text = final.get("result") if isinstance(final.get("result"), str) else None
         if final.get("is_error") is not True and subtype == "success":
             return self.result(

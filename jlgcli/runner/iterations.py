@@ -200,7 +200,7 @@ class IterationLoop:
             BackendRequest(
                 prompt=prompt, cwd=str(spec.cwd), model=spec.model,
                 permissions=spec.permissions, extra_args=spec.extra_args,
-                resume_session=session,
+                resume_session=session, max_budget_usd=self._budget_left(),
             ),
             limits=Limits(
                 total_timeout=min(remaining, per_call) if per_call else remaining,
@@ -381,6 +381,11 @@ class IterationLoop:
         del done[keep:]
         done += [(m, m.to_json()) for m in metrics[keep:]]
         return [json for _, json in done]
+
+    def _budget_left(self) -> float | None:
+        if self.rails.max_cost_usd is None:
+            return None
+        return max(self.rails.max_cost_usd - self.counters.cost_usd, 0.0)
 
     def _human_timeout(self) -> str:
         return _human_ms(self.spec.timeout_ms)

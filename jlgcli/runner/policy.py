@@ -123,6 +123,12 @@ def judge_call(
         counters.cost_reported = True
     if result.ok:
         return Proceed()
+    if result.error_kind == "budget":  # the call's cap was what was left of --max-cost
+        spent = f"${counters.cost_usd:.4f}"
+        budget = f"${rails.max_cost_usd or 0:.4f}"
+        return Stop(
+            "max-cost", f"{spent} spent, the budget is {budget} (the last call hit its cap)"
+        )
     detail = result.error or f"exit code {result.exit_code}"
     if result.error_kind == "quota":
         message = f"{backend}'s quota or credit is used up: {detail}"

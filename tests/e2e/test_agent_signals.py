@@ -80,3 +80,20 @@ def test_a_session_that_cannot_resume_restates_the_task(jlg: Runner, tmp_path: P
     prompts = tmp_path / "agent-script.json.prompts"
     assert "--resume" not in json.loads((prompts / "001.argv.json").read_text("utf-8"))
     assert "Add a slugify helper." in (prompts / "001.txt").read_text("utf-8")
+
+
+def test_max_cost_caps_each_claude_call_with_what_is_left(jlg: Runner, tmp_path: Path) -> None:
+    # issue 34: --max-cost was checked between calls only; claude takes --max-budget-usd
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"text": "step"})  # each call costs $0.0123 (the fake)
+    result = jlg("loop", "task.md", "-b", "claude", "--max-cost", "0.02", "--json", env=env)
+    assert result.returncode == 4, result.stderr
+    data = json.loads(result.stdout)
+    assert (
+        data["stopCause"] == "max-cost" and "the last call hit its cap" in data["error"]["message"]
+    )
+    prompts = tmp_path / "agent-script.json.prompts"
+    first = json.loads((prompts / "000.argv.json").read_text("utf-8"))
+    second = json.loads((prompts / "001.argv.json").read_text("utf-8"))
+    assert first[first.index("--max-budget-usd") + 1] == "0.0200"
+    assert second[second.index("--max-budget-usd") + 1] == "0.0077"  # 0.02 - 0.0123

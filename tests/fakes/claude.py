@@ -392,6 +392,21 @@ class Run:
                 )
                 turns += 1
             self.assistant([{"type": "text", "text": turn.text}])
+        budget = self.opts.get("budget")
+        if budget is not None and float(budget) < 0.0123:  # the turn's cost passed the cap
+            # --max-budget-usd ends the turn with subtype error_max_budget_usd (backends.md §9)
+            self.emit_final(
+                {
+                    "type": "result",
+                    "subtype": "error_max_budget_usd",
+                    "is_error": True,
+                    "num_turns": turns,
+                    "total_cost_usd": 0.0123,
+                    "usage": {"input_tokens": 12, "output_tokens": 7},
+                    "errors": [f"Reached maximum budget (${float(budget):g})"],
+                }
+            )
+            sys.exit(1)
         self.emit_final(
             {
                 "type": "result",

@@ -244,6 +244,8 @@ BASE = ("claude", "-p", "--output-format", "stream-json", "--verbose")
         ({"permissions": "edit"}, ("--permission-mode", "acceptEdits")),
         ({"permissions": "full"}, ("--permission-mode", "bypassPermissions")),
         ({"resume_session": "abc"}, ("--resume", "abc")),
+        ({"max_budget_usd": 1.5}, ("--max-budget-usd", "1.5000")),  # issue 34: what is left
+        ({"max_budget_usd": 0.0}, ("--max-budget-usd", "0.0001")),  # never "no cap"
         ({"extra_args": ("--max-turns", "3")}, ("--max-turns", "3")),
     ],
 )
@@ -360,3 +362,10 @@ def test_root_refusal_says_what_claude_needs() -> None:
     r = parse(ClaudeParser(), "", stderr=refusal, code=1).result
     assert not r.ok and r.error_kind == "input"
     assert "IS_SANDBOX=1" in (r.error or "") and "--permissions edit" in (r.error or "")
+
+
+def test_the_call_budget_cap_is_its_own_kind() -> None:
+    final = {"type": "result", "subtype": "error_max_budget_usd", "is_error": True,
+             "total_cost_usd": 0.02, "errors": ["Reached maximum budget ($0.02)"]}  # fmt: skip
+    r = parse(ClaudeParser(), lines(INIT, json.dumps(final)), code=1).result
+    assert r.error_kind == "budget" and r.cost_usd == 0.02

@@ -373,3 +373,16 @@ def test_overload_never_waits_past_the_deadline(tmp_path: Path) -> None:
     backend = FakeBackend(clock=clock).enqueue(ok=False, error_kind="overloaded", error="503")
     summary, _ = run(tmp_path, backend, timeout_ms=10_000)
     assert summary.stopCause == "overloaded" and clock.slept == []
+
+
+def test_each_call_is_capped_with_what_is_left_of_max_cost(tmp_path: Path) -> None:
+    """Issue 34: the cap is passed per call; a call stopped at it ends max-cost (exit 4)."""
+    backend = FakeBackend("claude").enqueue("step", cost_usd=0.75)
+    backend.enqueue(ok=False, error_kind="budget", error="cap", cost_usd=0.3)
+    summary, _ = run(tmp_path, backend, max_cost_usd=1.0)
+    assert [r.max_budget_usd for r in backend.history] == [1.0, 0.25]
+    assert (summary.stopCause, summary.exitCode) == ("max-cost", 4)
+    assert summary.error is not None and "$1.0500 spent" in summary.error.message
+    plain = FakeBackend().enqueue("DONE")
+    run(tmp_path, plain)
+    assert plain.history[0].max_budget_usd is None
