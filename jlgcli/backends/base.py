@@ -60,6 +60,7 @@ class BackendRequest:
     resume_session: str | None = None  # continue this backend session (--session continue)
     prompt_file: str | None = None  # a temp file holding the prompt, for CLIs that need a file
     max_budget_usd: float | None = None  # what is left of --max-cost, for CLIs that cap a call
+    output_schema: str | None = None  # JSON Schema of the final message (--completion json)
 
 
 @record

@@ -127,6 +127,8 @@ class ClaudeBackend:
             argv += ["--permission-mode", PERMISSION_MODES[request.permissions]]
         if request.resume_session:
             argv += ["--resume", request.resume_session]
+        if request.output_schema is not None:  # the final message is a status object
+            argv += ["--json-schema", request.output_schema]
         if request.max_budget_usd is not None:  # one call never spends past --max-cost
             argv += ["--max-budget-usd", f"{max(request.max_budget_usd, 0.0001):.4f}"]
         argv += request.extra_args
@@ -285,9 +287,11 @@ class ClaudeParser(JsonStreamParser):
             )
         result_text = final.get("result") if isinstance(final.get("result"), str) else None
         if final.get("is_error") is not True and subtype == "success":
-            return self.result(
-                outcome, ok=True, text=result_text if result_text is not None else self.last_text
-            )
+            text = result_text if result_text is not None else self.last_text
+            structured = final.get("structured_output")  # with --json-schema
+            if isinstance(structured, dict):
+                text = f"{text.rstrip()}\n{json.dumps(structured, ensure_ascii=False)}".lstrip()
+            return self.result(outcome, ok=True, text=text)
         errors = final.get("errors")
         message = (
             result_text

@@ -15,7 +15,7 @@ failure is classified from ``turn.failed.error.message`` alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
 from jlgcli.backends.cli_facts import CODEX
@@ -29,6 +29,9 @@ from jlgcli.backends.probing import (
 )
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
+
+if TYPE_CHECKING:
+    import tempfile
 
 INFO = CODEX
 SANDBOXES = {"read-only": "read-only", "edit": "workspace-write", "full": "danger-full-access"}
@@ -65,6 +68,7 @@ class CodexBackend:
         # thread id → (input, output) token totals last reported: a resumed thread's
         # turn.completed.usage is the thread's total, not this call's (backends.md §8).
         self._thread_totals: dict[str, tuple[int, int]] = {}
+        self._schema_dir: tempfile.TemporaryDirectory[str] | None = None
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.50.0, logged in (``codex login status`` or ``CODEX_API_KEY``)."""
@@ -80,11 +84,25 @@ class CodexBackend:
             argv += ["-m", request.model]
         if request.permissions:
             argv += ["-s", SANDBOXES[request.permissions]]
+        if request.output_schema is not None:  # the final message is a status object
+            argv += ["--output-schema", self._schema_file(request.output_schema)]
         argv += request.extra_args
         if request.resume_session:
             argv += ["resume", request.resume_session]
         argv.append("-")
         return Invocation(argv=tuple(argv), cwd=request.cwd, stdin=request.prompt)
+
+    def _schema_file(self, schema: str) -> str:
+        """``exec --output-schema`` takes a file: one per backend, removed with it."""
+        import tempfile
+        from pathlib import Path
+
+        if self._schema_dir is None:
+            self._schema_dir = tempfile.TemporaryDirectory(prefix="jlgcli-schema-")
+        path = Path(self._schema_dir.name) / "status.schema.json"
+        if not path.is_file() or path.read_text(encoding="utf-8") != schema:
+            path.write_text(schema, encoding="utf-8")
+        return str(path)
 
     def parser(self) -> CodexParser:
         """A fresh ``exec --json`` parser (sharing this backend's per-thread token totals)."""

@@ -23,6 +23,7 @@ from jlgcli.runner.policy import Counters, Guardrails, Proceed, Retry, Stop, Swi
 from jlgcli.runner.prompting import Prompter
 from jlgcli.runner.record import RunRecord, interruption_message
 from jlgcli.runner.recorder import Recorder
+from jlgcli.runner.repair import status_schema
 from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.status import LiveStatus
 from jlgcli.runner.summary import IterationMetrics
@@ -201,6 +202,7 @@ class IterationLoop:
                 prompt=prompt, cwd=str(spec.cwd), model=spec.model,
                 permissions=spec.permissions, extra_args=spec.extra_args,
                 resume_session=session, max_budget_usd=self._budget_left(),
+                output_schema=status_schema(spec.completion_mode) if spec.is_loop else None,
             ),
             limits=Limits(
                 total_timeout=min(remaining, per_call) if per_call else remaining,
@@ -234,6 +236,10 @@ class IterationLoop:
         decision = self.completion.decide(
             Reply(iteration, call.result.text, prompt, self.recorder.payload_ref(iteration))
         )
+        if decision.status == "invalid-json" and self.spec.completion_mode == "json":
+            from jlgcli.runner.repair import ask_once_more
+
+            decision = ask_once_more(self, iteration, call, decision)
         metrics.completion, metrics.summary, metrics.next = (
             decision.status, decision.summary, decision.next,
         )  # fmt: skip

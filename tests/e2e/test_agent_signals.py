@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from support.cli import Runner, fake_script
 
 GEMINI_ENV = {"GEMINI_API_KEY": "k"}  # a dummy the fake accepts
@@ -97,3 +98,55 @@ def test_max_cost_caps_each_claude_call_with_what_is_left(jlg: Runner, tmp_path:
     second = json.loads((prompts / "001.argv.json").read_text("utf-8"))
     assert first[first.index("--max-budget-usd") + 1] == "0.0200"
     assert second[second.index("--max-budget-usd") + 1] == "0.0077"  # 0.02 - 0.0123
+
+
+@pytest.mark.parametrize(
+    ("backend", "flag"), [("claude", "--json-schema"), ("codex", "--output-schema")]
+)
+def test_json_completion_gives_the_status_schema_natively(
+    jlg: Runner, tmp_path: Path, backend: str, flag: str
+) -> None:
+    # issue 34: claude --json-schema and codex exec --output-schema FILE (backends.md §9)
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    status = {"status": "done", "summary": "all done", "next": None}
+    env = fake_script(tmp_path, {"text": "All done.", "structured": status})
+    result = jlg("loop", "task.md", "-b", backend, "--completion", "json", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["summary"] == "all done"
+    argv = json.loads((tmp_path / "agent-script.json.prompts" / "000.argv.json").read_text())
+    value = argv[argv.index(flag) + 1]
+    if backend == "codex":  # the fake read the file; jlgcli removed it when the run ended
+        assert "jlgcli-schema-" in value and not Path(value).exists()
+        return
+    assert json.loads(value)["properties"]["status"]["enum"] == ["continue", "done", "error"]
+
+
+def test_a_missing_status_object_is_asked_for_once_in_the_same_session(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    # issue 34: exit 65 at once before; now one short repair prompt in the same session
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    sid = "11111111-2222-3333-4444-555555555555"
+    env = fake_script(
+        tmp_path,
+        {"text": "Finished the work.", "session_id": sid},
+        {"text": '{"status": "done", "summary": "finished", "next": null}'},
+    )
+    result = jlg("loop", "task.md", "-b", "gemini", "--completion", "json", "--json",
+                 env=env | GEMINI_ENV)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert (data["iterations"], data["summary"]) == (1, "finished")
+    prompts = tmp_path / "agent-script.json.prompts"
+    assert "did not end with the JSON status object" in (prompts / "001.txt").read_text("utf-8")
+    argv = json.loads((prompts / "001.argv.json").read_text("utf-8"))
+    assert argv[argv.index("--resume") + 1] == sid
+
+    again = tmp_path / "again"
+    again.mkdir()
+    (again / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(again, {"text": "no object", "session_id": sid})
+    result = jlg("loop", "task.md", "-b", "gemini", "--completion", "json", cwd=again,
+                 env=env | GEMINI_ENV)  # fmt: skip
+    assert result.returncode == 65, result.stderr
+    assert len(list((again / "agent-script.json.prompts").glob("*.txt"))) == 2  # asked once

@@ -33,7 +33,8 @@ VALUES = fe.table(
     "denied: --disallowedTools --disallowed-tools | max_turns: --max-turns | "
     "asp: --append-system-prompt | sp: --system-prompt | add_dir: --add-dir | "
     "fallback: --fallback-model | input_format: --input-format | settings: --settings | "
-    "mcp: --mcp-config | budget: --max-budget-usd | effort: --effort | tools: --tools"
+    "mcp: --mcp-config | budget: --max-budget-usd | effort: --effort | tools: --tools | "
+    "schema: --json-schema"
 )
 SWITCHES = fe.table(
     "print: -p --print | verbose: --verbose | continue: -c --continue | "
@@ -156,6 +157,14 @@ class Run:
             log.write(json.dumps({"type": "user", "content": self.prompt}) + "\n")
         fe.apply(turn, self.cwd, write_files=self.may_write())
         self.answer(turn)
+
+    def structured(self, turn: fe.Turn) -> dict[str, object]:
+        """With ``--json-schema`` the result carries ``structured_output`` (backends.md §9)."""
+        schema = self.opts.get("schema")
+        if schema is None:
+            return {}
+        json.loads(schema)  # a schema that is not JSON is a crash of the fake: the test sees it
+        return {"structured_output": turn.structured} if turn.structured is not None else {}
 
     def may_write(self) -> bool:
         """Headless ``-p`` refuses tools that need approval: edits only with acceptEdits or
@@ -414,6 +423,7 @@ class Run:
                 "is_error": False,
                 "num_turns": turns,
                 "result": turn.text,
+                **self.structured(turn),
                 "permission_denials": denials,
                 "total_cost_usd": 0.0123,
                 "usage": {

@@ -9,6 +9,7 @@ clap's error and exit code 2.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -183,7 +184,13 @@ class Exec:
                     "status": "completed" if self.writable else "failed",
                 }
             )
-        self.item({"type": "agent_message", "text": turn.text})
+        text = turn.text
+        schema = self.opts.get("schema")
+        if schema is not None:  # exec --output-schema FILE: the final message conforms to it
+            json.loads(Path(schema).read_text(encoding="utf-8"))
+            if turn.structured is not None:
+                text = json.dumps(turn.structured)
+        self.item({"type": "agent_message", "text": text})
         if self.json:
             # the usage is the thread's running total (backends.md §8): 1200 in / 34 out per turn
             turns = self.count_turn()

@@ -283,3 +283,33 @@ def test_gemini_and_copilot_denials_are_read() -> None:
     )  # fmt: skip
     r = parse(CopilotParser(), stream).result
     assert r.denials == ({"tool": "create", "target": "a.py"}, {"tool": "shell", "target": "ls"})
+
+
+# --- native structured completion (issue 34 item 7) -----------------------------------------
+def test_claude_structured_output_is_the_reply_status() -> None:
+    # with --json-schema the result carries structured_output (backends.md §9)
+    final = {"type": "result", "subtype": "success", "is_error": False, "result": "Done.",
+             "structured_output": {"status": "done", "summary": "ok", "next": None}}  # fmt: skip
+    r = parse(ClaudeParser(), jsonl(C_INIT, final)).result
+    assert r.text == 'Done.\n{"status": "done", "summary": "ok", "next": null}'
+
+
+def test_codex_output_schema_goes_in_a_file_removed_with_the_backend() -> None:
+    from pathlib import Path
+
+    from jlgcli.backends.base import BackendRequest
+    from jlgcli.backends.codex import CodexBackend
+    from jlgcli.completion.json_status import STATUS_SCHEMA, from_object
+
+    backend = CodexBackend()
+    request = BackendRequest(prompt="p", cwd="/w", output_schema=json.dumps(STATUS_SCHEMA))
+    argv = backend.invocation(request).argv
+    path = Path(argv[argv.index("--output-schema") + 1])
+    assert json.loads(path.read_text("utf-8")) == STATUS_SCHEMA and argv[-1] == "-"
+    assert backend.invocation(request).argv == argv  # one file, reused
+    assert from_object({"status": "done", "summary": None, "next": None}) is not None
+    del backend
+    import gc
+
+    gc.collect()
+    assert not path.exists()
