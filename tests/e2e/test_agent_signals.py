@@ -8,6 +8,8 @@ research/backends.md §9) was exit 1 with no wait and no failover.
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -150,3 +152,44 @@ def test_a_missing_status_object_is_asked_for_once_in_the_same_session(
                  env=env | GEMINI_ENV)  # fmt: skip
     assert result.returncode == 65, result.stderr
     assert len(list((again / "agent-script.json.prompts").glob("*.txt"))) == 2  # asked once
+
+
+REPL = """\
+import sys
+print("calc repl 1.0")
+while True:
+    try:
+        line = input("> ")
+    except EOFError:
+        break
+    if line == "/exit":
+        print("bye, see you soon")
+        break
+    if "\\x1b" in line:
+        print("error: unexpected escape sequence")
+        continue
+    print("working on: " + line[:20])
+    print("DONE")
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a pty program")
+def test_an_interactive_line_repl_finishes_a_marker_loop(jlg: Runner, tmp_path: Path) -> None:
+    # issue 34: the reply was the whole screen (prompt redraw, exit message after DONE) so
+    # DONE was never the last line; and a multi-line prompt reached a line REPL as ESC[200~
+    (tmp_path / "repl.py").write_text(REPL, encoding="utf-8")
+    (tmp_path / "task.md").write_text("Add two numbers.\nThen say so.\n", encoding="utf-8")
+    backend = {
+        "argv": [sys.executable, str(tmp_path / "repl.py")],
+        "transport": "pty",
+        "interactive": {"ready_pattern": "^> ", "done_pattern": "^DONE$",
+                        "exit_sequence": "/exit\r", "step_timeout": 30},
+    }  # fmt: skip
+    config = Path(os.environ["JLGCLI_CONFIG_DIR"]) / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"backends": {"repl": backend}}), encoding="utf-8")
+    result = jlg("loop", "task.md", "-b", "repl", "--max-iterations", "2", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert (data["stopCause"], data["iterations"]) == ("done", 1)
+    assert data["text"] == "working on: Add two numbers. The\nDONE"
