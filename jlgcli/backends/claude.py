@@ -31,6 +31,7 @@ from jlgcli.backends.probing import (
     AuthVerdict,
     ProbeContext,
     broken_verdict,
+    login_left_to_the_call,
     probe_cli,
 )
 from jlgcli.backends.resets import epoch_seconds
@@ -117,6 +118,11 @@ class ClaudeBackend:
         Before 2.1.45 the detail says usage limits are read from claude's text.
         """
         return with_limit_note(probe_cli(INFO, check_login, timeout=timeout))
+
+    def probe_installed(self, timeout: float = 2.0) -> Availability:
+        """``probe`` without the login check, for ``run``/``loop`` (issue 34): the first
+        call starts sooner and an auth failure is read from the call itself (exit 6)."""
+        return with_limit_note(probe_cli(INFO, login_left_to_the_call, timeout=timeout))
 
     def invocation(self, request: BackendRequest) -> Invocation:
         """``claude -p --output-format stream-json --verbose [...]`` with the prompt on stdin."""

@@ -25,6 +25,7 @@ from jlgcli.backends.probing import (
     ProbeContext,
     broken_verdict,
     first_set,
+    login_left_to_the_call,
     probe_cli,
 )
 from jlgcli.backends.stream import JsonStreamParser, short
@@ -73,6 +74,11 @@ class CodexBackend:
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.50.0, logged in (``codex login status`` or ``CODEX_API_KEY``)."""
         return probe_cli(INFO, check_login, timeout=timeout)
+
+    def probe_installed(self, timeout: float = 2.0) -> Availability:
+        """``probe`` without the login check, for ``run``/``loop`` (issue 34): the first
+        call starts sooner and an auth failure is read from the call itself (exit 6)."""
+        return probe_cli(INFO, login_left_to_the_call, timeout=timeout)
 
     def invocation(self, request: BackendRequest) -> Invocation:
         """``codex exec --json --skip-git-repo-check [...] [resume <id>] -``, prompt on stdin.

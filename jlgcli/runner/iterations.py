@@ -123,7 +123,7 @@ class IterationLoop:
                 if verdict.cause == "interrupted":
                     self.record.signal_number = call.outcome.interrupted_by
                     message = interruption_message(self.record.signal_number)
-                self.record.stop(verdict.cause, message, tail=verdict.tail)
+                self.record.stop(verdict.cause, message, tail=verdict.tail, hint=verdict.hint)
                 return
             assert isinstance(verdict, Proceed)
             if self._decide(iteration, call, prompt):

@@ -86,6 +86,7 @@ class Stop:
     cause: str
     message: str | None
     tail: str = ""
+    hint: str | None = None  # None: the cause's own hint
 
 
 Verdict = Proceed | Retry | Switch | Stop
@@ -133,8 +134,12 @@ def judge_call(
     if result.error_kind == "quota":
         message = f"{backend}'s quota or credit is used up: {detail}"
         return Switch(f"{backend}: quota or credit used up", None, "quota-exhausted", message)
-    if result.error_kind == "auth":
-        return Stop("backend-unauthenticated", f"backend {backend} is not logged in: {detail}")
+    if result.error_kind == "auth":  # read from the call itself: no login probe before a run
+        from jlgcli.backends.cli_facts import BUILTIN_CLIS
+
+        info = BUILTIN_CLIS.get(backend)
+        return Stop("backend-unauthenticated", f"backend {backend} is not logged in: {detail}",
+                    hint=f"log in: {info.login_hint}" if info is not None else None)  # fmt: skip
     return Stop("backend-error", f"backend {backend} failed: {detail}", result.output_tail)
 
 

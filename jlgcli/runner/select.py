@@ -130,7 +130,10 @@ def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
         return SelectedBackend(get_backend(chosen), by_id[chosen])
 
     backend = get_backend(spec.backend, custom=spec.custom_backends)
-    availability = backend.probe()
+    # claude/codex check their login with a command (~0.45 s for `claude auth status`): a run
+    # starts its first call without it and reads an auth failure from the call (issue 34).
+    fast = getattr(backend, "probe_installed", None)
+    availability = fast() if fast is not None else backend.probe()
     if (problem := _unusable(availability)) is not None:
         raise problem
     if availability.status == "unknown":

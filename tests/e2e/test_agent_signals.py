@@ -193,3 +193,20 @@ def test_an_interactive_line_repl_finishes_a_marker_loop(jlg: Runner, tmp_path: 
     data = json.loads(result.stdout)
     assert (data["stopCause"], data["iterations"]) == ("done", 1)
     assert data["text"] == "working on: Add two numbers. The\nDONE"
+
+
+@pytest.mark.parametrize("backend", ["claude", "codex"])
+def test_run_starts_the_agent_without_the_login_probe(
+    jlg: Runner, tmp_path: Path, backend: str
+) -> None:
+    # issue 34: every run waited for `claude auth status` (~0.45 s with the real claude);
+    # run/loop now read an auth failure from the call itself, `backends` still probes
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"text": "ok"})
+    checks = tmp_path / "agent-script.json.login-checks"
+    assert jlg("run", "task.md", "-b", backend, env=env).returncode == 0
+    assert not checks.exists()
+    assert jlg("backends", env=env).returncode == 0
+    assert checks.read_text("utf-8").count(backend) == 1
+    out = jlg("run", "task.md", "-b", backend, env=env | {"JLGCLI_FAKE_LOGGED_OUT": "1"})
+    assert out.returncode == 6 and "log in:" in out.stderr

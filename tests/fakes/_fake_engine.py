@@ -108,6 +108,14 @@ def probe(answer: str, *, code: int = 0, stream: str = "stdout") -> NoReturn:
     sys.exit(code)
 
 
+def note_login_check(name: str) -> None:
+    """Count a login-status probe in ``<script>.login-checks`` (issue 34: runs skip it)."""
+    script = os.environ.get("JLGCLI_FAKE_SCRIPT")
+    if script:
+        with open(f"{script}.login-checks", "a", encoding="utf-8") as checks:
+            checks.write(name + "\n")
+
+
 def hang_forever() -> NoReturn:
     """Never answer, never exit until killed — but give up after ``JLGCLI_FAKE_HANG_MAX``
     seconds (default 300), so a fake orphaned by a hard-killed test does not live forever."""

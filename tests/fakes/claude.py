@@ -109,6 +109,7 @@ def main(argv: list[str]) -> None:
 
 
 def auth_status(text: bool) -> None:
+    fe.note_login_check("claude auth status")
     if fe.logged_out():
         if text:
             fe.probe("Not logged in. Run claude auth login to authenticate.", code=1)

@@ -69,6 +69,7 @@ def main(argv: list[str]) -> None:
     if argv[:1] in (["--version"], ["-V"]):
         fe.probe(f"codex-cli {fe.version(VERSION)}")
     if argv[:2] == ["login", "status"]:
+        fe.note_login_check("codex login status")
         if fe.logged_out():
             fe.probe("Not logged in", code=1, stream="stderr")
         fe.probe("Logged in using ChatGPT")

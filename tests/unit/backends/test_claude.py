@@ -369,3 +369,11 @@ def test_the_call_budget_cap_is_its_own_kind() -> None:
              "total_cost_usd": 0.02, "errors": ["Reached maximum budget ($0.02)"]}  # fmt: skip
     r = parse(ClaudeParser(), lines(INIT, json.dumps(final)), code=1).result
     assert r.error_kind == "budget" and r.cost_usd == 0.02
+
+
+def test_probe_installed_leaves_the_login_to_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 34: run/loop start the first call without `claude auth status`
+    monkeypatch.setenv("JLGCLI_FAKE_LOGGED_OUT", "1")
+    a = ClaudeBackend().probe_installed()
+    assert (a.status, a.version) == ("available", "2.1.197")
+    assert "login not checked before the run" in a.detail
