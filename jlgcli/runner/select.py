@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jlgcli.backends.base import Availability, Backend
+from jlgcli.backends.cli_facts import BUILTIN_CLIS
 from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
@@ -65,9 +66,9 @@ def _none_available(availabilities: list[Availability], custom: tuple[str, ...])
     return JlgError(ExitCode.BACKEND_UNAVAILABLE, f"no backend available ({states})", hint=hint)
 
 
-# The CLIs whose output states what a call cost (backends.md: claude's total_cost_usd);
+# The CLIs whose output states what a call cost (cli_facts: claude's total_cost_usd);
 # the others report tokens at most, so --max-cost could never fire with them.
-COST_REPORTING = frozenset({"claude"})
+COST_REPORTING = frozenset(info.id for info in BUILTIN_CLIS.values() if info.reports_cost)
 
 
 def check_cost_budget(spec: RunSpec, backend_id: str) -> None:
