@@ -216,3 +216,12 @@ def test_a_reply_done_by_silence_is_all_after_the_echo() -> None:
     driver.poll(0.0, 0.0)
     driver.feed("hello\r\nhi there\r\n")
     assert driver.poll(5.0, 1.0).finish and driver.reply == "hi there"
+
+
+def test_a_reply_whose_echo_was_cut_short_keeps_everything() -> None:
+    recipe = InteractiveRecipe(ready_pattern=r"^> ", done_pattern=r"^DONE$", step_timeout=30)
+    driver = InteractiveDriver(recipe, b"first line\nsecond line", now=0.0)
+    driver.feed(PASTE_READY)
+    driver.poll(1.0, 1.0)
+    driver.feed("first line\r\nanswer\r\nDONE\r\n")  # the echo's second line never came
+    assert driver.poll(2.0, 2.0).finish and driver.reply == "first line\nanswer\nDONE"

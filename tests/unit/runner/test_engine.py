@@ -340,7 +340,9 @@ def test_overload_backs_off_then_finishes(tmp_path: Path) -> None:
     clock = FakeClock()
     backend = FakeBackend(clock=clock)
     backend.enqueue(ok=False, error_kind="overloaded", error="API Error: Repeated 529 Overloaded")
-    backend.enqueue(ok=False, error_kind="overloaded", error="API Error: Repeated 529 Overloaded")
+    backend.enqueue(
+        ok=False, error_kind="overloaded", error="API Error: Repeated 529 Overloaded", cost_usd=0.01
+    )
     backend.enqueue("DONE")
     summary, err = run(tmp_path, backend)
     assert (summary.stopCause, summary.iterations) == ("done", 1)
