@@ -44,8 +44,8 @@ EPILOG = """examples:
 
 exit codes: 0 done, 1 run error, 2 no backend, 4 budget spent, 5 no progress, 6 not
 logged in, 64 usage, 65 invalid JSON, 66 prompt not found, 70 internal error, 73
-artifacts not writable, 75 timeout, 78 bad config, 129 hang-up, 130 interrupted, 131
-quit, 141 stdout closed, 143 terminated.
+artifacts not writable, 75 timeout, 77 permission denied, 78 bad config, 129 hang-up,
+130 interrupted, 131 quit, 141 stdout closed, 143 terminated.
 """
 
 # `jlgcli --help` without importing argparse or any command: the real parser's

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 COMPLETION_MODES = ("marker", "json", "rebound")
+PERMISSION_LEVELS = ("read-only", "edit", "full")
 
 
 class ValueProblemError(ValueError):
@@ -268,6 +269,16 @@ KEYS: tuple[KeySpec, ...] = (
         minimum=0,
         maximum=7 * DAY_MS,
         flag="--idle-timeout",
+    ),
+    KeySpec(
+        "permissions",
+        "choice",
+        "edit",
+        "What the agent may do: read-only, edit (files in the project; no shell, no network) "
+        "or full (shell, network). Each backend's flags: docs/backends.md.",
+        "read-only",
+        choices=PERMISSION_LEVELS,
+        flag="--permissions",
     ),
     KeySpec(
         "completionMode",

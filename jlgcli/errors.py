@@ -31,6 +31,7 @@ class ExitCode(enum.IntEnum):
     INTERNAL = 70  # EX_SOFTWARE: a bug; a crash report is written
     CANT_CREATE = 73  # EX_CANTCREAT: artifacts not writable (RG-016)
     TIMEOUT = 75  # EX_TEMPFAIL: total timeout (RG-012)
+    NO_PERMISSION = 77  # EX_NOPERM: the agent's tool uses were denied again and again
     CONFIG = 78  # EX_CONFIG: config file unreadable or invalid
     HANGUP = 129  # 128 + SIGHUP: the terminal was closed
     INTERRUPTED = 130  # 128 + SIGINT: Ctrl-C

@@ -32,6 +32,9 @@ class Settings(BaseModel):
     idleTimeoutMs: int = Field(
         600_000, ge=0, le=604_800_000, description=_DESCRIPTIONS["idleTimeoutMs"]
     )
+    permissions: Literal["read-only", "edit", "full"] = Field(
+        "edit", description=_DESCRIPTIONS["permissions"]
+    )
     completionMode: Literal["marker", "json", "rebound"] = Field(
         "marker", description=_DESCRIPTIONS["completionMode"]
     )

@@ -20,8 +20,20 @@ Permissions = Literal["read-only", "edit", "full"]
 # auth: not logged in / bad key (exit 6) · rate-limit: resets, worth waiting for ·
 # quota: credit or quota exhausted with no useful reset (fail over or stop) ·
 # input: the CLI rejected its input · backend: any other failure of the CLI ·
-# protocol: output jlgcli cannot read · timeout: stopped by a deadline.
-ErrorKind = Literal["auth", "rate-limit", "quota", "input", "backend", "protocol", "timeout"]
+# protocol: output jlgcli cannot read · timeout: stopped by a deadline ·
+# overloaded: the service is overloaded after the CLI's own retries (wait with back-off) ·
+# budget: the call stopped at the spending cap jlgcli gave it (what is left of --max-cost).
+ErrorKind = Literal[
+    "auth",
+    "rate-limit",
+    "quota",
+    "input",
+    "backend",
+    "protocol",
+    "timeout",
+    "overloaded",
+    "budget",
+]
 
 
 @record
@@ -47,6 +59,8 @@ class BackendRequest:
     extra_args: tuple[str, ...] = ()
     resume_session: str | None = None  # continue this backend session (--session continue)
     prompt_file: str | None = None  # a temp file holding the prompt, for CLIs that need a file
+    max_budget_usd: float | None = None  # what is left of --max-cost, for CLIs that cap a call
+    output_schema: str | None = None  # JSON Schema of the final message (--completion json)
 
 
 @record
@@ -74,6 +88,8 @@ class BackendResult:
     rate_limited: bool = False
     output_tail: str = ""  # bounded tail of raw output, for error reports
     extra: dict[str, str] = field(default_factory=dict)
+    # tool uses the CLI denied (issue 34): {"tool": "Write", "target": "src/a.py"}
+    denials: tuple[dict[str, str], ...] = ()
 
 
 class StreamParser(Protocol):

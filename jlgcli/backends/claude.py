@@ -31,6 +31,7 @@ from jlgcli.backends.probing import (
     AuthVerdict,
     ProbeContext,
     broken_verdict,
+    login_left_to_the_call,
     probe_cli,
 )
 from jlgcli.backends.resets import epoch_seconds
@@ -49,10 +50,19 @@ ASSISTANT_ERRORS: dict[str, LimitKind] = {
     "rate_limit": "rate-limit",
     "billing_error": "quota",
 }
+# result.api_error_status (claude 2.1.110+, backends.md §9): the HTTP status of the failure.
+API_STATUSES: dict[int, LimitKind] = {401: "auth", 429: "rate-limit", 503: "overloaded",
+                                      529: "overloaded"}  # fmt: skip
 # Set by a running Claude Code session; claude 2.1.39+ refuses to start when it sees
 # CLAUDECODE ("Claude Code cannot be launched inside another Claude Code session",
 # anthropics/claude-code#25434). jlgcli's child is its own session: drop them.
 NESTED_SESSION_VARIABLES = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
+# claude's refusal of bypassPermissions / --dangerously-skip-permissions as root (backends.md §2).
+ROOT_REFUSAL = "cannot be used with root/sudo privileges"
+ROOT_HINT = (
+    "claude refuses full permissions when run as root unless IS_SANDBOX=1 is set "
+    "(say so only in a container or VM you are ready to lose), or use --permissions edit"
+)
 
 
 _GETEUID: Callable[[], int] | None = getattr(os, "geteuid", None)  # absent on Windows
@@ -109,6 +119,11 @@ class ClaudeBackend:
         """
         return with_limit_note(probe_cli(INFO, check_login, timeout=timeout))
 
+    def probe_installed(self, timeout: float = 2.0) -> Availability:
+        """``probe`` without the login check, for ``run``/``loop`` (issue 34): the first
+        call starts sooner and an auth failure is read from the call itself (exit 6)."""
+        return with_limit_note(probe_cli(INFO, login_left_to_the_call, timeout=timeout))
+
     def invocation(self, request: BackendRequest) -> Invocation:
         """``claude -p --output-format stream-json --verbose [...]`` with the prompt on stdin."""
         argv = ["claude", "-p", "--output-format", "stream-json", "--verbose"]
@@ -118,6 +133,10 @@ class ClaudeBackend:
             argv += ["--permission-mode", PERMISSION_MODES[request.permissions]]
         if request.resume_session:
             argv += ["--resume", request.resume_session]
+        if request.output_schema is not None:  # the final message is a status object
+            argv += ["--json-schema", request.output_schema]
+        if request.max_budget_usd is not None:  # one call never spends past --max-cost
+            argv += ["--max-budget-usd", f"{max(request.max_budget_usd, 0.0001):.4f}"]
         argv += request.extra_args
         env = {}
         if request.permissions == "full" and self._is_root():
@@ -245,12 +264,22 @@ class ClaudeParser(JsonStreamParser):
             self.input_tokens = usage["input_tokens"] + cached
         if isinstance(usage, dict) and isinstance(usage.get("output_tokens"), int):
             self.output_tokens = usage["output_tokens"]
-        for key in ("num_turns", "terminal_reason", "subtype"):
+        for key in ("num_turns", "terminal_reason", "subtype", "api_error_status"):
             if isinstance(event.get(key), (str, int)) and not isinstance(event.get(key), bool):
                 self.extra[key] = str(event[key])
+        # result.permission_denials: [{tool_name, tool_use_id, tool_input}] (claude-agent-sdk
+        # types.py ResultMessage; backends.md §9): what headless claude refused to run.
+        denials = event.get("permission_denials")
+        for denial in denials if isinstance(denials, list) else []:
+            if isinstance(denial, dict):
+                self.denied(
+                    str(denial.get("tool_name") or "tool"), _tool_input(denial, "tool_input")
+                )
 
     def classify(self, outcome: ProcessOutcome) -> BackendResult:
         final = self.final
+        if final is None and ROOT_REFUSAL in self._plain_text():
+            return self.failure(outcome, f"{ROOT_HINT} ({self._last_words()})", "input")
         if final is None:
             kind = ASSISTANT_ERRORS.get(self.assistant_error or "")
             if kind is not None and self.last_error:  # ended after its error, without a result
@@ -258,11 +287,17 @@ class ClaudeParser(JsonStreamParser):
                 return self.verdict_failure(outcome, verdict, short(self.last_error, 500))
             return self.unfinished(outcome)
         subtype = final.get("subtype")
+        if subtype == "error_max_budget_usd":  # stopped at --max-budget-usd (backends.md §9)
+            return self.failure(
+                outcome, "claude stopped at the spending cap of this call", "budget"
+            )
         result_text = final.get("result") if isinstance(final.get("result"), str) else None
         if final.get("is_error") is not True and subtype == "success":
-            return self.result(
-                outcome, ok=True, text=result_text if result_text is not None else self.last_text
-            )
+            text = result_text if result_text is not None else self.last_text
+            structured = final.get("structured_output")  # with --json-schema
+            if isinstance(structured, dict):
+                text = f"{text.rstrip()}\n{json.dumps(structured, ensure_ascii=False)}".lstrip()
+            return self.result(outcome, ok=True, text=text)
         errors = final.get("errors")
         message = (
             result_text
@@ -272,6 +307,9 @@ class ClaudeParser(JsonStreamParser):
         kind = ASSISTANT_ERRORS.get(self.assistant_error or "")
         if kind is None and self.limit_rejected:
             kind = "rate-limit"  # 2.1.45+ without assistant.error: the event decides
+        status = final.get("api_error_status")
+        if kind is None and isinstance(status, int) and status in API_STATUSES:
+            kind = API_STATUSES[status]
         if kind is None:
             return self.failure_from(outcome, message)  # claude 2.0.x: text only
         verdict = structured_verdict(kind, message, reset=self.limit_reset)
@@ -286,8 +324,8 @@ def _on_overage(info: dict[str, Any]) -> bool:
     )
 
 
-def _tool_input(block: dict[str, Any]) -> str:
-    data = block.get("input")
+def _tool_input(block: dict[str, Any], key: str = "input") -> str:
+    data = block.get(key)
     if not isinstance(data, dict):
         return ""
     for key in ("command", "file_path", "path", "pattern", "url", "description"):

@@ -1,7 +1,12 @@
 """What jlgcli knows about each agent CLI before running it (issue 18).
 
 ``CliInfo`` holds one CLI's facts: its executable, how to install, log in and
-update it, the oldest supported version. They live here, apart from the
+update it, the oldest supported version, its adapter class and whether it
+reports what a call cost. ``BUILTIN_CLIS`` is the one table of built-in
+backends: the registry's factories and ``--max-cost``'s check read it, so a
+fifth CLI is one adapter module, one row here, its id in ``ids.py``, a fake
+and its tests (issue 34). What the adapter knows (flags, permission mapping,
+session resume, signal tables) stays in its module. They live here, apart from the
 adapters, so listing the backends on a machine where a CLI is not installed
 imports nothing of its adapter (``registry.ListedBuiltin``): a CLI that is not
 on PATH is reported ``missing`` from these facts alone, as ``probe_cli`` would.
@@ -30,6 +35,8 @@ class CliInfo:
     # the check waits for the version (claude before 2.1.41 took `auth status` for a
     # prompt). None: the check is safe on any version and runs beside `--version`.
     login_check_since: tuple[int, int, int] | None = None
+    adapter: str = ""  # the class in jlgcli/backends/<id>.py
+    reports_cost: bool = False  # its output states what a call cost (--max-cost works)
 
 
 def not_on_path(info: CliInfo) -> Availability:
@@ -44,6 +51,7 @@ def not_on_path(info: CliInfo) -> Availability:
 
 CLAUDE = CliInfo(
     id="claude",
+    adapter="ClaudeBackend",
     executable="claude",
     install_hint="npm install -g @anthropic-ai/claude-code",
     login_hint="claude auth login (or set ANTHROPIC_API_KEY)",
@@ -51,10 +59,12 @@ CLAUDE = CliInfo(
     npm_package="@anthropic-ai/claude-code",
     update_hint="claude update (or npm install -g @anthropic-ai/claude-code@latest)",
     login_check_since=(2, 1, 41),  # `claude auth status`; older ones take it for a prompt
+    reports_cost=True,  # result.total_cost_usd (backends.md §5.1)
 )
 
 CODEX = CliInfo(
     id="codex",
+    adapter="CodexBackend",
     executable="codex",
     install_hint="npm install -g @openai/codex",
     login_hint="codex login (or: printenv OPENAI_API_KEY | codex login --with-api-key)",
@@ -67,6 +77,7 @@ CODEX = CliInfo(
 
 COPILOT = CliInfo(
     id="copilot",
+    adapter="CopilotBackend",
     executable="copilot",
     install_hint="npm install -g @github/copilot",
     login_hint="copilot login (or set COPILOT_GITHUB_TOKEN to a fine-grained token "
@@ -78,6 +89,7 @@ COPILOT = CliInfo(
 
 GEMINI = CliInfo(
     id="gemini",
+    adapter="GeminiBackend",
     executable="gemini",
     install_hint="npm install -g @google/gemini-cli",
     login_hint='set GEMINI_API_KEY, or run `gemini` once and choose "Login with Google"',

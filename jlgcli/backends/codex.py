@@ -15,7 +15,7 @@ failure is classified from ``turn.failed.error.message`` alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
 from jlgcli.backends.cli_facts import CODEX
@@ -25,13 +25,19 @@ from jlgcli.backends.probing import (
     ProbeContext,
     broken_verdict,
     first_set,
+    login_left_to_the_call,
     probe_cli,
 )
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
 
+if TYPE_CHECKING:
+    import tempfile
+
 INFO = CODEX
 SANDBOXES = {"read-only": "read-only", "edit": "workspace-write", "full": "danger-full-access"}
+# What a command prints when the sandbox (Landlock/seccomp, Seatbelt) refused it.
+_SANDBOX_WORDS = ("Read-only file system", "Operation not permitted", "Permission denied")
 
 
 def check_login(ctx: ProbeContext) -> AuthVerdict:
@@ -63,10 +69,16 @@ class CodexBackend:
         # thread id → (input, output) token totals last reported: a resumed thread's
         # turn.completed.usage is the thread's total, not this call's (backends.md §8).
         self._thread_totals: dict[str, tuple[int, int]] = {}
+        self._schema_dir: tempfile.TemporaryDirectory[str] | None = None
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.50.0, logged in (``codex login status`` or ``CODEX_API_KEY``)."""
         return probe_cli(INFO, check_login, timeout=timeout)
+
+    def probe_installed(self, timeout: float = 2.0) -> Availability:
+        """``probe`` without the login check, for ``run``/``loop`` (issue 34): the first
+        call starts sooner and an auth failure is read from the call itself (exit 6)."""
+        return probe_cli(INFO, login_left_to_the_call, timeout=timeout)
 
     def invocation(self, request: BackendRequest) -> Invocation:
         """``codex exec --json --skip-git-repo-check [...] [resume <id>] -``, prompt on stdin.
@@ -78,11 +90,25 @@ class CodexBackend:
             argv += ["-m", request.model]
         if request.permissions:
             argv += ["-s", SANDBOXES[request.permissions]]
+        if request.output_schema is not None:  # the final message is a status object
+            argv += ["--output-schema", self._schema_file(request.output_schema)]
         argv += request.extra_args
         if request.resume_session:
             argv += ["resume", request.resume_session]
         argv.append("-")
         return Invocation(argv=tuple(argv), cwd=request.cwd, stdin=request.prompt)
+
+    def _schema_file(self, schema: str) -> str:
+        """``exec --output-schema`` takes a file: one per backend, removed with it."""
+        import tempfile
+        from pathlib import Path
+
+        if self._schema_dir is None:
+            self._schema_dir = tempfile.TemporaryDirectory(prefix="jlgcli-schema-")
+        path = Path(self._schema_dir.name) / "status.schema.json"
+        if not path.is_file() or path.read_text(encoding="utf-8") != schema:
+            path.write_text(schema, encoding="utf-8")
+        return str(path)
 
     def parser(self) -> CodexParser:
         """A fresh ``exec --json`` parser (sharing this backend's per-thread token totals)."""
@@ -127,6 +153,8 @@ class CodexParser(JsonStreamParser):
 
     def _item(self, item: dict[str, Any], completed: bool) -> str:
         kind = item.get("type")
+        if completed:
+            self._denial(item)
         if kind == "agent_message" and completed:
             text = str(item.get("text", ""))
             if text.strip():
@@ -149,6 +177,26 @@ class CodexParser(JsonStreamParser):
         elif kind == "error" and completed:  # non-fatal (exec_events.rs): shown, not the cause
             return f"[codex] {short(str(item.get('message', '')))}\n"
         return ""
+
+    def _denial(self, item: dict[str, Any]) -> None:
+        """A sandbox denial (exec_events.rs): a command ``declined``, or one that failed on
+        the sandbox's read-only file system; a patch (``file_change``) that ``failed``."""
+        kind, status = item.get("type"), item.get("status")
+        if kind == "command_execution":
+            output = str(item.get("aggregated_output") or "")
+            refused = status == "declined" or (
+                status == "failed" and any(s in output for s in _SANDBOX_WORDS)
+            )
+            if refused:
+                self.denied("shell", str(item.get("command") or ""))
+        elif kind == "file_change" and status == "failed":
+            changes = item.get("changes")
+            paths = (
+                [str(c.get("path")) for c in changes if isinstance(c, dict)]
+                if isinstance(changes, list)
+                else []
+            )
+            self.denied("edit", ", ".join(paths))
 
     def _usage(self, usage: object) -> None:
         """This call's tokens: the thread total minus what earlier calls on it reported."""

@@ -301,6 +301,8 @@ class CommandParser:
         """ok when the program exited by itself with code 0 (or was ended after its work)."""
         raw = self.stdout.text()
         text = clean_terminal_text(raw) if self.clean else raw
+        if self.interactive and outcome.reply is not None:
+            text = outcome.reply  # between the prompt's echo and the done match (issue 34)
         tail = (raw[-8000:] + self.stderr.text()[-8000:])[-16000:]
         codes = _INTERACTIVE_OK_CODES if self.interactive else (0,)
         if outcome.stop_reason is StopReason.EXITED and outcome.exit_code in codes:

@@ -43,13 +43,22 @@ ERROR_TYPES: dict[str, LimitKind] = {
     "quota": "quota",
     "rate_limit": "rate-limit",
     "authentication": "auth",
+    "authorization": "auth",  # no seat, or a policy forbids it (cli-main.js, backends.md §9)
 }
 TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")  # copilot's precedence
+# --allow-all-tools is required headless; the denials narrow it. MCP tools (the built-in
+# GitHub MCP server too) stay allowed unless denied (backends.md §9), so read-only and edit
+# disable the built-in servers and every server named in copilot's own MCP config
+# (docs.github.com "GitHub Copilot CLI command reference": --disable-builtin-mcps,
+# --disable-mcp-server NAME; --deny-tool shell|write|url).
+_NO_SHELL = ("--deny-tool", "shell", "--deny-tool", "url", "--disable-builtin-mcps")
 PERMISSION_FLAGS: dict[str, tuple[str, ...]] = {
-    "read-only": ("--allow-all-tools", "--deny-tool", "write", "--deny-tool", "shell"),
-    "edit": ("--allow-all-tools",),
+    "read-only": ("--allow-all-tools", "--deny-tool", "write", *_NO_SHELL),
+    "edit": ("--allow-all-tools", *_NO_SHELL),
     "full": ("--allow-all",),
 }
+# copilot updates itself during a run unless told not to (backends.md §9).
+PINNED = ("--no-auto-update",)
 
 
 def gh_config_dirs(env: Mapping[str, str], *, is_windows: bool = os.name == "nt") -> list[Path]:
@@ -60,6 +69,21 @@ def gh_config_dirs(env: Mapping[str, str], *, is_windows: bool = os.name == "nt"
         return [Path(env["APPDATA"]) / "GitHub CLI"]
     xdg = env.get("XDG_CONFIG_HOME")
     return [Path(xdg) / "gh"] if xdg else [home_dir(env) / ".config" / "gh"]
+
+
+def mcp_server_names(env: Mapping[str, str], cwd: Path) -> list[str]:
+    """The MCP servers copilot would load: its own ``mcp-config.json`` and the project's
+    ``.mcp.json`` (names only; a server is switched off, never started, by what is read)."""
+    copilot_home = (
+        Path(env["COPILOT_HOME"]) if env.get("COPILOT_HOME") else home_dir(env) / ".copilot"
+    )
+    names: list[str] = []
+    for path in (copilot_home / "mcp-config.json", cwd / ".mcp.json"):
+        config = read_json_file(path)
+        servers = config.get("mcpServers") if isinstance(config, dict) else None
+        if isinstance(servers, dict):
+            names += [n for n in servers if isinstance(n, str) and n.strip() and n[0] != "-"]
+    return list(dict.fromkeys(names))
 
 
 def check_login(ctx: ProbeContext) -> AuthVerdict:
@@ -103,14 +127,19 @@ class CopilotBackend:
 
     def invocation(self, request: BackendRequest) -> Invocation:
         """``copilot --output-format json --no-color <permissions> [...]``, prompt on stdin."""
-        argv = ["copilot", "--output-format", "json", "--no-color"]
-        argv += PERMISSION_FLAGS[request.permissions or "edit"]
+        argv = ["copilot", "--output-format", "json", "--no-color", *PINNED]
+        permissions = request.permissions or "edit"
+        argv += PERMISSION_FLAGS[permissions]
+        if permissions != "full":
+            for name in mcp_server_names(os.environ, Path(request.cwd)):
+                argv += ["--disable-mcp-server", name]
         if request.model:
             argv += ["--model", request.model]
         if request.resume_session:
             argv.append(f"--resume={request.resume_session}")
         argv += request.extra_args
-        return Invocation(argv=tuple(argv), cwd=request.cwd, stdin=request.prompt)
+        env = {"COPILOT_AUTO_UPDATE": "false"}
+        return Invocation(argv=tuple(argv), cwd=request.cwd, env=env, stdin=request.prompt)
 
     def parser(self) -> CopilotParser:
         """A fresh JSONL session-event parser."""
@@ -132,6 +161,8 @@ class CopilotParser(JsonStreamParser):
         self.session_error_type: str | None = None  # errorType of the last session.error
         self.message_id: str | None = None  # the assistant.message being assembled
         self.message_chunks: list[str] = []
+        self.tools: dict[str, tuple[str, str]] = {}  # toolCallId → (name, target)
+        self.failed_tool: tuple[str, str] | None = None
 
     def on_event(self, event: dict[str, Any]) -> str:
         kind = event.get("type")
@@ -143,6 +174,9 @@ class CopilotParser(JsonStreamParser):
         if kind == "assistant.message":
             return self._message(data)
         if kind == "tool.execution_start":
+            self.tools[str(data.get("toolCallId"))] = (
+                str(data.get("toolName") or "tool"), _arguments(data),
+            )  # fmt: skip
             return f"[tool] {data.get('toolName', 'tool')} {short(_arguments(data), 120)}\n"
         if kind == "session.error":
             message = str(data.get("message") or data.get("errorType") or "session error")
@@ -150,6 +184,16 @@ class CopilotParser(JsonStreamParser):
             self.session_error_type = str(data.get("errorType") or "") or None
             self.note_error(message)
             return f"[copilot] error: {short(message)}\n"
+        if kind == "tool.execution_complete" and data.get("success") is False:
+            self.failed_tool = self.tools.get(str(data.get("toolCallId")), ("tool", ""))
+            if _is_denial(data):
+                self.denied(*self.failed_tool)
+                self.failed_tool = None
+            return ""
+        if kind == "session.warning" and self.failed_tool is not None:
+            if "permission denied" in str(data.get("message", "")).lower():
+                self.denied(*self.failed_tool)  # cli-main.js: the warning after a refused tool
+            self.failed_tool = None
         if kind == "session.warning":
             return f"[copilot] warning: {short(str(data.get('message', '')))}\n"
         if kind == "session.start" and isinstance(data.get("sessionId"), str):
@@ -221,3 +265,10 @@ def _arguments(data: dict[str, Any]) -> str:
                 return str(arguments[key])
         return ""
     return str(arguments) if isinstance(arguments, str) else ""
+
+
+def _is_denial(data: dict[str, Any]) -> bool:
+    """``tool.execution_complete`` with ``success:false`` whose error says permission."""
+    error = data.get("error")
+    said = str(error.get("message") if isinstance(error, dict) else error or "")
+    return "denied" in said.lower() or "permission" in said.lower()

@@ -6,8 +6,10 @@ and is read as the prompt; in an untrusted folder it exits 55 unless
 without ``--skip-trust``); fatal errors have their own exit codes (41 auth,
 42 input, 53 turn limit, 55 untrusted) and print plain text on stderr, no
 JSON; assistant text arrives as ``message`` deltas; ``result.status`` says
-how it ended. ``--resume`` takes an index or ``latest``, never a session id:
-a resume request starts a fresh session with a warning.
+how it ended. ``--resume <session uuid>`` continues that session (0.61+,
+``sessionUtils.ts``; the ``init`` event repeats the ``session_id``); older
+versions take only an index or ``latest``, so the run core restates the task
+instead (``resume_since``).
 
 Limits (backends.md §8, issue 16): an error ends as ``result`` with
 ``error:{type,message}``; the type names gemini's error class
@@ -49,6 +51,14 @@ EXIT_CODES: dict[int, tuple[ErrorKind, str]] = {
     54: ("backend", "a gemini tool failed"),
     55: ("backend", "gemini does not trust this folder"),
 }
+# On an API error gemini exits with the HTTP status & 255 (backends.md §9;
+# packages/cli/src/utils/errors.ts): the status says what the text may not.
+HTTP_EXITS: dict[int, tuple[LimitKind, str]] = {
+    429 & 255: ("rate-limit", "HTTP 429: rate-limited"),
+    401 & 255: ("auth", "HTTP 401: not authenticated"),
+    403 & 255: ("auth", "HTTP 403: permission denied by the API"),
+    503 & 255: ("overloaded", "HTTP 503: the model is overloaded"),
+}
 _KEY_NAMES = ("GEMINI_API_KEY",)
 
 
@@ -63,7 +73,8 @@ def error_type_kind(error_type: str) -> LimitKind | None:
         return "quota"
     if "retryablequota" in name or "ratelimit" in name.replace("_", ""):
         return "rate-limit"
-    if "authentication" in name or name in ("auth", "unauthenticated"):
+    # core/turn.ts: a 401 becomes UnauthorizedError (backends.md §9)
+    if "authentication" in name or "unauthorized" in name or name in ("auth", "unauthenticated"):
         return "auth"
     return None
 
@@ -140,6 +151,7 @@ class GeminiBackend:
     """The ``gemini`` backend."""
 
     id = "gemini"
+    resume_since = (0, 61, 0)  # --resume <uuid> (backends.md §9)
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.20.0, some authentication configured (no process run for it)."""
@@ -153,12 +165,7 @@ class GeminiBackend:
         if request.permissions:
             argv += ["--approval-mode", APPROVAL_MODES[request.permissions]]
         if request.resume_session:
-            import logging  # only on this rare path (~3 ms at import)
-
-            logging.getLogger(__name__).warning(
-                "gemini cannot resume session %s by id; starting a fresh session",
-                request.resume_session,
-            )
+            argv += ["--resume", request.resume_session]
         argv += request.extra_args
         env = {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
         return Invocation(argv=tuple(argv), cwd=request.cwd, env=env, stdin=request.prompt)
@@ -179,6 +186,7 @@ class GeminiParser(JsonStreamParser):
         self.turn: list[str] = []  # assistant deltas since the last tool call
         self.previous_turn = ""
         self.final: dict[str, Any] | None = None
+        self.tools: dict[str, tuple[str, str]] = {}  # tool_id → (name, target)
 
     def on_event(self, event: dict[str, Any]) -> str:
         kind = event.get("type")
@@ -192,10 +200,16 @@ class GeminiParser(JsonStreamParser):
             self.turn.append(content)
             return content
         elif kind == "tool_use":
+            self.tools[str(event.get("tool_id"))] = (
+                str(event.get("tool_name") or "tool"), _target(event.get("parameters")),
+            )  # fmt: skip
             return self._close_turn() + f"[tool] {event.get('tool_name', 'tool')}\n"
         elif kind == "tool_result" and event.get("status") == "error":
             error = event.get("error")
             message = error.get("message") if isinstance(error, dict) else ""
+            error_type = str(error.get("type") or "") if isinstance(error, dict) else ""
+            if _is_denial(error_type, str(message or "")):  # output/types.ts ToolResultEvent
+                self.denied(*self.tools.get(str(event.get("tool_id")), ("tool", "")))
             return f"[tool] failed: {short(str(message or ''))}\n"
         elif kind == "error":
             nested = event.get("error")
@@ -236,6 +250,12 @@ class GeminiParser(JsonStreamParser):
         self._close_turn()
         final, code = self.final, outcome.exit_code
         if final is not None and final.get("status") == "success" and code == 0:
+            if not self.previous_turn.strip():  # client.ts: a context overflow ends like this
+                message = (
+                    "gemini ended with an empty answer (status success, no text): its context "
+                    "window is likely full; shorten the task or start a fresh session"
+                )
+                return self.failure(outcome, message, "backend")
             return self.result(outcome, ok=True, text=self.previous_turn)
         if final is not None and final.get("status") == "error":
             return self._error_result(outcome, final.get("error"))
@@ -247,6 +267,8 @@ class GeminiParser(JsonStreamParser):
             if self.last_error:
                 return self.failure_from(outcome, f"{self.last_error} ({message})")
             return self.failure(outcome, message, "backend")
+        if code in HTTP_EXITS:
+            return self._http_failure(outcome, self.last_error or self._last_words())
         if code is not None and code in EXIT_CODES:
             kind, what = EXIT_CODES[code]
             verdict = classify_error_text(self._plain_text())
@@ -264,4 +286,27 @@ class GeminiParser(JsonStreamParser):
         if kind is not None:
             verdict = structured_verdict(kind, message)
             return self.verdict_failure(outcome, verdict, short(message, 500))
+        if classify_error_text(message) is None and outcome.exit_code in HTTP_EXITS:
+            return self._http_failure(outcome, message)  # error.type "unknown": the exit says
         return self.failure_from(outcome, message)
+
+    def _http_failure(self, outcome: ProcessOutcome, message: str) -> BackendResult:
+        """An API error told by gemini's exit status (HTTP status & 255)."""
+        kind, what = HTTP_EXITS[outcome.exit_code or 0]
+        verdict = structured_verdict(kind, message)
+        return self.verdict_failure(outcome, verdict, f"{what}: {short(message, 400)}")
+
+
+def _target(parameters: object) -> str:
+    if not isinstance(parameters, dict):
+        return ""
+    for key in ("file_path", "absolute_path", "path", "command", "url", "dir_path"):
+        if isinstance(parameters.get(key), str):
+            return str(parameters[key])
+    return ""
+
+
+def _is_denial(error_type: str, message: str) -> bool:
+    """A tool result refused by gemini's approval mode or policy, not a tool that failed."""
+    said = f"{error_type} {message}".lower()
+    return any(word in said for word in ("permission", "denied", "policy", "not allowed"))

@@ -25,7 +25,7 @@ from typing import Literal
 from jlgcli.backends.resets import parse_reset_time
 from jlgcli.records import record
 
-LimitKind = Literal["rate-limit", "quota", "auth"]
+LimitKind = Literal["rate-limit", "quota", "auth", "overloaded"]
 
 _APOS = "['’]"
 # Pattern sources, compiled by re's cache on first use (re.search): only a failed call's
@@ -36,6 +36,11 @@ _AUTH = (
     r"|Please set an Auth method|Invalid API key|API key not valid|authentication_failed"
     r"|oauth_org_not_allowed|\b401\b.{0,20}Unauthorized|OAuth token (?:has )?expired"
     r"|Failed to authenticate"
+    # codex protocol/src/error.rs (Unauthorized): "Your access token could not be refreshed
+    # because your refresh token has expired. Please log out and sign in again."
+    r"|refresh token has expired|access token could not be refreshed"
+    # gemini core/turn.ts UnauthorizedError: "Request had invalid authentication credentials"
+    r"|invalid authentication credentials"
 )
 # Credit or quota gone, no reset worth waiting for (unless the message states one).
 _QUOTA = (
@@ -44,6 +49,22 @@ _QUOTA = (
     r"|exhausted your (?:[\w-]+ )*quota"  # gemini daily quota
     r"|\bquota exceeded\b|exceeded your current quota|insufficient[_ ]quota"
     r"|check your plan and billing|\bbilling_error\b"
+    # codex protocol/src/error.rs UsageLimitExceeded: "To use Codex with your ChatGPT plan,
+    # upgrade to Plus: https://chatgpt.com/explore/plus."
+    r"|To use Codex with your ChatGPT plan|upgrade to Plus\b"
+)
+# Account states claude labels ``error:"rate_limit"`` that never reset (backends.md §9): a
+# stated reset does not make them worth waiting for.
+_PERMANENT = (
+    r"(?i)seat type doesn['’]t include usage credits"
+    r"|usage allocation has been disabled by your admin"
+    r"|usage limit is set to \$0|service is disabled for your org|org is out of usage"
+)
+# The service is overloaded after the CLI's own retries (backends.md §9): wait, back off.
+_OVERLOADED = (
+    r"(?i)Repeated 529|\b529\b.{0,20}Overloaded|overloaded_error|\bat capacity\b"
+    r"|\bhigh demand\b|last status: 50[23]\b|\b503\b.{0,30}(?:Service )?Unavailable"
+    r"|model is overloaded|\bstatus:? 503\b"
 )
 # A limit that resets: wait for it.
 _RATE_LIMIT = (
@@ -53,6 +74,9 @@ _RATE_LIMIT = (
     rf"|You{_APOS}re out of (?:[\w-]+ )*usage"
     r"|usage limit|rate[ _-]?limit|\blimit reached\b|RESOURCE_EXHAUSTED|Too Many Requests"
     r"|\bstatus:? 429\b|\b429\b.{0,40}(?:request|quota|limit)|exhausted your capacity"
+    # Google's 429 as gemini prints it (core/utils/errors.ts, backends.md §9): "Resource has
+    # been exhausted (e.g. check quota).\nSuggested retry after 34.07s."
+    r"|Resource has been exhausted"
 )
 # claude 1.x: "Claude AI usage limit reached|1750000000" (the reset as epoch seconds)
 _PIPE_EPOCH = r"(?i)limit reached\|(\d{9,11})\b"
@@ -78,11 +102,17 @@ def classify_error_text(text: str, *, now: float | None = None) -> Verdict | Non
     auth = re.search(_AUTH, text)
     if auth is not None:
         return Verdict("auth", line_around(text, auth.start()))
+    permanent = re.search(_PERMANENT, text)
+    if permanent is not None:
+        return Verdict("quota", line_around(text, permanent.start()))
     quota = re.search(_QUOTA, text)
     limit = re.search(_RATE_LIMIT, text)
     found = quota or limit
     if found is None:
-        return None
+        overloaded = re.search(_OVERLOADED, text)
+        if overloaded is None:
+            return None
+        return Verdict("overloaded", line_around(text, overloaded.start()))
     reset = reset_in(text, now=now)
     if quota is not None and reset is None:
         return Verdict("quota", line_around(text, quota.start()))
@@ -99,8 +129,10 @@ def structured_verdict(
     out of usage credits") is a quota.
     """
     line = first_line(message)
-    if kind == "auth":
-        return Verdict("auth", line)
+    if kind in ("auth", "overloaded"):
+        return Verdict(kind, line)
+    if re.search(_PERMANENT, message):
+        return Verdict("quota", line)
     stated = reset if reset is not None else reset_in(message, now=now)
     if stated is None and (kind == "quota" or re.search(_QUOTA, message)):
         return Verdict("quota", line)

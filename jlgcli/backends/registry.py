@@ -38,10 +38,7 @@ def _adapter(name: str, class_name: str) -> Callable[[], Backend]:
 
 # Each adapter's module is imported when it is chosen: a run loads only its own (issue 18).
 BUILTINS: dict[str, Callable[[], Backend]] = {
-    "claude": _adapter("claude", "ClaudeBackend"),
-    "codex": _adapter("codex", "CodexBackend"),
-    "copilot": _adapter("copilot", "CopilotBackend"),
-    "gemini": _adapter("gemini", "GeminiBackend"),
+    info.id: _adapter(info.id, info.adapter) for info in BUILTIN_CLIS.values()
 }
 # probe_all waits at most this long past the probes' own timeout (kill ladder, thread start).
 PROBE_SLACK = 0.8

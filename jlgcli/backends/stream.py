@@ -57,6 +57,7 @@ class JsonStreamParser:
         self.output_tokens: int | None = None
         self.last_error = ""  # the latest error event (not retry notices)
         self.extra: dict[str, str] = {}
+        self.denials: list[dict[str, str]] = []  # tool uses the CLI denied (issue 34)
 
     # -- StreamParser protocol -------------------------------------------------
     def feed(self, stream: StreamName, text: str) -> str:
@@ -108,6 +109,12 @@ class JsonStreamParser:
         if message.strip():
             self.last_error = message.strip()
 
+    def denied(self, tool: str, target: str) -> None:
+        """Remember a tool use the CLI refused for want of permission (once per tool/target)."""
+        entry = {"tool": tool or "tool", "target": short(target, 200)}
+        if entry not in self.denials and len(self.denials) < 50:
+            self.denials.append(entry)
+
     def result(
         self,
         outcome: ProcessOutcome,
@@ -138,6 +145,7 @@ class JsonStreamParser:
             rate_limited=limited,
             output_tail=self.output_tail.text(),
             extra=dict(self.extra),
+            denials=tuple(self.denials),
         )
 
     def failure(

@@ -41,7 +41,7 @@ def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     parser.add_argument(
         "--permissions",
         choices=PERMISSIONS,
-        help="what the agent may do: read-only, edit files, or full (shell, network)",
+        help="what the agent may do: read-only, edit files (default), or full (shell, network)",
     )
     parser.add_argument("--cwd", metavar="DIR", help="working directory of the agent (default: .)")
     parser.add_argument(

@@ -16,7 +16,15 @@ from typing import Any, Literal
 from jlgcli.completion.json_objects import last_matching
 from jlgcli.records import record
 
-__all__ = ["STATUSES", "JsonCompletion", "JsonStatus", "from_object", "parse"]
+__all__ = [
+    "REPAIR_PROMPT",
+    "STATUSES",
+    "STATUS_SCHEMA",
+    "JsonCompletion",
+    "JsonStatus",
+    "from_object",
+    "parse",
+]
 
 JsonStatus = Literal["continue", "done", "error"]
 STATUSES: tuple[JsonStatus, ...] = ("continue", "done", "error")
@@ -33,6 +41,26 @@ class JsonCompletion:
 
 
 INVALID = JsonCompletion(status=None, error="invalid-json")
+# The status object as a JSON Schema, for CLIs that can make their final message conform
+# (claude --json-schema, codex exec --output-schema: backends.md §9). Every property is
+# required and nothing else allowed, as OpenAI's structured outputs demand; null stands
+# for an absent summary/next.
+STATUS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "status": {"type": "string", "enum": list(STATUSES)},
+        "summary": {"type": ["string", "null"]},
+        "next": {"type": ["string", "null"]},
+    },
+    "required": ["status", "summary", "next"],
+    "additionalProperties": False,
+}
+# Asked once, in the same session, when a reply has no valid status object (issue 34).
+REPAIR_PROMPT = (
+    "[jlgcli] Your last reply did not end with the JSON status object. Reply with that object "
+    'only, for the work as it stands: {"status": "continue" | "done" | "error", '
+    '"summary": "...", "next": "..." or null}'
+)
 
 
 def from_object(obj: dict[str, Any]) -> JsonCompletion | None:

@@ -13,8 +13,15 @@ sent, and when the prompt itself matches the done pattern (completion
 instructions that show ``DONE``), the program's echo of the prompt is skipped:
 a match counts only after the echo's last line (``echo_end``); an echo cut
 short counts by number (more matches than the prompt has). A multi-line
-prompt is typed as one bracketed paste, or with the recipe's
-``newline_sequence``, never with raw newlines.
+prompt is typed with the recipe's ``newline_sequence``, else as one bracketed
+paste when the program turned paste mode on (``ESC[?2004h``, seen before the
+prompt is typed: a ``ready_pattern`` gives it the time), else as one line
+(its lines joined by spaces): never with raw newlines, and never a paste a
+line-based program would read as a literal ``ESC[200~`` (issue 34).
+
+The reply (``reply``) is what the program printed between the prompt's echo
+and the end of the done match, cleaned: not the whole screen with its prompt
+redraw and exit message (issue 34).
 """
 
 from __future__ import annotations
@@ -28,7 +35,9 @@ from jlgcli.records import record
 
 _WINDOW = 16384  # characters of recent output searched for a pattern
 _FRAGMENT = 32  # characters of the prompt's first/last line that identify its echo
+_REPLY = 262144  # characters of output kept for the reply
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+PASTE_ON, PASTE_OFF = "\x1b[?2004h", "\x1b[?2004l"
 
 
 class Step(str, enum.Enum):
@@ -52,14 +61,17 @@ class InteractiveDriver:
 
     def __init__(self, recipe: InteractiveRecipe, prompt: bytes, *, now: float) -> None:
         self._recipe = recipe
-        self._prompt = typed_prompt(prompt, recipe.newline_sequence)
+        self._raw_prompt = prompt
+        self._prompt = b""
         self._ready = _compile(recipe.ready_pattern)
         self._done = _compile(recipe.done_pattern)
-        self._echo = _echo_lines(prompt, self._done)
-        self._echo_matches = (
-            len(self._done.findall(prompt.decode("utf-8", "replace"))) if self._done else 0
-        )
+        self._echo: list[str] | None = None
+        self._echo_matches = 0
+        self._paste_mode = False
         self._window = ""
+        self._reply_raw = ""
+        self._prompt_lines: list[str] = []
+        self.reply: str | None = None
         self.step = Step.READY
         self._deadline = now + recipe.step_timeout
         self._pending_send = b""
@@ -71,6 +83,10 @@ class InteractiveDriver:
         """Remember recent output (only what arrived in the current step)."""
         if self.step in (Step.READY, Step.DONE):
             self._window = (self._window + text)[-_WINDOW:]
+        if self.step is Step.READY and (PASTE_ON in text or PASTE_OFF in text):
+            self._paste_mode = text.rfind(PASTE_ON) > text.rfind(PASTE_OFF)
+        elif self.step is Step.DONE:
+            self._reply_raw = (self._reply_raw + text)[-_REPLY:]
 
     def poll(self, now: float, last_output: float) -> Action:
         """Advance on what was seen so far; called after every read."""
@@ -99,7 +115,19 @@ class InteractiveDriver:
         return self._deadline
 
     def _send_prompt(self, now: float) -> None:
-        self._pending_send += self._prompt + self._recipe.submit_sequence.encode("utf-8")
+        recipe = self._recipe
+        self._prompt = typed_prompt(self._raw_prompt, recipe.newline_sequence,
+                                    paste=self._paste_mode)  # fmt: skip
+        shown = self._raw_prompt
+        if b"\n" in shown.strip() and recipe.newline_sequence is None and not self._paste_mode:
+            shown = self._prompt  # typed as one line: its echo is that line
+        text = shown.decode("utf-8", "replace")
+        self._echo = _echo_lines(shown, self._done)
+        self._echo_matches = len(self._done.findall(text)) if self._done else 0
+        self._prompt_lines = [
+            line.strip()[:_FRAGMENT] for line in text.splitlines() if line.strip()
+        ]
+        self._pending_send += self._prompt + recipe.submit_sequence.encode("utf-8")
         self._enter(Step.DONE, now)
         self._prompt_sent_at = now
 
@@ -110,6 +138,7 @@ class InteractiveDriver:
         return idle is not None and now - max(last_output, self._prompt_sent_at) >= idle
 
     def _after_done(self, now: float, send: bytes) -> Action:
+        self.reply = self._reply_text()
         if self._recipe.exit_sequence is None:
             self.step = Step.FINISHED
             return Action(send=send, finish=True)
@@ -123,6 +152,18 @@ class InteractiveDriver:
 
     def _matches(self, pattern: re.Pattern[str] | None) -> bool:
         return pattern is not None and pattern.search(clean_terminal_text(self._window)) is not None
+
+    def _reply_text(self) -> str:
+        """What was printed after the prompt's echo, up to the end of the done match."""
+        text = clean_terminal_text(self._reply_raw)
+        start = echo_end(text, self._prompt_lines) if self._prompt_lines else 0
+        start = start or 0  # an echo cut short: keep everything
+        end = len(text)
+        if self._done is not None:
+            matches = list(self._done.finditer(text, start))
+            if matches:
+                end = matches[-1].end()
+        return text[start:end].strip("\r\n")
 
     def _reply_matches_done(self) -> bool:
         if self._done is None:
@@ -160,18 +201,22 @@ def echo_end(text: str, prompt_lines: list[str]) -> int | None:
     return None
 
 
-def typed_prompt(prompt: bytes, newline_sequence: str | None) -> bytes:
-    """The bytes to type for ``prompt``: one line as is, several as one paste (CR-separated).
+def typed_prompt(prompt: bytes, newline_sequence: str | None, *, paste: bool = True) -> bytes:
+    """The bytes to type for ``prompt``: one line as is; several with ``newline_sequence``,
+    else as one paste (CR-separated) when ``paste``, else joined into one line by spaces.
 
     A terminal sends a pasted newline as CR, and wraps the paste in
-    ``ESC[200~``/``ESC[201~`` so the program does not submit at each line.
+    ``ESC[200~``/``ESC[201~`` so the program does not submit at each line; a
+    program that never turned paste mode on would read those bytes literally.
     """
     body = prompt.replace(b"\r\n", b"\n").rstrip(b"\n")
     if b"\n" not in body:
         return body
     if newline_sequence is not None:
         return body.replace(b"\n", newline_sequence.encode("utf-8"))
-    return PASTE_START + body.replace(b"\n", b"\r") + PASTE_END
+    if paste:
+        return PASTE_START + body.replace(b"\n", b"\r") + PASTE_END
+    return b" ".join(line.strip() for line in body.split(b"\n") if line.strip())
 
 
 def _echo_lines(prompt: bytes, done: re.Pattern[str] | None) -> list[str] | None:

@@ -146,6 +146,7 @@ class ProcessOutcome:
     interrupted_by: int | None = None  # the signal that stopped the run (CANCELLED)
     output: OutputTail | None = field(default=None, compare=False, repr=False)
     error: str | None = None  # FAILED_TO_START: what prevented the start
+    reply: str | None = field(default=None, compare=False, repr=False)  # interactive: the reply
 
     @classmethod
     def not_started(cls, error: str) -> ProcessOutcome:

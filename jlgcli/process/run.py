@@ -180,6 +180,7 @@ class _Run:
             stdout_bytes=self.counts["stdout"],
             stderr_bytes=self.counts["stderr"],
             interrupted_by=self.interrupted_by,
+            reply=self.driver.reply if self.driver is not None else None,
         )
 
     def _abort(self) -> None:

@@ -22,6 +22,8 @@ StopCause = Literal[
     "backend-unauthenticated",
     "quota-exhausted",
     "rate-limited",
+    "overloaded",
+    "permission-denied",
     "max-iterations",
     "max-cost",
     "no-progress",
@@ -74,6 +76,13 @@ _ROWS = (
           "add credit or wait for the quota to renew; --fallback BACKEND goes on with another"),
     Cause("rate-limited", ExitCode.TIMEOUT, "incomplete", "the backend is rate-limited",
           "wait for the limit to reset, or pass --fallback BACKEND"),
+    Cause("overloaded", ExitCode.TIMEOUT, "incomplete",
+          "the backend stayed overloaded after its own retries and jlgcli's back-off",
+          "run again later, or pass --fallback BACKEND"),
+    Cause("permission-denied", ExitCode.NO_PERMISSION, "incomplete",
+          "the agent's tool uses were denied, iteration after iteration, and nothing changed",
+          "allow what it needs (--permissions edit, or full for shell and network), "
+          "or change the task"),
     Cause("max-iterations", ExitCode.MAX_ITERATIONS, "incomplete",
           "maximum iterations reached", "raise --max-iterations, or make the task smaller"),
     Cause("max-cost", ExitCode.MAX_ITERATIONS, "incomplete", "the cost budget is spent",
@@ -139,7 +148,12 @@ EXIT_CODE_MEANINGS: dict[int, tuple[str, str]] = {
     ExitCode.CANT_CREATE: ("artifacts not writable", "artifacts (or config) could not be written"),
     ExitCode.TIMEOUT: (
         "timeout",
-        "timeout (total, per call, or idle), or a rate limit that resets too late",
+        "timeout (total, per call, or idle), a rate limit that resets too late, "
+        "or a backend that stays overloaded",
+    ),
+    ExitCode.NO_PERMISSION: (
+        "permission denied",
+        "permission denied: the agent's tool uses were denied again and again, nothing changed",
     ),
     ExitCode.CONFIG: (
         "bad config",

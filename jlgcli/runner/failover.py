@@ -39,6 +39,21 @@ class BackendChain:
         return self._next_fallback < len(self.fallback_ids)
 
     @property
+    def resumes_sessions(self) -> bool:
+        """Whether the current backend can continue a session by its id (issue 34).
+
+        A backend names the first version that can in ``resume_since`` (gemini 0.61);
+        one that does not say can. With no known version it is assumed to.
+        """
+        since = getattr(self.current, "resume_since", None)
+        if since is None:
+            return True
+        from jlgcli.backends.common import parse_version
+
+        version = parse_version(self.availability.version or "")
+        return version is None or version >= since
+
+    @property
     def on_primary(self) -> bool:
         return self.current is self.primary
 

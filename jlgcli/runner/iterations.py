@@ -23,6 +23,7 @@ from jlgcli.runner.policy import Counters, Guardrails, Proceed, Retry, Stop, Swi
 from jlgcli.runner.prompting import Prompter
 from jlgcli.runner.record import RunRecord, interruption_message
 from jlgcli.runner.recorder import Recorder
+from jlgcli.runner.repair import status_schema
 from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.status import LiveStatus
 from jlgcli.runner.summary import IterationMetrics
@@ -61,6 +62,10 @@ class IterationLoop:
                 self.counters.cost_usd += metrics.costUsd
                 self.counters.cost_reported = True
         self.no_progress = NoProgressDetector(spec.no_progress_limit)
+        from jlgcli.runner.denials import DenialTracker
+
+        self.denied = DenialTracker()
+        self.denial_feedback: str | None = None
         self.prompter = Prompter(
             spec.prompt.text,
             completion.instructions(),
@@ -123,7 +128,7 @@ class IterationLoop:
                 if verdict.cause == "interrupted":
                     self.record.signal_number = call.outcome.interrupted_by
                     message = interruption_message(self.record.signal_number)
-                self.record.stop(verdict.cause, message, tail=verdict.tail)
+                self.record.stop(verdict.cause, message, tail=verdict.tail, hint=verdict.hint)
                 return
             assert isinstance(verdict, Proceed)
             if self._decide(iteration, call, prompt):
@@ -138,7 +143,8 @@ class IterationLoop:
     # -- one call ------------------------------------------------------------------------
     def _call(self, iteration: int) -> tuple[CallResult, str]:
         spec, record, backend = self.spec, self.record, self.chain.current
-        session = record.session_id if spec.session_mode == "continue" else None
+        resumable = spec.session_mode == "continue" and self.chain.resumes_sessions
+        session = record.session_id if resumable else None  # else the task is restated
         prompt = self.prompter.prompt_for(iteration, session)
         if spec.is_loop:
             limit = self.rails.max_iterations
@@ -178,6 +184,13 @@ class IterationLoop:
         self.switch_reason = None
         if record.backend_versions.get(backend.id) is None:
             record.backend_versions[backend.id] = self.chain.availability.version
+        if result.denials:
+            from jlgcli.runner.denials import describe, hint
+
+            metrics.permissionDenials = list(result.denials)
+            denials = metrics.permissionDenials
+            self.console.warn(f"iteration {iteration}: {backend.id} denied {describe(denials)}; "
+                              f"{hint(denials, spec.permissions)}")  # fmt: skip
         record.metrics.append(metrics)
         self.recorder.call_ended(metrics, result.text)
         return call, prompt
@@ -197,7 +210,8 @@ class IterationLoop:
             BackendRequest(
                 prompt=prompt, cwd=str(spec.cwd), model=spec.model,
                 permissions=spec.permissions, extra_args=spec.extra_args,
-                resume_session=session,
+                resume_session=session, max_budget_usd=self._budget_left(),
+                output_schema=status_schema(spec.completion_mode) if spec.is_loop else None,
             ),
             limits=Limits(
                 total_timeout=min(remaining, per_call) if per_call else remaining,
@@ -231,6 +245,10 @@ class IterationLoop:
         decision = self.completion.decide(
             Reply(iteration, call.result.text, prompt, self.recorder.payload_ref(iteration))
         )
+        if decision.status == "invalid-json" and self.spec.completion_mode == "json":
+            from jlgcli.runner.repair import ask_once_more
+
+            decision = ask_once_more(self, iteration, call, decision)
         metrics.completion, metrics.summary, metrics.next = (
             decision.status, decision.summary, decision.next,
         )  # fmt: skip
@@ -250,6 +268,15 @@ class IterationLoop:
     def _apply(self, decision: Decision, call: CallResult, metrics: IterationMetrics) -> bool:
         record = self.record
         status = decision.status
+        if self.spec.is_loop and status in ("done", "continue"):
+            from jlgcli.runner.denials import judge_denials
+
+            stop, self.denial_feedback = judge_denials(self.denied, metrics, self.spec.permissions)
+            if stop is not None:
+                record.stop("permission-denied", stop)
+                return True
+            if self.denial_feedback is not None and status == "done":
+                status, metrics.completion = "continue", "denied"  # its writes never happened
         gated = status == "done" and self.spec.gates and self.spec.is_loop
         if gated and not self._gates_pass(metrics):
             status = "continue"
@@ -264,6 +291,9 @@ class IterationLoop:
                 self.prompter.remember(
                     call.result.text, decision.summary, decision.next, decision.next_prompt
                 )
+            if self.denial_feedback is not None:
+                self.prompter.add_feedback(self.denial_feedback)
+                self.denial_feedback = None
             changed = bool(metrics.diffStat and metrics.diffStat.get("files"))
             if self.no_progress.observe(call.result.text, worktree_changed=changed):
                 limit = self.spec.no_progress_limit
@@ -372,6 +402,11 @@ class IterationLoop:
         del done[keep:]
         done += [(m, m.to_json()) for m in metrics[keep:]]
         return [json for _, json in done]
+
+    def _budget_left(self) -> float | None:
+        if self.rails.max_cost_usd is None:
+            return None
+        return max(self.rails.max_cost_usd - self.counters.cost_usd, 0.0)
 
     def _human_timeout(self) -> str:
         return _human_ms(self.spec.timeout_ms)

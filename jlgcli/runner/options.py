@@ -31,6 +31,7 @@ _FLAG_KEYS = {  # option field → config key
     "max_iterations": "maxIterations",
     "iteration_timeout": "iterationTimeoutMs",
     "completion": "completionMode",
+    "permissions": "permissions",
     "no_progress_limit": "noProgressLimit",
     "max_cost": "maxCostUsd",
 }
@@ -197,7 +198,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         no_progress_limit=values["noProgressLimit"],
         session_mode=session,  # type: ignore[arg-type]
         model=options.model,
-        permissions=options.permissions,  # type: ignore[arg-type]
+        permissions=values["permissions"],
         extra_args=tuple(options.backend_args),
         artifacts=values["artifacts"],
         artifacts_dir=Path(values["artifactsDir"]),
@@ -206,7 +207,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         options={key: values[key] for key in sorted(values)}
         | {
             "model": options.model,
-            "permissions": options.permissions,
+            "permissions": values["permissions"],
             "session": session,
             "backendArgs": len(options.backend_args),
             "fallback": list(fallbacks),

@@ -12,6 +12,11 @@ call, and never more than ``max_limited_calls`` limited calls in a row. With
 a fallback left, a wait longer than ``switch_after_s`` switches to it (and
 the run comes back to this backend once its reset has passed).
 Quota/credit exhausted (no useful wait) switches or stops ``quota-exhausted``.
+
+Overload after the CLI's own retries (issue 34: claude "Repeated 529", codex "at
+capacity", gemini/copilot 503) backs off ``overload_backoff_s`` inside the time
+left, at most ``max_overloaded_calls`` calls in a row; then it switches to a
+fallback or stops ``overloaded`` (exit 75).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from jlgcli.process.model import StopReason
 from jlgcli.records import record
 
 RATE_LIMIT_BACKOFF_S = (30.0, 60.0, 120.0, 240.0, 480.0)
+OVERLOAD_BACKOFF_S = (15.0, 30.0, 60.0, 120.0)
 
 
 @record(slots=True)
@@ -35,6 +41,8 @@ class Guardrails:
     max_limited_calls: int = 6
     switch_after_s: float = 300.0  # with a fallback left, a longer wait switches instead
     backoff_s: tuple[float, ...] = RATE_LIMIT_BACKOFF_S
+    overload_backoff_s: tuple[float, ...] = OVERLOAD_BACKOFF_S
+    max_overloaded_calls: int = 4
 
 
 @record(frozen=False, slots=True)
@@ -42,6 +50,7 @@ class Counters:
     """What the policy remembers between calls."""
 
     limited_in_a_row: int = 0
+    overloaded_in_a_row: int = 0
     cost_usd: float = 0.0
     cost_reported: bool = False
 
@@ -77,6 +86,7 @@ class Stop:
     cause: str
     message: str | None
     tail: str = ""
+    hint: str | None = None  # None: the cause's own hint
 
 
 Verdict = Proceed | Retry | Switch | Stop
@@ -106,17 +116,30 @@ def judge_call(
     if result.rate_limited:
         return _rate_limited(result, counters, rails, backend, remaining_s, now, can_switch)
     counters.limited_in_a_row = 0
+    if result.error_kind == "overloaded":
+        return _overloaded(result, counters, rails, backend, remaining_s, now)
+    counters.overloaded_in_a_row = 0
     if result.cost_usd is not None:
         counters.cost_usd += result.cost_usd
         counters.cost_reported = True
     if result.ok:
         return Proceed()
+    if result.error_kind == "budget":  # the call's cap was what was left of --max-cost
+        spent = f"${counters.cost_usd:.4f}"
+        budget = f"${rails.max_cost_usd or 0:.4f}"
+        return Stop(
+            "max-cost", f"{spent} spent, the budget is {budget} (the last call hit its cap)"
+        )
     detail = result.error or f"exit code {result.exit_code}"
     if result.error_kind == "quota":
         message = f"{backend}'s quota or credit is used up: {detail}"
         return Switch(f"{backend}: quota or credit used up", None, "quota-exhausted", message)
-    if result.error_kind == "auth":
-        return Stop("backend-unauthenticated", f"backend {backend} is not logged in: {detail}")
+    if result.error_kind == "auth":  # read from the call itself: no login probe before a run
+        from jlgcli.backends.cli_facts import BUILTIN_CLIS
+
+        info = BUILTIN_CLIS.get(backend)
+        return Stop("backend-unauthenticated", f"backend {backend} is not logged in: {detail}",
+                    hint=f"log in: {info.login_hint}" if info is not None else None)  # fmt: skip
     return Stop("backend-error", f"backend {backend} failed: {detail}", result.output_tail)
 
 
@@ -155,6 +178,30 @@ def _rate_limited(
         return Switch(f"{backend}: rate-limited again and again", now + wait, "rate-limited",
                       message)  # fmt: skip
     return Retry(wait, f"backend {backend} rate-limited ({when})")
+
+
+def _overloaded(
+    result: BackendResult,
+    counters: Counters,
+    rails: Guardrails,
+    backend: str,
+    remaining_s: float,
+    now: float,
+) -> Verdict:
+    """Back off while the time budget allows, then fail over (or stop ``overloaded``)."""
+    counters.overloaded_in_a_row += 1
+    if result.cost_usd is not None:
+        counters.cost_usd += result.cost_usd
+        counters.cost_reported = True
+    detail = result.error or "overloaded"
+    index = min(counters.overloaded_in_a_row - 1, len(rails.overload_backoff_s) - 1)
+    wait = max(rails.overload_backoff_s[index], rails.retry_floor_s)
+    if counters.overloaded_in_a_row > rails.max_overloaded_calls or wait >= remaining_s:
+        tries = counters.overloaded_in_a_row
+        message = f"backend {backend} is overloaded ({tries} calls in a row): {detail}"
+        counters.overloaded_in_a_row = 0
+        return Switch(f"{backend}: overloaded", None, "overloaded", message)
+    return Retry(wait, f"backend {backend} overloaded, retry in {_human(wait)}: {detail}")
 
 
 def judge_budget(counters: Counters, rails: Guardrails) -> Stop | None:

@@ -118,6 +118,7 @@ def build_summary(record: RunRecord, clock: Clock) -> RunSummary:
         backendVersion=versions.get(backend),
         backends=[BackendUse(id=name, version=versions.get(name)) for name in used],
         model=spec.model,
+        permissions=spec.permissions,
         completionMode=spec.completion_mode if spec.is_loop else "none",
         iterations=len(metrics),
         maxIterations=spec.max_iterations if spec.is_loop else 1,

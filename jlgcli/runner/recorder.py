@@ -192,6 +192,7 @@ class Recorder:
             "iteration-ended", iteration=metrics.index, backend=metrics.backend,
             completion=metrics.completion, durationMs=metrics.durationMs,
             costUsd=metrics.costUsd, diffStat=metrics.diffStat,
+            permissionDenials=metrics.permissionDenials or None,
         )  # fmt: skip
 
     def payload_ref(self, iteration: int) -> str | None:

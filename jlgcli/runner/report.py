@@ -56,6 +56,7 @@ def human_summary(summary: RunSummary, colour: Palette | None = None) -> str:
         "",
         f"── jlgcli {summary.command}: {_headline(summary, colour)}",
         f"   backend     {_backends(summary)}",
+        *([f"   permissions {summary.permissions}"] if summary.permissions else []),
         f"   iterations  {iterations}",
         f"   duration    {format_duration_ms(summary.durationMs)}",
         f"   cost        {format_cost(summary)}",

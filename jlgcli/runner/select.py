@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jlgcli.backends.base import Availability, Backend
+from jlgcli.backends.cli_facts import BUILTIN_CLIS
 from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
@@ -65,9 +66,9 @@ def _none_available(availabilities: list[Availability], custom: tuple[str, ...])
     return JlgError(ExitCode.BACKEND_UNAVAILABLE, f"no backend available ({states})", hint=hint)
 
 
-# The CLIs whose output states what a call cost (backends.md: claude's total_cost_usd);
+# The CLIs whose output states what a call cost (cli_facts: claude's total_cost_usd);
 # the others report tokens at most, so --max-cost could never fire with them.
-COST_REPORTING = frozenset({"claude"})
+COST_REPORTING = frozenset(info.id for info in BUILTIN_CLIS.values() if info.reports_cost)
 
 
 def check_cost_budget(spec: RunSpec, backend_id: str) -> None:
@@ -130,7 +131,10 @@ def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
         return SelectedBackend(get_backend(chosen), by_id[chosen])
 
     backend = get_backend(spec.backend, custom=spec.custom_backends)
-    availability = backend.probe()
+    # claude/codex check their login with a command (~0.45 s for `claude auth status`): a run
+    # starts its first call without it and reads an auth failure from the call (issue 34).
+    fast = getattr(backend, "probe_installed", None)
+    availability = fast() if fast is not None else backend.probe()
     if (problem := _unusable(availability)) is not None:
         raise problem
     if availability.status == "unknown":

@@ -85,6 +85,7 @@ class IterationMetrics:
     next: str | None = None
     switchReason: str | None = None
     diffStat: dict[str, int] | None = None
+    permissionDenials: list[dict[str, str]] = field(default_factory=list)
     gates: list[GateResult] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -123,6 +124,7 @@ class RunSummary:
     backendVersion: str | None = None
     backends: list[BackendUse] = field(default_factory=list)
     model: str | None = None
+    permissions: str | None = None
     runDir: str | None = None
     sessionId: str | None = None
     signal: str | None = None

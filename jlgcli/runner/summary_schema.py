@@ -72,6 +72,10 @@ class IterationMetrics(_Model):
     diffStat: dict[str, int] | None = Field(
         None, description="work tree change during the iteration: files, insertions, deletions"
     )
+    permissionDenials: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="tool uses the backend denied: tool, target, and the permission that allows it",
+    )
     gates: list[GateResult] = Field(default_factory=list)
 
 
@@ -98,6 +102,9 @@ class RunSummary(_Model):
         "(after a failover: several)",
     )
     model: str | None = None
+    permissions: str | None = Field(
+        None, description="what the agent was allowed to do: read-only, edit or full"
+    )
     runDir: str | None = Field(None, description="artifacts directory, when --artifacts")
     sessionId: str | None = None
     signal: str | None = Field(None, description="the signal that interrupted the run, if any")

@@ -23,7 +23,9 @@ login), claude ``legacy-limit`` (2.0.x text, no structured events), codex
 ``context`` (context window full), gemini ``error-event`` (reason only in an
 ``error`` event). A turn's ``signal`` adds a non-fatal event to an answer:
 claude ``overage`` (limit rejected, billed as extra usage), codex ``hiccup``
-(``Reconnecting... 1/5``), copilot ``chunks`` (final message in chunks).
+(``Reconnecting... 1/5``), copilot ``chunks`` (final message in chunks). A turn's
+``structured`` is the object claude (``--json-schema``: ``structured_output``) and
+codex (``--output-schema``: the final message) return when given a schema.
 The fake claude refuses to run when ``CLAUDECODE`` is set, like the real one.
 
 Standard library only, and as little of it as will do: a fake must start fast
@@ -64,6 +66,7 @@ class Turn:
     delay_seconds: float = 0.0
     hang: bool = False
     session_id: str | None = None
+    structured: dict[str, Any] | None = None  # the final message a JSON Schema flag yields
 
     def __init__(self, **values: Any) -> None:
         self.files = {}
@@ -103,6 +106,14 @@ def probe(answer: str, *, code: int = 0, stream: str = "stdout") -> NoReturn:
         hang_forever()
     (out if stream == "stdout" else err)(answer if answer.endswith("\n") else answer + "\n")
     sys.exit(code)
+
+
+def note_login_check(name: str) -> None:
+    """Count a login-status probe in ``<script>.login-checks`` (issue 34: runs skip it)."""
+    script = os.environ.get("JLGCLI_FAKE_SCRIPT")
+    if script:
+        with open(f"{script}.login-checks", "a", encoding="utf-8") as checks:
+            checks.write(name + "\n")
 
 
 def hang_forever() -> NoReturn:

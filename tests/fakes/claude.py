@@ -33,7 +33,8 @@ VALUES = fe.table(
     "denied: --disallowedTools --disallowed-tools | max_turns: --max-turns | "
     "asp: --append-system-prompt | sp: --system-prompt | add_dir: --add-dir | "
     "fallback: --fallback-model | input_format: --input-format | settings: --settings | "
-    "mcp: --mcp-config | budget: --max-budget-usd | effort: --effort | tools: --tools"
+    "mcp: --mcp-config | budget: --max-budget-usd | effort: --effort | tools: --tools | "
+    "schema: --json-schema"
 )
 SWITCHES = fe.table(
     "print: -p --print | verbose: --verbose | continue: -c --continue | "
@@ -108,6 +109,7 @@ def main(argv: list[str]) -> None:
 
 
 def auth_status(text: bool) -> None:
+    fe.note_login_check("claude auth status")
     if fe.logged_out():
         if text:
             fe.probe("Not logged in. Run claude auth login to authenticate.", code=1)
@@ -154,8 +156,25 @@ class Run:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a", encoding="utf-8") as log:
             log.write(json.dumps({"type": "user", "content": self.prompt}) + "\n")
-        fe.apply(turn, self.cwd, write_files=self.opts.get("mode") != "plan")
+        fe.apply(turn, self.cwd, write_files=self.may_write())
         self.answer(turn)
+
+    def structured(self, turn: fe.Turn) -> dict[str, object]:
+        """With ``--json-schema`` the result carries ``structured_output`` (backends.md §9)."""
+        schema = self.opts.get("schema")
+        if schema is None:
+            return {}
+        json.loads(schema)  # a schema that is not JSON is a crash of the fake: the test sees it
+        return {"structured_output": turn.structured} if turn.structured is not None else {}
+
+    def may_write(self) -> bool:
+        """Headless ``-p`` refuses tools that need approval: edits only with acceptEdits or
+        bypassPermissions (backends.md §9; claude-agent-sdk-python ``types.py``
+        ``PermissionMode``)."""
+        mode = self.opts.get("mode", "default")
+        return mode in ("acceptEdits", "bypassPermissions") or bool(
+            self.opts.get("skip_permissions")
+        )
 
     def no_conversation(self, session_id: str) -> None:
         message = f"No conversation found with session ID: {session_id}"
@@ -342,6 +361,8 @@ class Run:
         if turn.signal == "overage":  # the limit is hit, the turn goes on billed as extra usage
             self.limit_event(fe.reset_at(turn), "five_hour", isUsingOverage=True)
         turns = 1
+        allowed = self.may_write()
+        denials: list[dict[str, object]] = []
         if self.fmt == "stream-json":
             for index, name in enumerate(turn.files):
                 tool_id = f"toolu_{index:02d}"
@@ -355,24 +376,47 @@ class Run:
                         }
                     ]
                 )
+                path = str(Path(self.cwd) / name)
+                result: dict[str, object] = {"type": "tool_result", "tool_use_id": tool_id}
+                if allowed:
+                    result["content"] = "File written"
+                else:  # the wording claude gives a denied tool use in -p mode
+                    result["content"] = (
+                        f"Claude requested permissions to write to {path}, "
+                        "but you haven't granted it yet."
+                    )
+                    result["is_error"] = True
+                    denials.append(
+                        {
+                            "tool_name": "Write",
+                            "tool_use_id": tool_id,
+                            "tool_input": {"file_path": path, "content": "…"},
+                        }
+                    )
                 fe.emit(
                     {
                         "type": "user",
                         "session_id": self.sid,
-                        "message": {
-                            "role": "user",
-                            "content": [
-                                {
-                                    "type": "tool_result",
-                                    "tool_use_id": tool_id,
-                                    "content": "File written",
-                                }
-                            ],
-                        },
+                        "message": {"role": "user", "content": [result]},
                     }
                 )
                 turns += 1
             self.assistant([{"type": "text", "text": turn.text}])
+        budget = self.opts.get("budget")
+        if budget is not None and float(budget) < 0.0123:  # the turn's cost passed the cap
+            # --max-budget-usd ends the turn with subtype error_max_budget_usd (backends.md §9)
+            self.emit_final(
+                {
+                    "type": "result",
+                    "subtype": "error_max_budget_usd",
+                    "is_error": True,
+                    "num_turns": turns,
+                    "total_cost_usd": 0.0123,
+                    "usage": {"input_tokens": 12, "output_tokens": 7},
+                    "errors": [f"Reached maximum budget (${float(budget):g})"],
+                }
+            )
+            sys.exit(1)
         self.emit_final(
             {
                 "type": "result",
@@ -380,6 +424,8 @@ class Run:
                 "is_error": False,
                 "num_turns": turns,
                 "result": turn.text,
+                **self.structured(turn),
+                "permission_denials": denials,
                 "total_cost_usd": 0.0123,
                 "usage": {
                     "input_tokens": 12,

@@ -9,6 +9,7 @@ clap's error and exit code 2.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -68,6 +69,7 @@ def main(argv: list[str]) -> None:
     if argv[:1] in (["--version"], ["-V"]):
         fe.probe(f"codex-cli {fe.version(VERSION)}")
     if argv[:2] == ["login", "status"]:
+        fe.note_login_check("codex login status")
         if fe.logged_out():
             fe.probe("Not logged in", code=1, stream="stderr")
         fe.probe("Logged in using ChatGPT")
@@ -145,7 +147,10 @@ class Exec:
         if not self.opts.get("ephemeral"):
             session = codex_home() / "sessions" / self.sid
             session.mkdir(parents=True, exist_ok=True)
-        fe.apply(turn, self.cwd, write_files=self.opts.get("sandbox") != "read-only")
+        # exec's default sandbox is read-only (backends.md §2): no -s, no writes (issue 34)
+        writable = self.opts.get("sandbox", "read-only") != "read-only" or self.opts.get("bypass")
+        self.writable = bool(writable)
+        fe.apply(turn, self.cwd, write_files=self.writable)
         self.start()
         if turn.signal == "hiccup":
             self.error(HICCUP)
@@ -176,10 +181,17 @@ class Exec:
                 {
                     "type": "file_change",
                     "changes": [{"path": name, "kind": "add"}],
-                    "status": "completed",
+                    # exec_events.rs PatchApplyStatus: a patch the read-only sandbox refused
+                    "status": "completed" if self.writable else "failed",
                 }
             )
-        self.item({"type": "agent_message", "text": turn.text})
+        text = turn.text
+        schema = self.opts.get("schema")
+        if schema is not None:  # exec --output-schema FILE: the final message conforms to it
+            json.loads(Path(schema).read_text(encoding="utf-8"))
+            if turn.structured is not None:
+                text = json.dumps(turn.structured)
+        self.item({"type": "agent_message", "text": text})
         if self.json:
             # the usage is the thread's running total (backends.md §8): 1200 in / 34 out per turn
             turns = self.count_turn()

@@ -34,13 +34,15 @@ VALUES = fe.table(
     "allow_tool: --allow-tool | deny_tool: --deny-tool | available: --available-tools | "
     "excluded: --excluded-tools | add_dir: --add-dir | cd: -C | log: --log-level | "
     "stream: --stream | session_id: --session-id | effort: --reasoning-effort | "
-    "continues: --max-autopilot-continues | credits: --max-ai-credits"
+    "continues: --max-autopilot-continues | credits: --max-ai-credits | "
+    "disable_mcp: --disable-mcp-server"
 )
 SWITCHES = fe.table(
     "allow_all_tools: --allow-all-tools | allow_all: --allow-all --yolo | "
     "paths: --allow-all-paths | urls: --allow-all-urls | no_color: --no-color | "
     "silent: -s --silent | continue: --continue | nau: --no-auto-update | "
-    "no_ask: --no-ask-user | nci: --no-custom-instructions | trust: --trust-folder"
+    "no_ask: --no-ask-user | nci: --no-custom-instructions | trust: --trust-folder | "
+    "no_builtin_mcps: --disable-builtin-mcps"
 )
 
 

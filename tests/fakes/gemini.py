@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _fake_engine as fe
@@ -65,8 +66,10 @@ def main(argv: list[str]) -> None:
             "or trust this directory in interactive mode.\x1b[0m",
             55,
         )
-    if opts.get("resume") is not None:
-        fe.fail("Error resuming session: No previous sessions found for this project.", 42)
+    resume = opts.get("resume")
+    # 0.61 resumes by session uuid (sessionUtils.ts); an unknown one exits 42 (backends.md §9)
+    if resume is not None and not session_file(resume).exists():
+        fe.fail(f'Error resuming session: Invalid session identifier "{resume}".', 42)
     stdin = fe.read_stdin()
     prompt = "\n".join(p for p in (stdin.strip("\n"), opts.get("prompt", ""), *positionals) if p)
     if not prompt.strip():
@@ -76,10 +79,19 @@ def main(argv: list[str]) -> None:
             42,
         )
     turn = fe.next_turn(prompt, argv)
-    sid = turn.session_id or opts.get("session_id") or fe.new_id()
-    may_write = mode != "plan"  # read-only: a plan-mode turn writes nothing
+    sid = turn.session_id or resume or opts.get("session_id") or fe.new_id()
+    session_file(sid).parent.mkdir(parents=True, exist_ok=True)
+    with session_file(sid).open("a", encoding="utf-8") as log:
+        log.write(json.dumps({"type": "user", "content": prompt}) + "\n")
+    # headless, an edit needs approval nobody can give unless auto_edit or yolo (backends.md §9)
+    may_write = mode in ("auto_edit", "yolo") or bool(opts.get("yolo"))
     fe.apply(turn, os.getcwd(), write_files=may_write)
     Stream(sid, fmt, opts.get("model", "auto"), prompt).answer(turn, may_write)
+
+
+def session_file(session_id: str) -> Path:
+    """~/.gemini/tmp/<project>/chats/session-<id>.jsonl (backends.md §6), one project here."""
+    return fe.home() / ".gemini" / "tmp" / "project" / "chats" / f"session-{session_id}.jsonl"
 
 
 def fatal(message: str, code: int, fmt: str) -> None:
@@ -109,6 +121,13 @@ def api_error(turn: fe.Turn) -> str:
         )
     if turn.error == "quota":
         return "[API Error: You have exhausted your daily quota on this model.]"
+    if turn.error == "resource-exhausted":  # Google's own 429 wording (backends.md §9)
+        return (
+            "[API Error: Resource has been exhausted (e.g. check quota).\n"
+            f"Suggested retry after {turn.reset_in_seconds:g}s.]"
+        )
+    if turn.error == "overloaded":  # a 503 after gemini's own retries
+        return "[API Error: The model is overloaded. Please try again later.]"
     if turn.error == "auth-invalid":
         return (
             "[API Error: API key not valid. Please pass a valid API key. "
@@ -149,7 +168,22 @@ class Stream:
             self.event("error", severity="error", message="Model stream ended unexpectedly")
             self.event("result", status="error", stats=self.stats())
             sys.exit(turn.code(1))
-        if turn.error in ("rate-limit", "far-limit", "backend", "quota", "auth-invalid"):
+        if turn.error == "unauthorized":  # core/turn.ts: a 401 is an UnauthorizedError
+            message = (
+                "[API Error: Request had invalid authentication credentials. Expected OAuth 2 "
+                "access token, login cookie or other valid authentication credential.]"
+            )
+            self.event(
+                "result",
+                status="error",
+                error={"type": "UnauthorizedError", "message": message},
+                stats=self.stats(),
+            )
+            sys.exit(turn.code(401 & 255))
+        # API errors are plain objects by then: error.type "unknown" (core/utils/errors.ts), and
+        # the exit status is the HTTP status & 255 (cli/utils/errors.ts; backends.md §9)
+        http = {"resource-exhausted": 429, "overloaded": 503}
+        if turn.error in ("rate-limit", "far-limit", "backend", "quota", "auth-invalid", *http):
             message = api_error(turn)
             self.event(
                 "result",
@@ -157,9 +191,13 @@ class Stream:
                 error={"type": "unknown", "message": message},
                 stats=self.stats(),
             )
+            code = turn.code(http[turn.error] & 255 if turn.error in http else 1)
             if self.fmt != "stream-json":
-                fatal(message, turn.code(1), self.fmt)
-            sys.exit(turn.code(1))
+                fatal(message, code, self.fmt)
+            sys.exit(code)
+        if turn.error == "context-overflow":  # client.ts: success with no text at all
+            self.event("result", status="success", stats=self.stats())
+            sys.exit(turn.code(0))
         if turn.error == "truncated":
             fe.out('{"type":"message","timestamp":"2026-01-01T00:00:00.000Z","role":"assist')
             sys.exit(turn.code(1))

@@ -244,6 +244,8 @@ BASE = ("claude", "-p", "--output-format", "stream-json", "--verbose")
         ({"permissions": "edit"}, ("--permission-mode", "acceptEdits")),
         ({"permissions": "full"}, ("--permission-mode", "bypassPermissions")),
         ({"resume_session": "abc"}, ("--resume", "abc")),
+        ({"max_budget_usd": 1.5}, ("--max-budget-usd", "1.5000")),  # issue 34: what is left
+        ({"max_budget_usd": 0.0}, ("--max-budget-usd", "0.0001")),  # never "no cap"
         ({"extra_args": ("--max-turns", "3")}, ("--max-turns", "3")),
     ],
 )
@@ -349,3 +351,29 @@ def test_auth_status_answers(
     answer = ProcessOutcome(code, None, StopReason.EXITED, 0.1, output=OutputTail.holding(stdout))
     monkeypatch.setattr(probing, "run_quietly", lambda argv, **_: answer)
     assert check_login(ProbeContext("claude", 0.0, {})).state == state
+
+
+def test_root_refusal_says_what_claude_needs() -> None:
+    # issue 34: claude's own refusal as root (backends.md §2) read as a hint, not an obscure exit 1
+    refusal = (
+        "--dangerously-skip-permissions cannot be used with root/sudo privileges for "
+        "security reasons\n"
+    )
+    r = parse(ClaudeParser(), "", stderr=refusal, code=1).result
+    assert not r.ok and r.error_kind == "input"
+    assert "IS_SANDBOX=1" in (r.error or "") and "--permissions edit" in (r.error or "")
+
+
+def test_the_call_budget_cap_is_its_own_kind() -> None:
+    final = {"type": "result", "subtype": "error_max_budget_usd", "is_error": True,
+             "total_cost_usd": 0.02, "errors": ["Reached maximum budget ($0.02)"]}  # fmt: skip
+    r = parse(ClaudeParser(), lines(INIT, json.dumps(final)), code=1).result
+    assert r.error_kind == "budget" and r.cost_usd == 0.02
+
+
+def test_probe_installed_leaves_the_login_to_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 34: run/loop start the first call without `claude auth status`
+    monkeypatch.setenv("JLGCLI_FAKE_LOGGED_OUT", "1")
+    a = ClaudeBackend().probe_installed()
+    assert (a.status, a.version) == ("available", "2.1.197")
+    assert "login not checked before the run" in a.detail

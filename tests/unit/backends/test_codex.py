@@ -243,3 +243,10 @@ def test_resumed_thread_reports_this_calls_tokens_not_the_thread_total() -> None
     assert call(2500, 70) == (1500, 40)
     assert call(400, 10, thread="other") == (400, 10)  # another thread starts from zero
     assert call(300, 5) == (300, 5)  # totals that shrank: a fresh thread under that id
+
+
+def test_probe_installed_leaves_the_login_to_the_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 34: run/loop start the first call without `codex login status`
+    monkeypatch.setenv("JLGCLI_FAKE_LOGGED_OUT", "1")
+    a = CodexBackend().probe_installed()
+    assert a.status == "available" and "login not checked before the run" in a.detail

@@ -110,27 +110,51 @@ def test_truncated_and_silent_exit() -> None:
 
 
 # -- invocation -----------------------------------------------------------------------------
-BASE = ("copilot", "--output-format", "json", "--no-color")
+BASE = ("copilot", "--output-format", "json", "--no-color", "--no-auto-update")
+# issue 34: edit and read-only allow no shell, no URL tool and no MCP server
+# (docs.github.com, Copilot CLI command reference: --deny-tool, --disable-builtin-mcps).
+NO_SHELL = ("--deny-tool", "shell", "--deny-tool", "url", "--disable-builtin-mcps")
+EDIT = ("--allow-all-tools", *NO_SHELL)
 
 
 @pytest.mark.parametrize(
     ("fields", "tail"),
     [
-        ({}, ("--allow-all-tools",)),
-        (
-            {"permissions": "read-only"},
-            ("--allow-all-tools", "--deny-tool", "write", "--deny-tool", "shell"),
-        ),
-        ({"permissions": "edit"}, ("--allow-all-tools",)),
+        ({}, EDIT),
+        ({"permissions": "read-only"}, ("--allow-all-tools", "--deny-tool", "write", *NO_SHELL)),
+        ({"permissions": "edit"}, EDIT),
         ({"permissions": "full"}, ("--allow-all",)),
-        ({"model": "gpt-5"}, ("--allow-all-tools", "--model", "gpt-5")),
-        ({"resume_session": "s-1"}, ("--allow-all-tools", "--resume=s-1")),
-        ({"extra_args": ("--no-auto-update",)}, ("--allow-all-tools", "--no-auto-update")),
+        ({"model": "gpt-5"}, (*EDIT, "--model", "gpt-5")),
+        ({"resume_session": "s-1"}, (*EDIT, "--resume=s-1")),
+        ({"extra_args": ("--log-level", "error")}, (*EDIT, "--log-level", "error")),
     ],
 )
 def test_invocation_argv(fields: dict[str, object], tail: tuple[str, ...]) -> None:
     inv = CopilotBackend().invocation(BackendRequest(prompt="p", cwd="/w", **fields))  # type: ignore[arg-type]
     assert inv.argv == BASE + tail and inv.stdin == "p" and "-p" not in inv.argv
+    assert dict(inv.env) == {"COPILOT_AUTO_UPDATE": "false"}  # pinned for the run (issue 34)
+
+
+def test_edit_disables_every_configured_mcp_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Servers from ~/.copilot/mcp-config.json and the project's .mcp.json are switched off."""
+    home = tmp_path / "copilot-home"
+    home.mkdir()
+    (home / "mcp-config.json").write_text(
+        json.dumps({"mcpServers": {"calendar": {}, "-x": {}}}), encoding="utf-8"
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"docs": {}, "calendar": {}}}), encoding="utf-8"
+    )
+    monkeypatch.setenv("COPILOT_HOME", str(home))
+    argv = CopilotBackend().invocation(BackendRequest(prompt="p", cwd=str(project))).argv
+    assert argv[-4:] == ("--disable-mcp-server", "calendar", "--disable-mcp-server", "docs")
+    assert "-x" not in argv  # never a name that reads as a flag
+    full = BackendRequest(prompt="p", cwd=str(project), permissions="full")
+    assert "--disable-mcp-server" not in CopilotBackend().invocation(full).argv
 
 
 # -- probes ---------------------------------------------------------------------------------

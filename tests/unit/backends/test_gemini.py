@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 
 import pytest
@@ -159,11 +158,11 @@ def test_invocation_argv(fields: dict[str, object], tail: tuple[str, ...]) -> No
     assert dict(inv.env) == {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
 
 
-def test_resume_is_not_possible_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING):
-        inv = GeminiBackend().invocation(BackendRequest(prompt="p", cwd="/w", resume_session="s1"))
-    assert "--resume" not in inv.argv and "-r" not in inv.argv
-    assert "cannot resume session s1" in caplog.text
+def test_resume_by_session_id() -> None:
+    # issue 34: gemini 0.61 resumes by uuid (sessionUtils.ts; the init event repeats the id)
+    inv = GeminiBackend().invocation(BackendRequest(prompt="p", cwd="/w", resume_session="s1"))
+    assert inv.argv[-2:] == ("--resume", "s1") and inv.stdin == "p"
+    assert GeminiBackend.resume_since == (0, 61, 0)
 
 
 # -- probes ---------------------------------------------------------------------------------

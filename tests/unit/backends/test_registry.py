@@ -187,3 +187,16 @@ def test_a_listed_builtin_not_on_path_is_missing_as_the_probe_says(
     (listed,) = [b for b in all_backends() if b.id == "codex"]
     assert listed.probe() == CodexBackend().probe()
     assert listed.probe().status == "missing"
+
+
+def test_one_row_per_backend() -> None:
+    """Issue 34: the registry and --max-cost read cli_facts' one table of built-in CLIs."""
+    from jlgcli.backends.cli_facts import BUILTIN_CLIS
+    from jlgcli.backends.ids import BUILTIN_BACKENDS
+    from jlgcli.backends.registry import BUILTINS
+    from jlgcli.runner.select import COST_REPORTING
+
+    assert tuple(BUILTIN_CLIS) == tuple(BUILTINS) == BUILTIN_BACKENDS
+    for name, make in BUILTINS.items():
+        assert make().id == name == BUILTIN_CLIS[name].id
+    assert {n for n, info in BUILTIN_CLIS.items() if info.reports_cost} == COST_REPORTING

@@ -94,11 +94,12 @@ def test_done_step_without_pattern_or_idle_times_out() -> None:
 
 INSTRUCTIONS = b"Fix the bug.\nWhen you are finished, print this line alone:\nDONE\n"
 DONE_RECIPE = InteractiveRecipe(ready_pattern=r"^> ", done_pattern=r"^DONE$", step_timeout=30)
+PASTE_READY = "\x1b[?2004h> "  # a TUI that turned bracketed paste on, then its prompt
 
 
 def test_the_echo_of_completion_instructions_is_not_taken_for_done() -> None:
     driver = InteractiveDriver(DONE_RECIPE, INSTRUCTIONS, now=0.0)
-    driver.feed("> ")
+    driver.feed(PASTE_READY)
     driver.poll(1.0, 1.0)
     driver.feed("Fix the bug.\r\nWhen you are finished, print this line alone:\r\nDONE\r\n")
     assert not driver.poll(2.0, 2.0).finish
@@ -108,7 +109,7 @@ def test_the_echo_of_completion_instructions_is_not_taken_for_done() -> None:
 
 def test_an_echo_still_arriving_is_not_done() -> None:
     driver = InteractiveDriver(DONE_RECIPE, INSTRUCTIONS, now=0.0)
-    driver.feed("> ")
+    driver.feed(PASTE_READY)
     driver.poll(1.0, 1.0)
     driver.feed("Fix the bug.\r\nsomething else\r\nDONE\r\n")  # echo incomplete
     assert not driver.poll(2.0, 2.0).finish
@@ -116,7 +117,7 @@ def test_an_echo_still_arriving_is_not_done() -> None:
 
 def test_an_echo_shown_twice_input_box_then_history_is_skipped() -> None:
     driver = InteractiveDriver(DONE_RECIPE, INSTRUCTIONS, now=0.0)
-    driver.feed("> ")
+    driver.feed(PASTE_READY)
     driver.poll(1.0, 1.0)
     echo = "Fix the bug.\r\nWhen you are finished, print this line alone:\r\nDONE\r\n"
     driver.feed("│ " + echo.replace("\r\n", "\r\n│ ") + "\r\n" + echo)
@@ -135,7 +136,7 @@ def test_without_echo_a_pasted_prompt_placeholder_then_done_is_done() -> None:
 
 def test_a_multi_line_prompt_is_one_bracketed_paste_then_submit() -> None:
     driver = InteractiveDriver(DONE_RECIPE, b"line one\nline two\n", now=0.0)
-    driver.feed("> ")
+    driver.feed(PASTE_READY)
     assert driver.poll(1.0, 1.0).send == b"\x1b[200~line one\rline two\x1b[201~\r"
 
 
@@ -172,3 +173,55 @@ def test_a_fake_tui_gets_one_submission_and_the_exit_only_after_its_reply(
     lines = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
     assert lines == [{"submitted": INSTRUCTIONS.decode().rstrip("\n")}, {"submitted": "/exit"}]
     assert (outcome.stop_reason, outcome.exit_code) == (StopReason.EXITED, 0)
+
+
+# --- issue 34: the reply is what the program printed; paste only when it turned it on -----
+
+
+def test_a_line_based_repl_gets_one_line_and_never_a_paste() -> None:
+    # no ESC[?2004h: a literal ESC[200~ would reach it (issue 34)
+    driver = InteractiveDriver(DONE_RECIPE, INSTRUCTIONS, now=0.0)
+    driver.feed("> ")
+    sent = driver.poll(1.0, 1.0).send
+    assert sent == b"Fix the bug. When you are finished, print this line alone: DONE\r"
+    driver.feed("Fix the bug. When you are finished, print this line alone: DONE\r\n")
+    assert not driver.poll(2.0, 2.0).finish  # its echo is not the reply
+    driver.feed("fixed it\r\nDONE\r\n> ")
+    assert driver.poll(3.0, 3.0).finish and driver.reply == "fixed it\r\nDONE".replace("\r", "")
+
+
+def test_paste_mode_turned_off_again_is_off() -> None:
+    driver = InteractiveDriver(DONE_RECIPE, b"a\nb", now=0.0)
+    driver.feed("\x1b[?2004hhi\r\n\x1b[?2004l> ")
+    assert driver.poll(1.0, 1.0).send == b"a b\r"
+
+
+def test_the_reply_is_between_the_echo_and_the_done_match() -> None:
+    recipe = InteractiveRecipe(ready_pattern=r"^> ", done_pattern=r"^DONE$",
+                               exit_sequence="/exit\r", step_timeout=30)  # fmt: skip
+    driver = InteractiveDriver(recipe, b"add the helper", now=0.0)
+    driver.feed("\x1b[2Jwelcome\r\n> ")
+    driver.poll(1.0, 1.0)
+    driver.feed("add the helper\r\n\x1b[1mthinking\x1b[0m\r\nwrote slug.py\r\nDONE\r\n> ")
+    action = driver.poll(2.0, 2.0)
+    assert action.send == b"/exit\r"
+    assert driver.reply == "thinking\nwrote slug.py\nDONE"  # no prompt redraw, no banner
+    driver.feed("/exit\r\nbye!\r\n")  # the exit message is not part of it
+    assert driver.reply.splitlines()[-1] == "DONE"
+
+
+def test_a_reply_done_by_silence_is_all_after_the_echo() -> None:
+    recipe = InteractiveRecipe(idle_seconds=2, step_timeout=30)
+    driver = InteractiveDriver(recipe, b"hello", now=0.0)
+    driver.poll(0.0, 0.0)
+    driver.feed("hello\r\nhi there\r\n")
+    assert driver.poll(5.0, 1.0).finish and driver.reply == "hi there"
+
+
+def test_a_reply_whose_echo_was_cut_short_keeps_everything() -> None:
+    recipe = InteractiveRecipe(ready_pattern=r"^> ", done_pattern=r"^DONE$", step_timeout=30)
+    driver = InteractiveDriver(recipe, b"first line\nsecond line", now=0.0)
+    driver.feed(PASTE_READY)
+    driver.poll(1.0, 1.0)
+    driver.feed("first line\r\nanswer\r\nDONE\r\n")  # the echo's second line never came
+    assert driver.poll(2.0, 2.0).finish and driver.reply == "first line\nanswer\nDONE"

@@ -347,3 +347,58 @@ def test_after_a_failover_the_summary_lists_the_backends_called_in_order(tmp_pat
     assert [(b.id, b.version) for b in summary.backends] == [("claude", "1.0"), ("codex", "1.0")]
     again = summary.from_json(json.loads(json.dumps(summary.to_json())))
     assert again.backends == summary.backends
+
+
+def test_overload_backs_off_then_finishes(tmp_path: Path) -> None:
+    """Issue 34: claude "Repeated 529" / codex "at capacity" after the CLI's own retries wait."""
+    clock = FakeClock()
+    backend = FakeBackend(clock=clock)
+    backend.enqueue(ok=False, error_kind="overloaded", error="API Error: Repeated 529 Overloaded")
+    backend.enqueue(
+        ok=False, error_kind="overloaded", error="API Error: Repeated 529 Overloaded", cost_usd=0.01
+    )
+    backend.enqueue("DONE")
+    summary, err = run(tmp_path, backend)
+    assert (summary.stopCause, summary.iterations) == ("done", 1)
+    assert sum(clock.slept) == pytest.approx(45, abs=1)  # 15s then 30s, not an exit 1 at once
+    assert "overloaded, retry in 15s" in err
+
+
+def test_overload_that_stays_fails_over_or_stops_overloaded(tmp_path: Path) -> None:
+    clock = FakeClock()
+    claude = FakeBackend("claude", clock=clock)
+    codex = FakeBackend("codex", clock=clock)
+    for _ in range(5):
+        claude.enqueue(ok=False, error_kind="overloaded", error="503 Service Unavailable")
+    codex.enqueue("DONE")
+    summary, _ = run(tmp_path, claude, codex, fallbacks=("codex",))
+    assert summary.stopCause == "done" and len(claude.history) == 5
+    assert [m.backend for m in summary.iterationMetrics] == ["codex"]
+    assert "claude: overloaded" in (summary.iterationMetrics[0].switchReason or "")
+
+    alone = FakeBackend(clock=FakeClock())
+    for _ in range(5):
+        alone.enqueue(ok=False, error_kind="overloaded", error="at capacity")
+    summary, _ = run(tmp_path, alone)
+    assert (summary.stopCause, summary.exitCode) == ("overloaded", 75)
+    assert summary.error is not None and "at capacity" in summary.error.message
+
+
+def test_overload_never_waits_past_the_deadline(tmp_path: Path) -> None:
+    clock = FakeClock()
+    backend = FakeBackend(clock=clock).enqueue(ok=False, error_kind="overloaded", error="503")
+    summary, _ = run(tmp_path, backend, timeout_ms=10_000)
+    assert summary.stopCause == "overloaded" and clock.slept == []
+
+
+def test_each_call_is_capped_with_what_is_left_of_max_cost(tmp_path: Path) -> None:
+    """Issue 34: the cap is passed per call; a call stopped at it ends max-cost (exit 4)."""
+    backend = FakeBackend("claude").enqueue("step", cost_usd=0.75)
+    backend.enqueue(ok=False, error_kind="budget", error="cap", cost_usd=0.3)
+    summary, _ = run(tmp_path, backend, max_cost_usd=1.0)
+    assert [r.max_budget_usd for r in backend.history] == [1.0, 0.25]
+    assert (summary.stopCause, summary.exitCode) == ("max-cost", 4)
+    assert summary.error is not None and "$1.0500 spent" in summary.error.message
+    plain = FakeBackend().enqueue("DONE")
+    run(tmp_path, plain)
+    assert plain.history[0].max_budget_usd is None
