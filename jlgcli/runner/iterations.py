@@ -73,6 +73,7 @@ class IterationLoop:
         self.tree: str | None = None
         self.repo: str | None = ""  # the git directory, looked up on first use
         self._saved_metrics: list[tuple[IterationMetrics, dict[str, object]]] = []
+        self._gate_notes: list[str] = []  # the diagnosis lines of the last gates that failed
 
     def run(self) -> None:
         iteration = len(self.record.metrics) + 1
@@ -286,17 +287,29 @@ class IterationLoop:
         return True
 
     def _gates_pass(self, metrics: IterationMetrics) -> bool:
-        from jlgcli.runner.gates import failed_gates_block, run_gates
+        from jlgcli.runner.gates import failed_gates_block, failure_lines, run_gates
 
         self.console.progress(f"the model says done: running {len(self.spec.gates)} gate(s)")
         results = run_gates(self.spec.gates, self.spec.cwd, redact=self.recorder.redactor.redact,
                             cancel=self.cancel)  # fmt: skip
         metrics.gates = results
+        for note in self._gate_notes:  # only the latest gate failures stay in the diagnosis
+            self.record.diagnosis.remove(note)
+        self._gate_notes = []
         for gate in results:
-            word = "passed" if gate.ok else f"failed (exit {gate.exitCode})"
-            self.console.progress(f"gate {gate.command}: {word}")
             self.recorder.events.emit("gate-result", iteration=metrics.index, command=gate.command,
                                       exitCode=gate.exitCode, ok=gate.ok)  # fmt: skip
+            if gate.ok:
+                self.console.progress(f"gate passed: {gate.command}")
+                continue
+            shown = failure_lines(gate)
+            for line in shown:
+                self.console.progress(line)
+            note = f"iteration {metrics.index}: {shown[0]}"
+            if len(shown) > 1:
+                note += " — last lines: " + " ⏎ ".join(line[4:] for line in shown[-3:])
+            self._gate_notes.append(note)
+        self.record.diagnosis.extend(self._gate_notes)
         if all(gate.ok for gate in results):
             return True
         self.prompter.remember(self.record.last_text, None, None, None)

@@ -180,7 +180,8 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     if "backend" in flags:  # validated here, now that custom backends are known
         values["backend"] = parse_flag_value("backend", flags["backend"], custom)
     fallbacks = tuple(parse_flag_value("fallback", values["fallback"], custom))
-    if settings.sources.get("gates") == "project":  # flags, env and user config: the user's own
+    # flags, env and user config are the user's own; `run` never runs gates (issue 31)
+    if command == "loop" and settings.sources.get("gates") == "project":
         from jlgcli.config import require_trusted_gates
 
         require_trusted_gates(settings)

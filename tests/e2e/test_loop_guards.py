@@ -1,0 +1,134 @@
+"""Guardrails at their edges through the installed ``jlgcli`` (issue 31).
+
+Gates fail early and loudly, jlgcli's own files are never progress, the event
+stream is clean and complete, ``run -q`` still answers, and the prompt is
+bounded and UTF-8. Driven with the scripted fake ``claude`` (tests/fakes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.cli import Runner, fake_script
+
+
+def prompts_sent(tmp_path: Path) -> list[str]:
+    folder = tmp_path / "agent-script.json.prompts"
+    return [p.read_text("utf-8") for p in sorted(folder.glob("[0-9][0-9][0-9].txt"))]
+
+
+@pytest.fixture
+def task(tmp_path: Path) -> Path:
+    path = tmp_path / "task.md"
+    path.write_text("Make the checks pass.\n", encoding="utf-8")
+    return path
+
+
+def _python(code: str) -> str:
+    """A gate running ``code`` with this Python (quoted for the gate's own splitting)."""
+    import shlex
+
+    argv = [sys.executable, "-c", code]
+    return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
+
+
+# -- 1. gates ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("gate", "reason"),
+    [
+        ("nonexistent-cmd-31", "nonexistent-cmd-31: command not found"),
+        ("", "empty"),
+        ("   ", "empty"),
+        ("'abc", "quotation"),
+    ],
+)
+def test_a_gate_that_cannot_run_stops_before_any_call(
+    jlg: Runner, task: Path, tmp_path: Path, gate: str, reason: str
+) -> None:
+    """Issue 31: such gates were accepted, then every done failed ("exit None")."""
+    env = fake_script(tmp_path, {"text": "DONE"})
+    result = jlg("loop", str(task), "-b", "claude", "-n", "3", "--gate", gate, env=env)
+    assert result.returncode == 64, result.stderr
+    assert reason in result.stderr.lower()
+    assert "--gate" in result.stderr
+    assert prompts_sent(tmp_path) == []  # no paid call
+
+
+@pytest.mark.parametrize(
+    "operator_command",
+    [
+        "pytest -q && echo ok",
+        "pytest -q || true",
+        "pytest -q | tail",
+        "pytest -q; echo ok",
+        "pytest -q > out.txt",
+        "pytest -q < in.txt",
+        "pytest -q 2>&1",
+        "sleep 5 &",
+    ],
+)
+def test_a_gate_with_shell_operators_is_refused_with_a_hint(
+    jlg: Runner, task: Path, tmp_path: Path, operator_command: str
+) -> None:
+    """Issue 31: ``pytest -q && echo ok`` gave ``&&`` to pytest as an argument, silently."""
+    env = fake_script(tmp_path, {"text": "DONE"})
+    result = jlg("loop", str(task), "-b", "claude", "--gate", operator_command, env=env)
+    assert result.returncode == 64, result.stderr
+    assert "shell" in result.stderr and "sh -c" in result.stderr
+    assert prompts_sent(tmp_path) == []
+
+
+def test_quoted_operators_are_arguments_not_shell(jlg: Runner, task: Path, tmp_path: Path) -> None:
+    env = fake_script(tmp_path, {"text": "DONE"})
+    gate = _python("import sys; sys.exit(0 if 1 > 0 and 'a|b' else 1)")
+    result = jlg("loop", str(task), "-b", "claude", "--gate", gate, "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["iterationMetrics"][0]["gates"][0]["ok"] is True
+
+
+def test_a_failing_gate_shows_its_command_exit_code_and_last_lines(
+    jlg: Runner, task: Path, tmp_path: Path
+) -> None:
+    """Issue 31: a failing gate's output was never shown, even at --verbosity 3."""
+    gate = _python("print('\\n'.join(f'line {i}' for i in range(40))); print('3 failed'); "
+                   "raise SystemExit(3)")  # fmt: skip
+    env = fake_script(tmp_path, {"text": "DONE"})
+    result = jlg("loop", str(task), "-b", "claude", "-n", "1", "--gate", gate, "--json", env=env)
+    assert result.returncode == 4, result.stderr
+    assert "exit 3" in result.stderr and "3 failed" in result.stderr and "line 39" in result.stderr
+    assert "line 0\n" not in result.stderr  # the last lines, not all of them
+    data = json.loads(result.stdout)
+    assert any("exit 3" in note and "3 failed" in note for note in data["diagnosis"])
+
+
+def test_two_gates_of_which_one_fails_is_not_done(jlg: Runner, task: Path, tmp_path: Path) -> None:
+    """Issue 31 (STYLE habit 16): would catch ``any`` in place of ``all`` over the gates."""
+    env = fake_script(tmp_path, {"text": "DONE"})
+    passing, failing = _python("pass"), _python("raise SystemExit(1)")
+    result = jlg("loop", str(task), "-b", "claude", "-n", "2", "--gate", passing,
+                 "--gate", failing, "--json", env=env)  # fmt: skip
+    assert result.returncode == 4, result.stderr
+    data = json.loads(result.stdout)
+    assert data["stopCause"] == "max-iterations"
+    for metrics in data["iterationMetrics"]:
+        assert metrics["completion"] == "gates-failed"
+        assert [gate["ok"] for gate in metrics["gates"]] == [True, False]
+
+
+def test_untrusted_project_gates_do_not_block_run(jlg: Runner, tmp_path: Path) -> None:
+    """Issue 31: ``run`` never runs gates, so an untrusted project's gates do not concern it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "prompt.md").write_text("Say hi.\n", encoding="utf-8")
+    (project / ".jlgcli.json").write_text(json.dumps({"gates": ["touch gate-ran"]}), "utf-8")
+    env = fake_script(tmp_path, {"text": "hi"})
+    result = jlg("run", "prompt.md", "-b", "claude", cwd=project, env=env)
+    assert result.returncode == 0, result.stderr
+    assert not (project / "gate-ran").exists()
+    refused = jlg("loop", "prompt.md", "-b", "claude", cwd=project, env=env)
+    assert refused.returncode == 78 and "jlgcli config trust" in refused.stderr
