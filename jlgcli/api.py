@@ -84,6 +84,7 @@ def execute(
     if console is None:
         from jlgcli.runner.console import Console
 
-        console = Console(verbosity, json_mode=json_mode)
+        # --events - owns stdout as --json does: the live text goes to stderr (issue 31)
+        console = Console(verbosity, json_mode=json_mode or spec.events_path == "-")
     with install_termination_handlers():
         return run_spec(spec, console, cancel=cancel)

@@ -90,6 +90,7 @@ class IterationLoop:
                 now=self.clock.time(), can_switch=self.chain.has_fallback,
             )  # fmt: skip
             if isinstance(verdict, Retry):
+                self.recorder.events.end_iteration("rate-limited")
                 self._forget(iteration, verdict.reason)
                 self.recorder.events.emit(
                     "limit-wait",
@@ -100,6 +101,7 @@ class IterationLoop:
                 countdown(self.console, self.clock, verdict.wait_s, verdict.reason)
                 continue  # the same iteration again: a rate limit does not burn iterations
             if isinstance(verdict, Switch):
+                self.recorder.events.end_iteration("switched")
                 self._forget(iteration, verdict.reason)
                 to = self.chain.switch(verdict.back_at)
                 if to is None:
@@ -115,6 +117,7 @@ class IterationLoop:
                 self._switched(f"{verdict.reason}; switched to {to}")
                 continue
             if isinstance(verdict, Stop):
+                self.recorder.events.end_iteration(verdict.cause)
                 message = verdict.message
                 if verdict.cause == "interrupted":
                     self.record.signal_number = call.outcome.interrupted_by

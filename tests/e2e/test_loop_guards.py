@@ -132,3 +132,73 @@ def test_untrusted_project_gates_do_not_block_run(jlg: Runner, tmp_path: Path) -
     assert not (project / "gate-ran").exists()
     refused = jlg("loop", "prompt.md", "-b", "claude", cwd=project, env=env)
     assert refused.returncode == 78 and "jlgcli config trust" in refused.stderr
+
+
+# -- 3. events ----------------------------------------------------------------------------------
+def _events(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_events_on_stdout_carry_only_json_lines(jlg: Runner, task: Path, tmp_path: Path) -> None:
+    """Issue 31: the agent's live text (ok, DONE) was printed between the JSON lines."""
+    env = fake_script(tmp_path, {"text": "ok\nDONE"})
+    result = jlg("loop", str(task), "-b", "claude", "--events", "-", env=env)
+    assert result.returncode == 0, result.stderr
+    events = _events(result.stdout)  # every line parses
+    assert events[0]["type"] == "run-started" and events[-1]["type"] == "run-ended"
+    assert "ok\nDONE" in result.stderr
+
+
+def _assert_paired(events: list[dict[str, object]]) -> None:
+    started = [e["iteration"] for e in events if e["type"] == "iteration-started"]
+    ended = [e["iteration"] for e in events if e["type"] == "iteration-ended"]
+    assert started == ended, events
+    for event in events:
+        if event["type"] == "agent-activity":
+            assert set(event) - {"schemaVersion", "type", "time", "runId", "iteration", "kind"}
+
+
+def test_every_started_iteration_ends_in_the_events(
+    jlg: Runner, task: Path, tmp_path: Path
+) -> None:
+    """Issue 31: a rate-limited, switched or timed-out iteration had no ``iteration-ended``,
+    and a timeout gave an empty ``usage`` activity."""
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parents[2] / "docs" / "schemas" /
+                         "events.schema.json").read_text(encoding="utf-8"))  # fmt: skip
+    events_file = tmp_path / "events.jsonl"
+    env = fake_script(tmp_path, {"error": "rate-limit", "reset_in_seconds": 1},
+                      {"error": "far-limit", "reset_in_seconds": 5 * 86400},
+                      {"text": "Finished.\nDONE"}, repeat_last=False)  # fmt: skip
+    result = jlg("loop", str(task), "-b", "claude", "--fallback", "codex", "--timeout", "1h",
+                 "--events", str(events_file), env=env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    events = _events(events_file.read_text("utf-8"))
+    _assert_paired(events)
+    ended = [e["completion"] for e in events if e["type"] == "iteration-ended"]
+    assert ended == ["rate-limited", "switched", "done"]
+    for event in events:
+        jsonschema.validate(event, schema)
+
+    hang = tmp_path / "hang"
+    hang.mkdir()
+    env = fake_script(hang, {"hang": True})
+    result = jlg("loop", str(task), "-b", "claude", "--timeout", "2s", "--events",
+                 str(events_file), env=env)  # fmt: skip
+    assert result.returncode == 75, result.stderr
+    events = _events(events_file.read_text("utf-8"))
+    _assert_paired(events)
+    assert [e["completion"] for e in events if e["type"] == "iteration-ended"] == ["timeout"]
+
+
+def test_an_events_file_is_fresh_for_each_run(jlg: Runner, task: Path, tmp_path: Path) -> None:
+    """Issue 31: ``--events FILE`` appended across runs; a file is one run's stream."""
+    events_file = tmp_path / "events.jsonl"
+    env = fake_script(tmp_path, {"text": "DONE"})
+    for _ in range(2):
+        result = jlg("loop", str(task), "-b", "claude", "--events", str(events_file), env=env)
+        assert result.returncode == 0, result.stderr
+    events = _events(events_file.read_text("utf-8"))
+    assert [e["type"] for e in events].count("run-started") == 1
+    assert len({e["runId"] for e in events}) == 1
