@@ -294,7 +294,8 @@ KEYS: tuple[KeySpec, ...] = (
         "verbosity",
         "int",
         1,
-        "0 quiet (summary only), 1 normal (stream the assistant), "
+        "0 quiet (summary only; run still prints its final answer), 1 normal (stream the "
+        "assistant), "
         "2 verbose (progress details), 3 debug.",
         "2",
         minimum=0,

@@ -112,6 +112,8 @@ def execute(
         record.stop(cause, exc.message, hint=exc.hint, code=exc.code)
     if completion is not None:
         completion.close(record.cause, record.exit_code)
+    if not spec.is_loop and record.last_text:
+        console.final(record.last_text)
     return recorder.finish(build_summary(record, clock))
 
 

@@ -202,3 +202,15 @@ def test_an_events_file_is_fresh_for_each_run(jlg: Runner, task: Path, tmp_path:
     events = _events(events_file.read_text("utf-8"))
     assert [e["type"] for e in events].count("run-started") == 1
     assert len({e["runId"] for e in events}) == 1
+
+
+# -- 4. run -q ----------------------------------------------------------------------------------
+def test_run_quiet_prints_the_answer_and_nothing_else_on_stdout(
+    jlg: Runner, task: Path, tmp_path: Path
+) -> None:
+    """Issue 31, seed 000 F-003, seed 001 US-4: -q means less logging, not no answer."""
+    env = fake_script(tmp_path, {"text": "The answer is 42."})
+    result = jlg("run", str(task), "-b", "claude", "-q", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The answer is 42.\n"
+    assert "[jlgcli]" not in result.stderr

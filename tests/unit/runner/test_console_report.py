@@ -119,3 +119,18 @@ def test_the_summary_is_coloured_only_when_asked(monkeypatch: pytest.MonkeyPatch
         _summary(error=ErrorInfo(code=4, message="m", hint="h")), Palette(io.StringIO())
     )
     assert "\x1b[" in coloured and "INCOMPLETE" in coloured
+
+
+@pytest.mark.parametrize(
+    ("verbosity", "json_mode", "shown"),
+    [(0, False, "the answer is 42\n"), (1, False, ""), (0, True, "")],
+)
+def test_the_final_answer_reaches_stdout_only_when_nothing_was_streamed_there(
+    verbosity: int, json_mode: bool, shown: str
+) -> None:
+    """Issue 31: ``run -q`` printed no answer at all; streamed text is not printed twice."""
+    out, err = io.StringIO(), io.StringIO()
+    console = Console(verbosity, json_mode=json_mode, out=out, err=err)
+    console.final("the answer is 42\n\n")
+    console.final("   ")
+    assert out.getvalue() == shown and err.getvalue() == ""
