@@ -345,6 +345,18 @@ KEYS: tuple[KeySpec, ...] = (
         "2.5",
         flag="--max-cost",
     ),
+    KeySpec(
+        "maxPromptBytes",
+        "int",
+        4 * 1024 * 1024,
+        "Largest prompt file (or stdin) read, in bytes; a larger one stops with exit 66 "
+        "before it is read whole. 4 MiB: about a 1M-token context, the largest an agent "
+        "CLI takes.",
+        "1000000",
+        minimum=1024,
+        maximum=1024 * 1024 * 1024,
+        flag="maxPromptBytes",  # no run/loop flag: set in a config file or JLGCLI_MAX_PROMPT_BYTES
+    ),
 )
 
 KEY_NAMES: tuple[str, ...] = tuple(spec.name for spec in KEYS)

@@ -190,7 +190,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     if options.prompt_text is not None:
         prompt = Prompt(text=options.prompt_text, source=options.prompt or "(text)")
     elif options.prompt is not None:
-        prompt = read_prompt(options.prompt)
+        prompt = read_prompt(options.prompt, max_bytes=values["maxPromptBytes"])
     else:
         raise JlgError(ExitCode.USAGE, "no prompt file given",
                        hint="pass the task file, e.g. jlgcli loop task.md")  # fmt: skip

@@ -214,3 +214,47 @@ def test_run_quiet_prints_the_answer_and_nothing_else_on_stdout(
     assert result.returncode == 0, result.stderr
     assert result.stdout == "The answer is 42.\n"
     assert "[jlgcli]" not in result.stderr
+
+
+# -- 5. input bounds ----------------------------------------------------------------------------
+def test_a_prompt_over_the_cap_stops_with_66(jlg: Runner, tmp_path: Path) -> None:
+    """Issue 31: the prompt is bounded by maxPromptBytes (read in chunks, never whole)."""
+    big = tmp_path / "big.md"
+    big.write_text("x" * 5000, encoding="utf-8")
+    env = {**fake_script(tmp_path, {"text": "hi"}), "JLGCLI_MAX_PROMPT_BYTES": "4096"}
+    result = jlg("run", str(big), "-b", "claude", env=env)
+    assert result.returncode == 66, result.stderr
+    assert "maxPromptBytes" in result.stderr
+    assert prompts_sent(tmp_path) == []
+    result = jlg("run", "-", "-b", "claude", input="x" * 5000, env=env)
+    assert result.returncode == 66, result.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_an_endless_prompt_stops_with_66(jlgcli_exe: str, tmp_path: Path) -> None:
+    """Issue 31: ``jlgcli run /dev/zero`` (or stdin from it) grew to 11.7 GB in 8 s."""
+    env = {**os.environ, **fake_script(tmp_path, {"text": "hi"})}
+    for args, stdin_path in ((["/dev/zero"], None), (["-"], "/dev/zero")):
+        with open(stdin_path or os.devnull, "rb") as stdin:
+            done = subprocess.run([jlgcli_exe, "run", *args, "-b", "claude"], stdin=stdin,
+                                  capture_output=True, env=env, timeout=60)  # fmt: skip
+        assert done.returncode == 66, done.stderr
+        assert b"maxPromptBytes" in done.stderr
+    assert prompts_sent(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("data", "offset"),
+    [(b"fix caf\xe9 please\n", 7), (b"\x89PNG\r\n\x1a\n\x00\x00", 0), (b"\xef\xbb\xbfok \xff", 6)],
+)
+def test_a_prompt_that_is_not_utf8_stops_with_66_naming_the_offset(
+    jlg: Runner, tmp_path: Path, data: bytes, offset: int
+) -> None:
+    """Issue 31: latin-1 or binary prompts were sent with U+FFFD and exit 0."""
+    prompt = tmp_path / "prompt.md"
+    prompt.write_bytes(data)
+    env = fake_script(tmp_path, {"text": "hi"})
+    result = jlg("run", str(prompt), "-b", "claude", env=env)
+    assert result.returncode == 66, result.stderr
+    assert f"byte {offset}" in result.stderr and "UTF-8" in result.stderr
+    assert prompts_sent(tmp_path) == []
