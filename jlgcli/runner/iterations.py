@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jlgcli.backends.base import Backend, BackendRequest
 from jlgcli.completion import Decision
@@ -27,6 +28,9 @@ from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.status import LiveStatus
 from jlgcli.runner.summary import IterationMetrics
 from jlgcli.runner.waiting import countdown
+
+if TYPE_CHECKING:
+    from jlgcli.runner.worktree import OutputFiles
 
 
 class IterationLoop:
@@ -74,6 +78,7 @@ class IterationLoop:
         self.repo: str | None = ""  # the git directory, looked up on first use
         self._saved_metrics: list[tuple[IterationMetrics, dict[str, object]]] = []
         self._gate_notes: list[str] = []  # the diagnosis lines of the last gates that failed
+        self._outputs: OutputFiles | None = None  # where jlgcli's stdout/stderr go in the tree
 
     def run(self) -> None:
         iteration = len(self.record.metrics) + 1
@@ -332,12 +337,27 @@ class IterationLoop:
             self.repo = git_dir(self.spec.cwd)
         if not self.repo:  # not a git repository: nothing to snapshot, nothing to look up
             return None
-        from jlgcli.artifacts.project import under_project
+        return snapshot(self.spec.cwd, self._own_files(), repo=self.repo)
 
-        cwd = self.spec.cwd
-        ledger = self.spec.ledger_dir or under_project(Path("ledger"), cwd)
-        runs = under_project(self.spec.artifacts_dir, cwd)
-        return snapshot(cwd, (runs, ledger), repo=self.repo)
+    def _own_files(self) -> tuple[Path, ...]:
+        """What jlgcli itself writes in the tree, never evidence of progress (issue 31)."""
+        from jlgcli.artifacts.project import under_project
+        from jlgcli.runner.worktree import OutputFiles, output_file_ids
+
+        spec, cwd = self.spec, self.spec.cwd
+        if self._outputs is None:  # looked up once, when the first snapshot is taken
+            self._outputs = OutputFiles(output_file_ids(within=cwd))
+        own = [
+            under_project(Path(".jlgcli"), cwd),
+            under_project(spec.artifacts_dir, cwd),
+            spec.ledger_dir or under_project(Path("ledger"), cwd),
+            *self._outputs.paths(cwd),
+        ]
+        if spec.completion_mode == "rebound":
+            own.append(cwd / "workbench")
+        if spec.events_path and spec.events_path != "-":
+            own.append(Path(spec.events_path).absolute())  # opened relative to the process
+        return tuple(own)
 
     def _save_state(self, stopped: bool) -> None:
         if not (self.spec.is_loop and self.spec.resumable):

@@ -134,6 +134,96 @@ def test_untrusted_project_gates_do_not_block_run(jlg: Runner, tmp_path: Path) -
     assert refused.returncode == 78 and "jlgcli config trust" in refused.stderr
 
 
+# -- 2. jlgcli's own files are not progress -----------------------------------------------------
+def _git(repo: Path, *args: str) -> str:
+    who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True,
+                          env={**os.environ, **who})  # fmt: skip
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "task.md").write_text("Make the checks pass.\n", encoding="utf-8")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "task.md")
+    _git(repo, "commit", "-q", "-m", "task")
+    return repo
+
+
+def test_output_redirected_into_the_repository_is_not_progress(
+    jlgcli_exe: str, repo: Path, tmp_path: Path
+) -> None:
+    """Issue 31: ``jlgcli loop task.md > run.log 2>&1`` in the repository made all 8 calls
+    and exited 4; a constant reply with --no-progress-limit 2 stops with 5 after 3."""
+    env = {**os.environ, **fake_script(tmp_path, {"text": "still working on it"})}
+    with (repo / "run.log").open("wb") as log:
+        done = subprocess.run(
+            [jlgcli_exe, "loop", "task.md", "-b", "claude", "-n", "8", "--no-progress-limit",
+             "2", "--events", "events.jsonl"],
+            cwd=repo, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+            timeout=120,
+        )  # fmt: skip
+    output = (repo / "run.log").read_text("utf-8", "replace")
+    assert done.returncode == 5, output
+    assert len(prompts_sent(tmp_path)) == 3
+
+
+_TEE = """
+import sys
+with open(sys.argv[1], "wb") as log:
+    for chunk in iter(lambda: sys.stdin.buffer.read1(65536), b""):
+        log.write(chunk)
+        log.flush()
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a pipe's reader is found in /proc (Linux)")
+def test_output_piped_to_tee_into_the_repository_is_not_progress(
+    jlgcli_exe: str, repo: Path, tmp_path: Path
+) -> None:
+    """Issue 31: ``jlgcli loop task.md 2>&1 | tee run.log`` in the repository."""
+    import time
+
+    env = {**os.environ, **fake_script(tmp_path, {"text": "still working on it"})}
+    read_end, write_end = os.pipe()
+    tee = subprocess.Popen([sys.executable, "-c", _TEE, "run.log"], cwd=repo, stdin=read_end)
+    os.close(read_end)
+    try:
+        deadline = time.monotonic() + 60
+        while not (repo / "run.log").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)  # the marker: tee has opened its file
+        done = subprocess.run(
+            [jlgcli_exe, "loop", "task.md", "-b", "claude", "-n", "8", "--no-progress-limit", "2"],
+            cwd=repo, stdout=write_end, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            env=env, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(write_end)
+        tee.wait(timeout=60)
+    assert done.returncode == 5, (repo / "run.log").read_text("utf-8", "replace")
+    assert len(prompts_sent(tmp_path)) == 3
+
+
+def test_the_runs_root_ignores_itself_from_the_first_write(
+    jlg: Runner, repo: Path, tmp_path: Path
+) -> None:
+    """Issue 31: the run records (state.json) stay out of ``git status``, with or without
+    --artifacts, also when ``.jlgcli/`` already existed."""
+    (repo / ".jlgcli").mkdir()
+    (repo / ".jlgcli" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    _git(repo, "add", ".jlgcli/notes.txt")
+    _git(repo, "commit", "-q", "-m", "notes")
+    env = fake_script(tmp_path, {"text": "DONE"})
+    for extra in ((), ("--artifacts",)):
+        result = jlg("loop", "task.md", "-b", "claude", *extra, cwd=repo, env=env)
+        assert result.returncode == 0, result.stderr
+        assert _git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
 # -- 3. events ----------------------------------------------------------------------------------
 def _events(text: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in text.splitlines()]
