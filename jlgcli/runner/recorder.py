@@ -154,9 +154,9 @@ class Recorder:
         """
         if self._state_dir is None:
             root = runs_root(self.record)
-            if not root.is_dir():
-                from jlgcli.artifacts.rundir import _ignore_in_git
+            from jlgcli.artifacts.rundir import _ignore_in_git, _owned_by_jlgcli
 
+            if not root.is_dir() or _owned_by_jlgcli(root):  # from the first write (issue 31)
                 root.mkdir(parents=True, exist_ok=True)
                 _ignore_in_git(root)
             self._state_dir = root / self.record.run_id

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -218,6 +219,12 @@ def test_the_runs_root_ignores_itself_from_the_first_write(
     _git(repo, "add", ".jlgcli/notes.txt")
     _git(repo, "commit", "-q", "-m", "notes")
     env = fake_script(tmp_path, {"text": "DONE"})
+    for extra in ((), ("--artifacts",)):
+        result = jlg("loop", "task.md", "-b", "claude", *extra, cwd=repo, env=env)
+        assert result.returncode == 0, result.stderr
+        assert _git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+    shutil.rmtree(repo / ".jlgcli" / "runs")
+    (repo / ".jlgcli" / "runs").mkdir()  # there already, without its .gitignore
     for extra in ((), ("--artifacts",)):
         result = jlg("loop", "task.md", "-b", "claude", *extra, cwd=repo, env=env)
         assert result.returncode == 0, result.stderr
