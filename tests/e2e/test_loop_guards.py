@@ -355,3 +355,28 @@ def test_a_prompt_that_is_not_utf8_stops_with_66_naming_the_offset(
     assert result.returncode == 66, result.stderr
     assert f"byte {offset}" in result.stderr and "UTF-8" in result.stderr
     assert prompts_sent(tmp_path) == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="waits on /proc/PID/wchan (Linux)")
+def test_sigterm_stops_a_prompt_read_that_waits_for_more(jlgcli_exe: str, tmp_path: Path) -> None:
+    """Issue 31: SIGTERM must still work while the prompt is being read (143)."""
+    import signal
+    import time
+
+    env = {**os.environ, **fake_script(tmp_path, {"text": "hi"})}
+    child = subprocess.Popen([jlgcli_exe, "run", "-", "-b", "claude"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)  # fmt: skip
+    assert child.stdin is not None
+    try:
+        child.stdin.write(b"x" * 100_000)  # more than one chunk, then no end of input
+        child.stdin.flush()
+        wchan = Path(f"/proc/{child.pid}/wchan")
+        deadline = time.monotonic() + 60
+        while "pipe_read" not in wchan.read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)  # the marker: blocked reading stdin, handlers installed long ago
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 143, err
+    assert b"SIGTERM" in err and prompts_sent(tmp_path) == []
