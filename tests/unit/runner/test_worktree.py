@@ -4,6 +4,7 @@ repository (issue 18: loop overhead); snapshots and their diff stat (issue 17)."
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,8 +84,12 @@ def test_the_file_stdout_goes_to_is_found_in_the_tree_by_identity(tmp_path: Path
         assert outputs.paths(tmp_path) == (tmp_path / "sub" / "run.log",)  # found once
 
 
-def test_a_terminal_or_a_closed_stream_is_no_file(tmp_path: Path) -> None:
+def test_a_terminal_or_a_closed_stream_is_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import os
+
+    monkeypatch.setattr(worktree, "_git", _no_git)
 
     read_end, write_end = os.pipe()
     os.close(read_end)
@@ -101,7 +106,7 @@ def _fake_process(proc: Path, pid: str, links: dict[str, str], flags: dict[str, 
         (proc / pid / "fdinfo" / fd).write_text(f"pos:\t0\nflags:\t{flags.get(fd, '0')}\n")
 
 
-@pytest.mark.skipif(__import__("sys").platform != "linux", reason="/proc is Linux's")
+@pytest.mark.skipif(sys.platform != "linux", reason="/proc is Linux's")
 def test_the_files_a_pipe_reader_writes_are_found(tmp_path: Path) -> None:
     """``| tee run.log``: the other holder of the pipe writes run.log (O_WRONLY)."""
     proc = tmp_path / "proc"
