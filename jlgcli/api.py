@@ -8,7 +8,8 @@ Keyword options are the command line's flags (``max_iterations`` for
 ``--max-iterations``…) and beat the environment and config files, exactly as
 flags do (flags > ``JLGCLI_*`` env > project config > user config > defaults).
 Live output and progress go to the terminal as with the CLI (``verbosity=0``
-keeps it quiet); the summary is returned, never printed. Usage or config problems raise
+keeps it quiet: only ``run`` prints its final answer, on stdout, as ``run -q``
+does); the summary is returned, never printed. Usage or config problems raise
 ``JlgError`` (with ``code``, ``message``, ``hint``); run outcomes — done,
 budget spent, timeout, backend failure, interrupted — are summaries.
 """
@@ -84,6 +85,7 @@ def execute(
     if console is None:
         from jlgcli.runner.console import Console
 
-        console = Console(verbosity, json_mode=json_mode)
+        # --events - owns stdout as --json does: the live text goes to stderr (issue 31)
+        console = Console(verbosity, json_mode=json_mode or spec.events_path == "-")
     with install_termination_handlers():
         return run_spec(spec, console, cancel=cancel)

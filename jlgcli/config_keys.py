@@ -305,7 +305,8 @@ KEYS: tuple[KeySpec, ...] = (
         "verbosity",
         "int",
         1,
-        "0 quiet (summary only), 1 normal (stream the assistant), "
+        "0 quiet (summary only; run still prints its final answer), 1 normal (stream the "
+        "assistant), "
         "2 verbose (progress details), 3 debug.",
         "2",
         minimum=0,
@@ -354,6 +355,18 @@ KEYS: tuple[KeySpec, ...] = (
         "0: no limit.",
         "2.5",
         flag="--max-cost",
+    ),
+    KeySpec(
+        "maxPromptBytes",
+        "int",
+        4 * 1024 * 1024,
+        "Largest prompt file (or stdin) read, in bytes; a larger one stops with exit 66 "
+        "before it is read whole. 4 MiB: about a 1M-token context, the largest an agent "
+        "CLI takes.",
+        "1000000",
+        minimum=1024,
+        maximum=1024 * 1024 * 1024,
+        flag="maxPromptBytes",  # no run/loop flag: set in a config file or JLGCLI_MAX_PROMPT_BYTES
     ),
 )
 

@@ -1,8 +1,14 @@
 """Reading the prompt (DESIGN "prompt source"): always a file path, ``-`` reads stdin.
 
 ``jlgcli run "some text"`` is not a prompt: a missing file is exit 66 with a
-hint, an empty prompt is exit 64. UTF-8, a BOM is tolerated, invalid bytes
-are replaced rather than crashing.
+hint, an empty prompt is exit 64. UTF-8, a BOM is tolerated.
+
+Bounds (issue 31): the prompt is read in chunks and stops with exit 66 as soon
+as it passes ``maxPromptBytes`` (``jlgcli run /dev/zero`` grew to gigabytes
+and, inside one endless read, never saw SIGTERM; between chunks the signal
+handlers run). A prompt that is not UTF-8 (latin-1, binary, UTF-16) or holds a
+NUL byte is exit 66 naming the byte offset, instead of reaching the agent with
+U+FFFD in place of what the user wrote.
 """
 
 from __future__ import annotations
@@ -24,8 +30,50 @@ class Prompt:
     source: str
 
 
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8-sig", errors="replace").replace("\r\n", "\n")
+DEFAULT_MAX_PROMPT_BYTES = 4 * 1024 * 1024  # the maxPromptBytes default (config_keys)
+_CHUNK_BYTES = 64 * 1024
+_BOM = b"\xef\xbb\xbf"
+
+
+def _read_bounded(stream: BinaryIO, limit: int, origin: str) -> bytes:
+    """At most ``limit`` bytes of ``stream``; exit 66 once there are more (never read whole)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        wanted = min(_CHUNK_BYTES, limit + 1 - size)
+        chunk = stream.read(wanted)
+        size += len(chunk)
+        if size > limit:
+            raise JlgError(
+                ExitCode.NO_INPUT,
+                f"the prompt from {origin} is larger than maxPromptBytes ({limit} bytes)",
+                hint="shorten it, or raise the limit: jlgcli config set maxPromptBytes N "
+                "(or JLGCLI_MAX_PROMPT_BYTES)",
+            )
+        chunks.append(chunk)
+        # A buffered read is short only at the end. A terminal's end (Ctrl-D) is not
+        # sticky: reading again would wait for a second one.
+        if len(chunk) < wanted:
+            return b"".join(chunks)
+
+
+def _decode(data: bytes, origin: str) -> str:
+    """The prompt's text: UTF-8 (a BOM tolerated), else exit 66 naming the first bad byte."""
+    skipped = len(_BOM) if data.startswith(_BOM) else 0
+    try:
+        text = data.decode("utf-8-sig")
+        bad = data.find(b"\0")
+        reason = "a NUL byte (binary data)"
+    except UnicodeDecodeError as exc:
+        bad = skipped + exc.start
+        reason = f"byte 0x{data[bad]:02x}, which is not UTF-8"
+    if bad >= 0:
+        raise JlgError(
+            ExitCode.NO_INPUT,
+            f"the prompt from {origin} is not UTF-8 text: {reason} at byte {bad}",
+            hint="save the prompt as UTF-8 (for example: iconv -f latin1 -t utf-8 FILE)",
+        )
+    return text.replace("\r\n", "\n")
 
 
 def end_of_input_keys(windows: bool | None = None) -> str:
@@ -53,19 +101,22 @@ def read_prompt(
     stdin: BinaryIO | None = None,
     cwd: Path | None = None,
     stderr: TextIO | None = None,
+    max_bytes: int = DEFAULT_MAX_PROMPT_BYTES,
 ) -> Prompt:
-    """Read the prompt from a file path or ``-`` (stdin)."""
+    """Read the prompt from a file path or ``-`` (stdin), at most ``max_bytes`` of it."""
     if source == "-":
         stream = stdin if stdin is not None else sys.stdin.buffer
         _announce_terminal_read(stream, stderr)
-        text = _decode(stream.read())
+        origin = "stdin"
+        text = _decode(_read_bounded(stream, max_bytes, origin), origin)
         origin = "-"
     else:
         path = Path(source)
         if cwd is not None and not path.is_absolute():
             path = cwd / path
         try:
-            text = _decode(path.read_bytes())
+            with path.open("rb") as stream:
+                data = _read_bounded(stream, max_bytes, source)
         except FileNotFoundError:
             looks_like_text = " " in source or not Path(source).suffix
             hint = (
@@ -86,6 +137,7 @@ def read_prompt(
                 f"cannot read prompt file {source}: {exc.strerror or exc}",
                 "check its permissions",
             ) from None
+        text = _decode(data, source)
         origin = str(path)
     if not text.strip():
         raise JlgError(

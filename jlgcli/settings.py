@@ -47,3 +47,6 @@ class Settings(BaseModel):
     fallback: list[str] = Field([], description=_DESCRIPTIONS["fallback"])
     gates: list[str] = Field([], description=_DESCRIPTIONS["gates"])
     maxCostUsd: float = Field(0.0, ge=0, description=_DESCRIPTIONS["maxCostUsd"])
+    maxPromptBytes: int = Field(
+        4 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024, description=_DESCRIPTIONS["maxPromptBytes"]
+    )

@@ -78,7 +78,7 @@ class RunDirectory:
         try:
             root_existed = root.is_dir()
             root.mkdir(parents=True, exist_ok=True)
-            if not root_existed:
+            if not root_existed or _owned_by_jlgcli(root):
                 _ignore_in_git(root)
             path.mkdir()
         except FileExistsError:
@@ -183,8 +183,20 @@ def _without_env(obj: Any) -> Any:
     return obj
 
 
+def _owned_by_jlgcli(root: Path) -> bool:
+    """A root inside ``.jlgcli/`` holds only what jlgcli wrote: it may always be ignored.
+
+    Another root that was already there may be the user's own folder, whose files
+    a ``*`` would hide from git: it is left alone (issue 31).
+    """
+    return ".jlgcli" in root.parts
+
+
 def _ignore_in_git(root: Path) -> None:
-    """Transcripts may hold private code: keep a new artifacts root out of git by default."""
+    """Transcripts may hold private code: keep a new artifacts root out of git by default
+    (a ``.gitignore`` already there, jlgcli's or the user's, is kept)."""
+    if (root / ".gitignore").exists():
+        return
     with contextlib.suppress(OSError):
         atomic_write_text(root / ".gitignore", "# created by jlgcli: run artifacts stay local\n*\n")
 

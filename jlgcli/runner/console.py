@@ -2,7 +2,8 @@
 
 stdout carries the assistant's text (or, with ``--json``, nothing but the final
 JSON object — then the live text goes to stderr); progress goes to stderr.
-Verbosity: 0 quiet (summary and errors), 1 normal, 2 verbose, 3 debug.
+Verbosity: 0 quiet (summary and errors; ``run`` still prints its final answer on
+stdout), 1 normal, 2 verbose, 3 debug.
 
 Everything written is redacted (issue 15): the assistant's text through a
 stream redactor (a secret split across two reads is still caught; a partial
@@ -46,6 +47,15 @@ class Console:
         """Live assistant text (verbosity ≥ 1): redacted, control sequences removed."""
         if text and self.verbosity >= 1:
             self._write_live(self._live_stream.feed_text(text))
+
+    def final(self, text: str) -> None:
+        """The assistant's final text on stdout when nothing was streamed there (``run -q``:
+        less logging, still the answer; seed 000 F-003, seed 001 US-4, issue 31)."""
+        if self.verbosity >= 1 or self._live is self._err or not text.strip():
+            return
+        shown = terminal_safe(self._redactor.redact(text)).rstrip("\n")
+        self._live.write(shown + "\n")
+        self._live.flush()
 
     def _write_live(self, text: str) -> None:
         shown = terminal_safe(text)

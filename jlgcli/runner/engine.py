@@ -82,6 +82,10 @@ def execute(
     """
     from jlgcli.runner.select import check_cost_budget, open_backend, select_backend
 
+    if spec.is_loop and spec.gates:  # before any paid call: a gate that cannot run is exit 64
+        from jlgcli.runner.gates import check_gates
+
+        check_gates(spec.gates)
     select = select or select_backend
     open_fallback = open_fallback or open_backend
     record = new_record(spec, clock)
@@ -119,6 +123,8 @@ def execute(
         _save_final(loop, record)
     if completion is not None:
         completion.close(record.cause, record.exit_code)
+    if not spec.is_loop and record.last_text:
+        console.final(record.last_text)
     return recorder.finish(build_summary(record, clock))
 
 

@@ -6,6 +6,15 @@ usage), ``limit-wait``, ``backend-switch``, ``gate-result``, ``iteration-ended``
 ``run-ended`` (with the exit code). Schema: ``docs/schemas/events.schema.json``.
 Every line goes through the redactor; a write failure never stops the run
 (the events are a view, like stdout), it is reported once.
+
+Issue 31: a file is one run's stream, truncated when the run opens it, so
+its first line is that run's ``run-started`` and its last the ``run-ended``
+(appending mixed runs in one file, and a reader had to split them by
+``runId``; to keep several runs, give each its own file). Every
+``iteration-started`` gets its ``iteration-ended``, also when the call was
+rate-limited (``completion: rate-limited``), moved to a fallback
+(``switched``) or stopped (the stop cause, e.g. ``timeout``); an activity
+event with nothing in it (a usage report without any count) is not written.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, TextIO
@@ -47,9 +57,10 @@ class EventWriter:
         self._warn = warn or (lambda _message: None)
         self._failed = False
         self._owned = target != "-"
+        self._open: tuple[int, str | None, float] | None = None  # iteration, backend, start
         try:
             self._stream: TextIO | None = (
-                open(target, "a", encoding="utf-8", newline="\n")  # noqa: SIM115
+                open(target, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
                 if self._owned
                 else (stdout or sys.stdout)
             )
@@ -63,6 +74,29 @@ class EventWriter:
         """Write one event (``event_type`` is one of ``EVENT_TYPES``)."""
         if self._stream is None:
             return
+        if event_type == "agent-activity" and not _has_content(data):
+            return
+        if event_type == "iteration-started":
+            self.end_iteration("abandoned")  # never left open, whatever the caller forgot
+            self._open = (data["iteration"], data.get("backend"), time.monotonic())
+        elif event_type == "iteration-ended":
+            self._open = None
+        elif event_type == "run-ended":
+            self.end_iteration(str(data.get("stopCause") or "stopped"))
+        self._write(event_type, data)
+
+    def end_iteration(self, completion: str) -> None:
+        """End the iteration still open, if any, with ``completion`` (why it ended early)."""
+        if self._open is None or self._stream is None:
+            return
+        iteration, backend, started = self._open
+        self._open = None
+        duration = round((time.monotonic() - started) * 1000)
+        ended = {"iteration": iteration, "backend": backend, "completion": completion}
+        self._write("iteration-ended", {**ended, "durationMs": duration})
+
+    def _write(self, event_type: str, data: dict[str, Any]) -> None:
+        assert self._stream is not None  # both callers checked
         record = {
             "schemaVersion": EVENTS_SCHEMA_VERSION,
             "type": event_type,
@@ -86,11 +120,19 @@ class EventWriter:
         self._stream = None
 
 
+def _has_content(data: dict[str, Any]) -> bool:
+    return any(value is not None and value != "" for key, value in data.items()
+               if key not in ("iteration", "kind"))  # fmt: skip
+
+
 class NoEvents:
     """The event writer of a run without ``--events``."""
 
     def emit(self, event_type: str, **data: Any) -> None:
         """Nothing to write."""
+
+    def end_iteration(self, completion: str) -> None:
+        """Nothing to end."""
 
     def close(self) -> None:
         """Nothing to close."""

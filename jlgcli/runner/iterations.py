@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jlgcli.backends.base import Backend, BackendRequest
 from jlgcli.completion import Decision
@@ -28,6 +29,9 @@ from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.status import LiveStatus
 from jlgcli.runner.summary import IterationMetrics
 from jlgcli.runner.waiting import countdown
+
+if TYPE_CHECKING:
+    from jlgcli.runner.worktree import OutputFiles
 
 
 class IterationLoop:
@@ -83,6 +87,8 @@ class IterationLoop:
         self._started_at = record.started_at.astimezone(timezone.utc).isoformat(
             timespec="microseconds"
         )
+        self._gate_notes: list[str] = []  # the diagnosis lines of the last gates that failed
+        self._outputs: OutputFiles | None = None  # where jlgcli's stdout/stderr go in the tree
 
     def run(self) -> None:
         iteration = len(self.record.metrics) + 1
@@ -99,6 +105,7 @@ class IterationLoop:
                 now=self.clock.time(), can_switch=self.chain.has_fallback,
             )  # fmt: skip
             if isinstance(verdict, Retry):
+                self.recorder.events.end_iteration("rate-limited")
                 self._forget(iteration, verdict.reason)
                 self.recorder.events.emit(
                     "limit-wait",
@@ -109,6 +116,7 @@ class IterationLoop:
                 countdown(self.console, self.clock, verdict.wait_s, verdict.reason)
                 continue  # the same iteration again: a rate limit does not burn iterations
             if isinstance(verdict, Switch):
+                self.recorder.events.end_iteration("switched")
                 self._forget(iteration, verdict.reason)
                 to = self.chain.switch(verdict.back_at)
                 if to is None:
@@ -124,6 +132,7 @@ class IterationLoop:
                 self._switched(f"{verdict.reason}; switched to {to}")
                 continue
             if isinstance(verdict, Stop):
+                self.recorder.events.end_iteration(verdict.cause)
                 message = verdict.message
                 if verdict.cause == "interrupted":
                     self.record.signal_number = call.outcome.interrupted_by
@@ -324,17 +333,29 @@ class IterationLoop:
         return True
 
     def _gates_pass(self, metrics: IterationMetrics) -> bool:
-        from jlgcli.runner.gates import failed_gates_block, run_gates
+        from jlgcli.runner.gates import failed_gates_block, failure_lines, run_gates
 
         self.console.progress(f"the model says done: running {len(self.spec.gates)} gate(s)")
         results = run_gates(self.spec.gates, self.spec.cwd, redact=self.recorder.redactor.redact,
                             cancel=self.cancel)  # fmt: skip
         metrics.gates = results
+        for note in self._gate_notes:  # only the latest gate failures stay in the diagnosis
+            self.record.diagnosis.remove(note)
+        self._gate_notes = []
         for gate in results:
-            word = "passed" if gate.ok else f"failed (exit {gate.exitCode})"
-            self.console.progress(f"gate {gate.command}: {word}")
             self.recorder.events.emit("gate-result", iteration=metrics.index, command=gate.command,
                                       exitCode=gate.exitCode, ok=gate.ok)  # fmt: skip
+            if gate.ok:
+                self.console.progress(f"gate passed: {gate.command}")
+                continue
+            shown = failure_lines(gate)
+            for line in shown:
+                self.console.progress(line)
+            note = f"iteration {metrics.index}: {shown[0]}"
+            if len(shown) > 1:
+                note += " — last lines: " + " ⏎ ".join(line[4:] for line in shown[-3:])
+            self._gate_notes.append(note)
+        self.record.diagnosis.extend(self._gate_notes)
         if all(gate.ok for gate in results):
             return True
         self.prompter.remember(self.record.last_text, None, None, None)
@@ -354,12 +375,27 @@ class IterationLoop:
             self.repo = git_dir(self.spec.cwd)
         if not self.repo:  # not a git repository: nothing to snapshot, nothing to look up
             return None
-        from jlgcli.artifacts.project import under_project
+        return snapshot(self.spec.cwd, self._own_files(), repo=self.repo)
 
-        cwd = self.spec.cwd
-        ledger = self.spec.ledger_dir or under_project(Path("ledger"), cwd)
-        runs = under_project(self.spec.artifacts_dir, cwd)
-        return snapshot(cwd, (runs, ledger), repo=self.repo)
+    def _own_files(self) -> tuple[Path, ...]:
+        """What jlgcli itself writes in the tree, never evidence of progress (issue 31)."""
+        from jlgcli.artifacts.project import under_project
+        from jlgcli.runner.worktree import OutputFiles, output_file_ids
+
+        spec, cwd = self.spec, self.spec.cwd
+        if self._outputs is None:  # looked up once, when the first snapshot is taken
+            self._outputs = OutputFiles(output_file_ids(within=cwd))
+        own = [
+            under_project(Path(".jlgcli"), cwd),
+            under_project(spec.artifacts_dir, cwd),
+            spec.ledger_dir or under_project(Path("ledger"), cwd),
+            *self._outputs.paths(cwd),
+        ]
+        if spec.completion_mode == "rebound":
+            own.append(cwd / "workbench")
+        if spec.events_path and spec.events_path != "-":
+            own.append(Path(spec.events_path).absolute())  # opened relative to the process
+        return tuple(own)
 
     def save_final(self) -> None:
         """The state at the end of the run (every ending: done, budgets, errors, Ctrl-C);

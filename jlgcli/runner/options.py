@@ -164,7 +164,8 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     if "backend" in flags:  # validated here, now that custom backends are known
         values["backend"] = parse_flag_value("backend", flags["backend"], custom)
     fallbacks = tuple(parse_flag_value("fallback", values["fallback"], custom))
-    if settings.sources.get("gates") == "project":  # flags, env and user config: the user's own
+    # flags, env and user config are the user's own; `run` never runs gates (issue 31)
+    if command == "loop" and settings.sources.get("gates") == "project":
         from jlgcli.config import require_trusted_gates
 
         require_trusted_gates(settings)
@@ -173,7 +174,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     if options.prompt_text is not None:
         prompt = Prompt(text=options.prompt_text, source=options.prompt or "(text)")
     elif options.prompt is not None:
-        prompt = read_prompt(options.prompt)
+        prompt = read_prompt(options.prompt, max_bytes=values["maxPromptBytes"])
     else:
         raise JlgError(ExitCode.USAGE, "no prompt file given",
                        hint="pass the task file, e.g. jlgcli loop task.md")  # fmt: skip

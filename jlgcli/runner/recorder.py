@@ -82,9 +82,9 @@ class Recorder:
         root = runs_root(self.record)
         run_dir = root / self.record.run_id
         try:
-            if not root.is_dir():
-                from jlgcli.artifacts.rundir import _ignore_in_git
+            from jlgcli.artifacts.rundir import _ignore_in_git, _owned_by_jlgcli
 
+            if not root.is_dir() or _owned_by_jlgcli(root):  # from the first write (issue 31)
                 root.mkdir(parents=True, exist_ok=True)
                 _ignore_in_git(root)
             run_dir.mkdir(parents=True, exist_ok=True)

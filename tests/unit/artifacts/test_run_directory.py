@@ -186,3 +186,14 @@ def test_exit_with_an_error_keeps_the_original_error(tmp_path: Path) -> None:
 def test_default_root_is_under_the_working_directory(tmp_path: Path) -> None:
     assert default_root(tmp_path) == tmp_path / ".jlgcli" / "runs"
     assert default_root() == Path.cwd() / ".jlgcli" / "runs"
+
+
+def test_an_existing_root_inside_jlgcli_own_folder_is_ignored_all_the_same(tmp_path: Path) -> None:
+    """Issue 31: ``.jlgcli/runs`` there already without its .gitignore let runs into git."""
+    root = tmp_path / ".jlgcli" / "runs"
+    root.mkdir(parents=True)
+    RunDirectory.create(root, "a-run").close()
+    assert (root / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+    (root / ".gitignore").write_text("# the user's own\n", encoding="utf-8")
+    RunDirectory.create(root, "b-run").close()
+    assert (root / ".gitignore").read_text(encoding="utf-8") == "# the user's own\n"

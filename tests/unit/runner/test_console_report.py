@@ -128,3 +128,18 @@ def test_summary_names_each_backend_used_with_its_own_version() -> None:
     used = [BackendUse("claude", "2.1.197"), BackendUse("codex", None)]
     text = human_summary(_summary(backend="codex", backendVersion=None, backends=used))
     assert "backend     claude 2.1.197 → codex\n" in text
+
+
+@pytest.mark.parametrize(
+    ("verbosity", "json_mode", "shown"),
+    [(0, False, "the answer is 42\n"), (1, False, ""), (0, True, "")],
+)
+def test_the_final_answer_reaches_stdout_only_when_nothing_was_streamed_there(
+    verbosity: int, json_mode: bool, shown: str
+) -> None:
+    """Issue 31: ``run -q`` printed no answer at all; streamed text is not printed twice."""
+    out, err = io.StringIO(), io.StringIO()
+    console = Console(verbosity, json_mode=json_mode, out=out, err=err)
+    console.final("the answer is 42\n\n")
+    console.final("   ")
+    assert out.getvalue() == shown and err.getvalue() == ""

@@ -75,3 +75,58 @@ def test_a_cancelled_gate_interrupts_the_loop(tmp_path: Path) -> None:
     cancel.set()
     with pytest.raises(KeyboardInterrupt):
         run_gates((_python("import time; time.sleep(60)"),), tmp_path, redact=str, cancel=cancel)
+
+
+# -- checked before the first call (issue 31) ---------------------------------------------------
+@pytest.mark.parametrize(
+    ("command", "posix", "windows"),
+    [
+        ("pytest -q && echo ok", "&&", "&&"),
+        ("pytest -q; echo ok", ";", ";"),
+        ("pytest -q 2>&1", ">&", ">&"),
+        ("sleep 5 &", "&", "&"),
+        ('python -c "print(1 > 0)"', None, None),
+        ("python -c 'a|b'", None, "|"),  # a single quote is no quote on Windows
+        ("find . -exec rm {} \\;", None, ";"),  # an escaped ; is an argument on POSIX
+        ('echo "a\\"|b"', None, None),  # \" inside double quotes
+        ('echo a\\"|b', "|", "|"),  # an escaped quote opens nothing
+        ('echo a\\\\"|b"', None, None),  # Windows: 2 backslashes, then a real quote
+    ],
+)
+def test_shell_operators_outside_quotes_are_found(
+    command: str, posix: str | None, windows: str | None
+) -> None:
+    from jlgcli.runner.gates import shell_operator
+
+    assert shell_operator(command, is_windows=False) == posix
+    assert shell_operator(command, is_windows=True) == windows
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("", "empty gate command"),
+        ("pytest -q | tail", "'|' is shell syntax"),
+        ("'abc", "no closing quotation"),
+        ("no-such-program-31 -q", "no-such-program-31: command not found"),
+    ],
+)
+def test_a_gate_that_cannot_run_is_a_usage_error(command: str, message: str) -> None:
+    from jlgcli.errors import ExitCode, JlgError
+    from jlgcli.runner.gates import check_gates
+
+    with pytest.raises(JlgError) as caught:
+        check_gates((_python("pass"), command), is_windows=False)
+    assert caught.value.code == ExitCode.USAGE and message in caught.value.message
+    assert "--gate" in (caught.value.hint or "")
+
+
+def test_a_failing_gate_is_shown_with_its_exit_and_last_lines() -> None:
+    from jlgcli.runner.gates import failure_lines
+    from jlgcli.runner.summary import GateResult
+
+    tail = "\n".join(f"line {i}" for i in range(30))
+    shown = failure_lines(GateResult("pytest -q", 1, 5, False, tail), limit=3)
+    assert shown == ["gate failed (exit 1): pytest -q", "  | line 27", "  | line 28", "  | line 29"]
+    stopped = failure_lines(GateResult("pytest -q", None, 5, False, ""))
+    assert stopped == ["gate failed (was stopped): pytest -q"]

@@ -50,10 +50,13 @@ def test_read_prompt_from_stdin() -> None:
     assert (prompt.text, prompt.source) == ("tâche\n", "-")
 
 
-def test_invalid_utf8_is_replaced_not_fatal(tmp_path: Path) -> None:
+def test_invalid_utf8_is_66_naming_the_byte(tmp_path: Path) -> None:
+    # issue 31: it used to be replaced by U+FFFD and sent (DESIGN: 66 "not UTF-8")
     path = tmp_path / "task.md"
     path.write_bytes(b"ok \xff\xfe end")
-    assert "\ufffd" in read_prompt(str(path)).text
+    with pytest.raises(JlgError) as info:
+        read_prompt(str(path))
+    assert info.value.code == ExitCode.NO_INPUT and "at byte 3" in info.value.message
 
 
 @pytest.mark.parametrize("source", ["missing.md", "Explique ce repo"])
