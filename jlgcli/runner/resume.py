@@ -39,7 +39,7 @@ class ResumeState:
     prompt_source: str
     backend: str
     completion_mode: str
-    options: dict[str, Any]  # the limits and choices to carry on (config key → value)
+    options: dict[str, Any]  # the options as run (config key → value); see resume_options
     iterations: int = 0
     elapsed_ms: int = 0
     cost_usd: float | None = None

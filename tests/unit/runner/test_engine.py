@@ -402,3 +402,20 @@ def test_each_call_is_capped_with_what_is_left_of_max_cost(tmp_path: Path) -> No
     plain = FakeBackend().enqueue("DONE")
     run(tmp_path, plain)
     assert plain.history[0].max_budget_usd is None
+
+
+def test_denied_tool_uses_are_not_done_and_repeats_stop_77(tmp_path: Path) -> None:
+    """Issue 34: a done whose writes were denied goes on, told why; twice in a row is 77."""
+    write = ({"tool": "Write", "target": "a.py"},)
+    backend = FakeBackend().enqueue("wrote it\nDONE", denials=write)
+    backend.enqueue("wrote it again\nDONE", denials=write)
+    summary, err = run(tmp_path, backend, permissions="read-only")
+    assert (summary.stopCause, summary.exitCode, summary.iterations) == ("permission-denied", 77, 2)
+    assert summary.iterationMetrics[0].completion == "denied"
+    assert summary.iterationMetrics[0].permissionDenials == list(write)
+    assert "denied Write a.py; --permissions edit would allow them" in err
+    assert "were denied by the permissions of this run" in backend.history[1].prompt
+
+    once = FakeBackend().enqueue("tried\nDONE", denials=write).enqueue("done now\nDONE")
+    summary, _ = run(tmp_path, once, permissions="read-only")
+    assert (summary.stopCause, summary.iterations) == ("done", 2)
