@@ -69,6 +69,11 @@ class ProjectPaths:
         return self.context / "review.md"
 
     @property
+    def notices(self) -> Path:
+        """The warnings already shown once in this project (FR-8.1, issue 36)."""
+        return self.context / ".jlgcli-notices.json"
+
+    @property
     def completed(self) -> Path:
         return self.context / "completed"
 
