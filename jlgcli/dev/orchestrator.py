@@ -18,6 +18,7 @@ from jlgcli.dev.gitops import Git
 from jlgcli.dev.notices import remember, to_show, unset_commands
 from jlgcli.dev.plan import Plan, Task
 from jlgcli.dev.plan_edit import load_plan, select_task
+from jlgcli.dev.preflight import check_ready
 from jlgcli.dev.proc import Interrupted
 from jlgcli.dev.project import ProjectPaths, check_documents, prepare_project
 from jlgcli.dev.questions import Asker, resume_question
@@ -42,7 +43,7 @@ from jlgcli.records import field, record
 class DevOptions:
     """What the command line asked for."""
 
-    command: Literal["run", "resume"]
+    command: Literal["init", "run", "resume"]
     task_id: str | None = None
     from_step: int | None = None
     directory: Path = field(default_factory=Path.cwd)
@@ -106,6 +107,10 @@ def execute_dev(
     """
     from jlgcli.process import install_termination_handlers
 
+    if out is None and options.json:  # stdout carries the one JSON object
+        import sys
+
+        out = sys.stderr
     root = options.directory.resolve()
     if not root.is_dir():
         raise JlgError(DevExitCode.CONFIGURATION, f"project directory not found: {root}")
@@ -188,6 +193,7 @@ def _run(session: Session, task_id: str | None) -> DevResult:
     task = select_task(plan, task_id)
     if task is None:
         return _nothing_to_run(session, plan)
+    check_ready(session.git, session.config, task)  # before any agent call (issue 36)
     _check_agent(session)
     # Every check passed: from here on the run writes (FR-4.2 step 1 records the work tree first).
     session.begin(task.id)
@@ -248,6 +254,7 @@ def _resume(session: Session, from_step: int | None) -> DevResult:
                 f"not resumed: {point.task.id} stays where it is",
                 "choose the step yourself: jlgcli dev resume --from-step N (1-8)",
             )
+    check_ready(session.git, session.config, None)  # before any agent call (issue 36)
     if start <= 6:
         _check_agent(session)
     session.restore(point.task.id)
