@@ -19,7 +19,6 @@ from jlgcli.dev.notices import remember, to_show, unset_commands
 from jlgcli.dev.plan import Plan, Task
 from jlgcli.dev.plan_edit import load_plan, select_task
 from jlgcli.dev.preflight import check_ready
-from jlgcli.dev.proc import Interrupted
 from jlgcli.dev.project import ProjectPaths, check_documents, prepare_project
 from jlgcli.dev.questions import Asker, resume_question
 from jlgcli.dev.report import STEP_NAMES, Level, Reporter
@@ -160,7 +159,7 @@ def execute_dev(
             if options.command == "run":
                 return _run(session, options.task_id)
             return _resume(session, options.from_step)
-        except (KeyboardInterrupt, Interrupted):
+        except KeyboardInterrupt:  # process.signals.Interrupted too: Ctrl-C, SIGTERM…
             where = (
                 f"step {session.step} ({STEP_NAMES[session.step - 1]})" if session.step else "start"
             )
