@@ -63,7 +63,6 @@ def validate(session: Session, kinds: tuple[str, ...] = VALIDATION_KINDS) -> Val
         session.config,
         session.paths.root,
         session.reporter,
-        warn_unset=False,  # said once per project at the start (notices.py, FR-8.1)
     )
     session.validation = report
     session.reporter.info(f"validation: {report.summary()}")
