@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from jlgcli.dev.plan import Task
-from jlgcli.dev.project import PROMPT_FILES
 from jlgcli.dev.questions import commit_question
 from jlgcli.dev.session import RESUME_HINT, Session
 from jlgcli.dev.steps import clean_live_context
@@ -70,14 +69,13 @@ def _task_changes(session: Session) -> tuple[list[str], list[str], list[str]]:
     """
     paths = session.paths
     live = {paths.show(p) for p in paths.live_context_files}
-    templates = {paths.show(paths.prompts / name) for name in PROMPT_FILES}
     changed: list[str] = []
     own: list[str] = []
     for entry in session.git.status():
-        if entry.untracked and entry.path in templates:
-            own.append(entry.path)
-            continue
         if entry.path == paths.show(paths.notices):
+            continue
+        if entry.untracked and entry.path in paths.own_files:
+            own.append(entry.path)
             continue
         changed += [name for name in (entry.path, entry.source) if name and name not in live]
     taken, left_out = session.record.split_changes(paths.root, changed)

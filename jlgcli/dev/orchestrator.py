@@ -231,7 +231,7 @@ def _nothing_to_run(session: Session, plan: Plan) -> DevResult:
 def _resume(session: Session, from_step: int | None) -> DevResult:
     paths, git = session.paths, session.git
     plan = load_plan(paths.plan, paths.show(paths.plan))
-    exclude = [paths.show(paths.context), paths.show(paths.plan)]
+    exclude = [paths.show(paths.context), paths.show(paths.plan), *paths.own_files]
     point = infer_resume(
         paths,
         plan,

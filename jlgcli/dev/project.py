@@ -82,6 +82,16 @@ class ProjectPaths:
         """The three files archived at step 7 (and removed once committed)."""
         return (self.current_task, self.notes, self.review)
 
+    @property
+    def own_files(self) -> tuple[str, ...]:
+        """jlgcli's own files in the work tree (shown form): the prompt templates and notices.
+
+        Never the task's: left out of the reviewers' diff, of "code changed"
+        on resume, and (untracked) of the task's commit (issue 36).
+        """
+        templates = tuple(self.show(self.prompts / name) for name in PROMPT_FILES)
+        return (*templates, self.show(self.notices))
+
     def archive_dir(self, task_id: str) -> Path:
         return self.completed / task_id
 
