@@ -1,4 +1,4 @@
-"""The Python API every door calls: ``run``, ``loop`` and ``agent_call``, each → ``RunSummary``.
+"""The Python API every door calls: ``run``, ``loop``, ``agent_call`` → ``RunSummary``; ``dev``.
 
     from jlgcli.api import loop
     summary = loop("task.md", backend="claude", max_iterations=5)
@@ -12,6 +12,10 @@ keeps it quiet: only ``run`` prints its final answer, on stdout, as ``run -q``
 does); the summary is returned, never printed. Usage or config problems raise
 ``JlgError`` (with ``code``, ``message``, ``hint``); run outcomes — done,
 budget spent, timeout, backend failure, interrupted — are summaries.
+
+``dev("run", assume_yes=True)`` runs the plan-driven development loop (seed
+003) and returns its report (``DevResult``; ``InitReport`` for ``"init"``);
+its failures raise ``JlgError`` with seed 003's codes 1, 2 or 3 (FR-8.3).
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ from typing import TYPE_CHECKING, Any
 from jlgcli.runner.options import RunOptions
 
 if TYPE_CHECKING:
+    from jlgcli.dev.init import InitReport
+    from jlgcli.dev.orchestrator import DevResult
     from jlgcli.runner.console import Console
     from jlgcli.runner.spec import Command
     from jlgcli.runner.summary import RunSummary
 
-__all__ = ["RunOptions", "agent_call", "execute", "loop", "run"]
+__all__ = ["RunOptions", "agent_call", "dev", "execute", "loop", "run"]
 
 
 def run(prompt: str | Path, **options: Any) -> RunSummary:
@@ -48,6 +54,61 @@ def agent_call(prompt_text: str, *, cwd: str | Path, **options: Any) -> RunSumma
     """
     values = {"prompt_text": prompt_text, "cwd": str(cwd), **options}
     return execute("run", _options(None, values))
+
+
+def dev(command: str = "run", **options: Any) -> DevResult | InitReport:
+    """The development loop: ``init``, ``run`` or ``resume``; returns the dev report.
+
+    Keyword options are the flags' long names (``task_id``, ``from_step``,
+    ``directory``, ``config_path``, ``llm``, ``verbosity``, ``assume_yes``,
+    ``no_input``, ``json``). Every failure is a ``JlgError`` whose code is one
+    of seed 003's (1 aborted, 2 configuration, 3 task execution; FR-8.3).
+    """
+    from jlgcli.boundary import dev_exit_code
+    from jlgcli.dev.orchestrator import DevOptions, execute_dev
+    from jlgcli.errors import DevExitCode, JlgError
+
+    if command not in ("init", "run", "resume"):
+        raise JlgError(DevExitCode.CONFIGURATION, f"jlgcli.api.dev: unknown command {command!r}",
+                       "use init, run or resume")  # fmt: skip
+    values = dict(options)
+    if values.get("directory") is not None:
+        values["directory"] = Path(values["directory"])
+    if values.get("config_path") is not None:
+        values["config_path"] = Path(values["config_path"])
+    try:
+        parsed = DevOptions(command, **{k: v for k, v in values.items() if v is not None})  # type: ignore[arg-type]
+    except TypeError as exc:
+        raise JlgError(DevExitCode.CONFIGURATION, f"jlgcli.api.dev: {exc}",
+                       "options are the flags' long names with underscores") from None  # fmt: skip
+    try:
+        if parsed.command == "init":
+            return _dev_init(parsed)
+        return execute_dev(parsed)
+    except JlgError as exc:
+        code = dev_exit_code(exc.code)
+        if code == exc.code:
+            raise
+        raise JlgError(code, exc.message, exc.hint) from None
+
+
+def _dev_init(options: Any) -> InitReport:
+    import sys
+
+    from jlgcli.dev.init import init_project
+    from jlgcli.dev.questions import Asker
+
+    root = options.directory.resolve()
+    out = sys.stderr if options.json else sys.stdout
+    quiet = options.verbosity == 0
+
+    def say(line: str) -> None:
+        if not quiet:
+            out.write(line + "\n")
+            out.flush()
+
+    asker = Asker(assume_yes=options.assume_yes, no_input=options.no_input)
+    return init_project(root, asker, say)
 
 
 def _options(prompt: str | Path | None, options: dict[str, Any]) -> RunOptions:

@@ -28,7 +28,7 @@ class ExitCodes:
     """How one program reports an interruption and a bug (a plain class: no dataclasses
     import on the start-up path)."""
 
-    __slots__ = ("internal", "interrupted", "interrupted_hint", "remap_interrupted")
+    __slots__ = ("internal", "interrupted", "interrupted_hint", "remap_interrupted", "translate")
 
     def __init__(
         self,
@@ -37,7 +37,9 @@ class ExitCodes:
         internal: int,  # a bug (a crash log is written)
         interrupted_hint: str | None = None,
         remap_interrupted: bool = True,  # a body's 130 becomes 128 + the real signal
+        translate: Callable[[int], int] | None = None,  # every code into the program's own
     ) -> None:
+        self.translate = translate
         self.interrupted = interrupted
         self.internal = internal
         self.interrupted_hint = interrupted_hint
@@ -52,12 +54,31 @@ def _dev_aborted(_signum: int) -> int:
     return int(DevExitCode.ABORTED)
 
 
+def dev_exit_code(code: int) -> int:
+    """Any jlgcli exit code as one of seed 003's four (FR-8.3, issue 36).
+
+    0 committed · 1 aborted (a signal, 128 + N) · 2 configuration: usage (64),
+    damaged or missing input (65, 66), not logged in (6), config unreadable or
+    untrusted (78) · 3 everything else (a failed run, a timeout, unwritable
+    artifacts, a bug).
+    """
+    if code in (0, 1, 2, 3):
+        return code
+    if code in (ExitCode.UNAUTHENTICATED, ExitCode.USAGE, ExitCode.INVALID_JSON,
+                ExitCode.NO_INPUT, ExitCode.CONFIG):  # fmt: skip
+        return int(DevExitCode.CONFIGURATION)
+    if 128 < code < 160:
+        return int(DevExitCode.ABORTED)
+    return int(DevExitCode.TASK_FAILED)
+
+
 JLGCLI_CODES = ExitCodes(interrupted=_signal_exit, internal=int(ExitCode.INTERNAL))
 DEV_CODES = ExitCodes(
     interrupted=_dev_aborted,
     internal=int(DevExitCode.TASK_FAILED),
     interrupted_hint="continue with: aidevloop resume",
     remap_interrupted=False,
+    translate=dev_exit_code,
 )
 
 
@@ -76,7 +97,7 @@ def run_guarded(
             try:
                 code = int(body())
             except JlgError as exc:
-                return report(exc, want_json)
+                return report(_translated(exc, codes), want_json)
             except KeyboardInterrupt as exc:
                 return report(interruption_error(exc, codes), want_json)
             except BrokenPipeError:  # a write that bypassed the guarded streams: as SIGPIPE
@@ -97,7 +118,14 @@ def _remapped(code: int, codes: ExitCodes) -> int:
     signum = first_interruption()
     if codes.remap_interrupted and code == ExitCode.INTERRUPTED and signum is not None:
         return codes.interrupted(signum)  # SIGTERM ends with 143, not Ctrl-C's 130
-    return code
+    return code if codes.translate is None else codes.translate(code)
+
+
+def _translated(exc: JlgError, codes: ExitCodes) -> JlgError:
+    """``exc`` with the program's own code (the ``--json`` object says the same code)."""
+    if codes.translate is None or codes.translate(exc.code) == exc.code:
+        return exc
+    return JlgError(codes.translate(exc.code), exc.message, exc.hint)
 
 
 def _signum(exc: BaseException) -> int:

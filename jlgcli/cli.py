@@ -289,9 +289,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from jlgcli.output import configure_streams
 
     configure_streams()
-    from jlgcli.boundary import run_guarded
+    from jlgcli.boundary import DEV_CODES, JLGCLI_CODES, run_guarded
 
-    return run_guarded(lambda: _parse_and_dispatch(arguments), want_json="--json" in arguments)
+    # `jlgcli dev` keeps seed 003's exit codes 0/1/2/3 (FR-8.3), whatever fails in it.
+    codes = DEV_CODES if arguments[0] == "dev" else JLGCLI_CODES
+    return run_guarded(
+        lambda: _parse_and_dispatch(arguments), want_json="--json" in arguments, codes=codes
+    )
 
 
 def _parse_and_dispatch(arguments: list[str]) -> int:

@@ -25,14 +25,19 @@ _REPLACE_BACKOFF = 0.05
 
 
 def atomic_write_bytes(
-    path: str | os.PathLike[str], data: bytes, *, sync_directory: bool = True
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    sync_directory: bool = True,
+    mode: int | None = None,
 ) -> None:
     """Replace ``path`` with ``data`` atomically (same-directory temp, fsync, ``os.replace``).
 
     ``sync_directory=False`` skips the directory fsync that makes the rename itself
     durable: after a crash a reader may then find the previous version (never half
     of one). For files rewritten often where one step behind is fine (the resume
-    state after each iteration), it halves the fsyncs.
+    state after each iteration), it halves the fsyncs. ``mode``: the permission bits
+    of the new file (e.g. those of the file it replaces), set before the rename.
     """
     target = Path(path)
     tmp, fd = _create_temp(target)
@@ -41,6 +46,8 @@ def atomic_write_bytes(
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        if mode is not None:
+            tmp.chmod(mode)
         _replace(tmp, target, is_windows=sys.platform == "win32")
     except BaseException:
         with contextlib.suppress(OSError):

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from jlgcli.backends.ids import BUILTIN_BACKENDS
-from jlgcli.dev.proc import Interrupted
+from jlgcli.dev.proc import stopped
 from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.process.model import Limits
 from jlgcli.records import record
@@ -133,7 +133,7 @@ class BackendAgent:
         except JlgError as exc:  # e.g. a prompt the CLI cannot be given on this platform
             return AgentReply("", False, exc.message + (f" ({exc.hint})" if exc.hint else ""))
         if summary.stopCause == "interrupted":
-            raise Interrupted(self.name)
+            raise stopped()
         metrics = summary.iterationMetrics[-1] if summary.iterationMetrics else None
         error = summary.error.message if summary.error is not None else None
         tail = next((d[len("output tail: "):] for d in summary.diagnosis

@@ -26,6 +26,7 @@ task format and config keys: docs/devloop.md"""
 def examples(prog: str) -> str:
     """The examples epilog of the top-level dev parser."""
     return f"""examples:
+  {prog} init                  first run: the documents and config as templates
   {prog} run                   next pending task whose dependencies are done
   {prog} run TASK-005          that task (it must be pending, its dependencies done)
   {prog} run --llm copilot     another agent CLI than the config's "llm"
@@ -53,6 +54,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         '(overrides "llm" in the config)')  # fmt: skip
     parser.add_argument("--config", metavar="PATH", dest="config_path",
                         help="config file to use instead of ./.aidevloop.json|.yaml")  # fmt: skip
+    _where(parser)
+
+
+def _where(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-C", "--directory", metavar="DIR", default=None,
                         help="the project root (default: the current directory)")  # fmt: skip
     parser.add_argument("-y", "--yes", action="store_true", dest="assume_yes",
@@ -68,8 +73,23 @@ def add_dev_commands(
     handler: str | None = None,
     common: Callable[[argparse.ArgumentParser], None] | None = None,
 ) -> None:
-    """Add ``run`` and ``resume`` (with their options) under ``parser``."""
+    """Add ``init``, ``run`` and ``resume`` (with their options) under ``parser``."""
     commands = parser.add_subparsers(title="commands", metavar="<command>", dest="dev_command")
+    init = commands.add_parser(
+        "init",
+        help="write the Phase 1 documents and .aidevloop.json as templates (first run)",
+        description="Write docs/requirements.md, docs/architecture.md, "
+        "docs/implementation-plan.md (one example task) and .aidevloop.json (the test and "
+        "lint commands detected here) where they are missing; never overwrites a file.",
+        epilog=f"""examples:
+  {prog} init                 asks once, then writes the missing files
+  {prog} init --yes           unattended (CI)
+then: fill the documents and the plan, trust the config's commands with
+  jlgcli config trust .aidevloop.json
+and run: {prog} run
+""",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run = commands.add_parser(
         "run",
         help="run the next task (or TASK-ID) through the 8 steps",
@@ -95,8 +115,10 @@ def add_dev_commands(
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     resume.add_argument("--from-step", type=_step, metavar="N", help="start at step N (1-8)")
+    _where(init)
     for leaf in (run, resume):
         _common(leaf)
+    for leaf in (init, run, resume):
         if common is not None:
             common(leaf)
         defaults: dict[str, Any] = {}

@@ -18,6 +18,10 @@ from jlgcli._version import __version__
 from jlgcli.dev.cli_args import DESCRIPTION, add_dev_commands, examples
 from jlgcli.errors import DevExitCode
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
 PROGRAM_NAMES = ("aidevloop", "adl")
 
 
@@ -45,27 +49,81 @@ def build_parser(prog: str = "aidevloop") -> argparse.ArgumentParser:
     return parser
 
 
+def dev_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword options of ``jlgcli.api.dev`` from parsed ``init``/``run``/``resume`` args."""
+    return {
+        "task_id": getattr(args, "task_id", None),
+        "from_step": getattr(args, "from_step", None),
+        "directory": Path(args.directory) if args.directory else Path.cwd(),
+        "config_path": getattr(args, "config_path", None),
+        "llm": getattr(args, "llm", None),
+        "verbosity": getattr(args, "verbosity", None),
+        "assume_yes": bool(args.assume_yes),
+        "no_input": bool(args.no_input),
+        "json": bool(getattr(args, "json", False)),
+    }
+
+
+def parse_words(words: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """``run TASK-002 --yes`` → (command, options): the doors' ``args`` strings (Action, Invoke).
+
+    Parsed by the same argparse tree as the command line; a bad word is a
+    ``JlgError`` with exit 2 (configuration, FR-8.3), never a ``SystemExit``.
+    """
+    from jlgcli.errors import JlgError
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            raise JlgError(DevExitCode.CONFIGURATION, message, f"see: {self.prog} --help")
+
+    parser = _Parser(prog="jlgcli dev", add_help=False)
+    add_dev_commands(parser, "jlgcli dev", common=_common_options)  # sub-parsers are _Parsers
+    args = parser.parse_args(list(words))
+    if args.dev_command is None:
+        raise JlgError(DevExitCode.CONFIGURATION, "no dev command given", "use init, run or resume")
+    return str(args.dev_command), dev_options(args)
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    from jlgcli.cli import add_common_options
+
+    add_common_options(parser)
+
+
 def run_from_args(args: argparse.Namespace) -> int:
-    """Run the parsed ``run``/``resume`` command; returns 0 or raises ``JlgError``."""
-    from jlgcli.dev.orchestrator import DevOptions, execute_dev
+    """Run the parsed ``init``/``run``/``resume`` through ``jlgcli.api.dev``; 0 or ``JlgError``."""
+    from jlgcli.api import dev
     from jlgcli.output import emit_json
 
-    options = DevOptions(
-        command="resume" if args.dev_command == "resume" else "run",
-        task_id=getattr(args, "task_id", None),
-        from_step=getattr(args, "from_step", None),
-        directory=Path(args.directory) if args.directory else Path.cwd(),
-        config_path=Path(args.config_path) if args.config_path else None,
-        llm=args.llm,
-        verbosity=getattr(args, "verbosity", None),
-        assume_yes=bool(args.assume_yes),
-        no_input=bool(args.no_input),
-        json=bool(getattr(args, "json", False)),
-    )
-    result = execute_dev(options, out=sys.stderr if options.json else None)
-    if options.json:
-        emit_json(result.to_json())
+    options = dev_options(args)
+    report = dev(str(args.dev_command), **options)
+    if options["json"]:
+        emit_json(report.to_json())
     return int(DevExitCode.COMMITTED)
+
+
+def run_door(argv: Sequence[str]) -> int:
+    """The Action's and the Invoke task's dev loop: ``[dev] run TASK-002 --yes`` → exit code.
+
+    Parsed by the dev parser, run through ``jlgcli.api.dev`` inside the one
+    error boundary with seed 003's codes (0/1/2/3, FR-8.3); no other door's
+    ``main`` is called.
+    """
+    from jlgcli.boundary import DEV_CODES, run_guarded
+
+    words = list(argv[1:] if argv[:1] == ["dev"] else argv)
+
+    def body() -> int:
+        from jlgcli.api import dev
+        from jlgcli.output import emit_json
+
+        command, options = parse_words(words)
+        report = dev(command, **options)
+        if options["json"]:
+            emit_json(report.to_json())
+        return 0
+
+    return run_guarded(body, want_json="--json" in words, codes=DEV_CODES)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

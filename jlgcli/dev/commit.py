@@ -56,14 +56,30 @@ def commit_message(task: Task, agent: str, iterations: int, warnings: list[str])
     return subject + "\n\n" + "\n".join(body) + "\n"
 
 
-def _task_changes(session: Session) -> tuple[list[str], list[str]]:
-    """(files to commit, files left out): only what the task changed since step 1 (FR-4.2)."""
+SCAFFOLD_HINT = 'commit them once, on their own: git add {folder} && git commit -m "{message}"'
+SCAFFOLD_MESSAGE = "jlgcli dev: add prompt templates"
+
+
+def _task_changes(session: Session) -> tuple[list[str], list[str], list[str]]:
+    """(files to commit, files left out, jlgcli's own new files): only what the task changed.
+
+    FR-4.2 step 8 commits the task's files: not what was changed before step
+    1, and not jlgcli's own scaffolding (the prompt templates it wrote and
+    nobody committed yet, issue 36), which is listed, never committed.
+    """
     paths = session.paths
     live = {paths.show(p) for p in paths.live_context_files}
     changed: list[str] = []
+    own: list[str] = []
     for entry in session.git.status():
+        if entry.path == paths.show(paths.notices):
+            continue
+        if entry.untracked and entry.path in paths.own_files:
+            own.append(entry.path)
+            continue
         changed += [name for name in (entry.path, entry.source) if name and name not in live]
-    return session.record.split_changes(paths.root, changed)
+    taken, left_out = session.record.split_changes(paths.root, changed)
+    return taken, left_out, own
 
 
 def _listing(title: str, files: list[str], limit: int = 40) -> str:
@@ -72,14 +88,15 @@ def _listing(title: str, files: list[str], limit: int = 40) -> str:
     return f"{title} ({len(files)}):\n{listed}{more}\n"
 
 
-def commit_step(session: Session, task: Task) -> tuple[str, list[str]]:
+def commit_step(session: Session, task: Task) -> tuple[str, list[str], list[str]]:
     """Show the message and the files, ask, commit on yes.
 
-    Returns the commit's sha and the changed files left out of it.
+    Returns the commit's sha, the changed files left out of it and jlgcli's
+    own uncommitted files (the prompt templates).
     """
     paths, reporter, git, record = session.paths, session.reporter, session.git, session.record
     session.enter(8, "git commit")
-    files, left_out = _task_changes(session)
+    files, left_out, own = _task_changes(session)
     agent = ", ".join(record.agents) or session.agent.name
     message = commit_message(task, agent, record.review_iterations, session.warnings)
     if not files:
@@ -88,7 +105,7 @@ def commit_step(session: Session, task: Task) -> tuple[str, list[str]]:
             reporter.info(f"{task.id} is already committed; cleaning up the context files")
             clean_live_context(session, task.id)
             session.store.forget_task()
-            return git.head_sha(), left_out
+            return git.head_sha(), left_out, own
         raise JlgError(
             DevExitCode.TASK_FAILED,
             f"nothing to commit for {task.id} in {paths.root}",
@@ -99,6 +116,8 @@ def commit_step(session: Session, task: Task) -> tuple[str, list[str]]:
     shown = f"Proposed commit message:\n{indented}\n" + _listing("Files", files)
     if left_out:
         shown += _listing("Left out, as they were before the task started", left_out)
+    if own:
+        shown += _listing("Not committed: jlgcli's prompt templates", own)
     session.asker.show(shown)
     if not record.baseline:
         reporter.warn(
@@ -119,4 +138,10 @@ def commit_step(session: Session, task: Task) -> tuple[str, list[str]]:
     reporter.info(f"committed {sha[:10]} {message.splitlines()[0]}")
     if left_out:
         reporter.info(f"left out of the commit: {len(left_out)} file(s) changed before the task")
-    return sha, left_out
+    if own:
+        folder = paths.show(paths.prompts)
+        reporter.info(
+            f"not committed: {len(own)} prompt template(s) jlgcli wrote in {folder}/; "
+            + SCAFFOLD_HINT.format(folder=folder, message=SCAFFOLD_MESSAGE)
+        )
+    return sha, left_out, own

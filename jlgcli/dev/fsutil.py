@@ -7,9 +7,6 @@ a status change then leaves every other byte of the file identical.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from pathlib import Path
 
 ENCODING = "utf-8"
@@ -33,26 +30,18 @@ def read_text_capped(path: Path, limit: int) -> tuple[str, int]:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8, newlines untouched) to a temp file beside ``path``, then rename.
+    """Write ``text`` (UTF-8, newlines untouched) atomically, keeping the file's permission bits.
 
-    A reader (or a resumed run after a kill) sees the old file or the new one,
-    never a half-written one. The file's permission bits are kept.
+    ``jlgcli.artifacts.atomic`` (the one atomic writer: temp file beside the
+    target, fsync, rename retried on Windows, directory fsync), with the
+    bytes ``read_text_exact`` read: a reader, or a resumed run after a kill,
+    sees the old file or the new one, never a half-written one (NFR-2).
     """
+    from jlgcli.artifacts.atomic import atomic_write_bytes
+
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode(ENCODING, ERRORS))
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            Path(tmp).chmod(mode)
-        Path(tmp).replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(tmp).unlink()
-        raise
+    atomic_write_bytes(path, text.encode(ENCODING, ERRORS), mode=mode)
 
 
 def copy_atomic(source: Path, target: Path) -> None:

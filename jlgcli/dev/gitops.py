@@ -24,8 +24,10 @@ class StatusEntry:
     path: str
     untracked: bool
     source: str | None = None
+    unmerged: bool = False  # a merge conflict not resolved yet
 
 
+_UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
 UNTRACKED_LIMIT = 100_000  # bytes of one new file shown in the diff
 GIT = ("git", "-c", "core.quotepath=false")
 
@@ -64,6 +66,12 @@ class Git:
                 "the loop commits its work: run `git init` and commit once first",
             )
 
+    def has_identity(self) -> bool:
+        """Can ``git commit`` name its author and committer here (user.name, user.email)?"""
+        return all(
+            self._git("var", name).ok for name in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT")
+        )
+
     def has_head(self) -> bool:
         return self._git("rev-parse", "--verify", "--quiet", "HEAD").ok
 
@@ -89,7 +97,8 @@ class Git:
             if entry[0] in "RC":  # a rename is followed by its source path
                 source = entries[index] if index < len(entries) else None
                 index += 1
-            found.append(StatusEntry(entry[3:], entry[:2] == "??", source))
+            code = entry[:2]
+            found.append(StatusEntry(entry[3:], code == "??", source, code in _UNMERGED))
         return found
 
     def changed_files(self, exclude: Sequence[str] = ()) -> list[str]:

@@ -15,9 +15,10 @@ from jlgcli.dev.agent import AgentCaller, BackendAgent, custom_backends_for
 from jlgcli.dev.commit import commit_step
 from jlgcli.dev.config import check_llm, load_config, require_trusted_commands
 from jlgcli.dev.gitops import Git
+from jlgcli.dev.notices import remember, to_show, unset_commands
 from jlgcli.dev.plan import Plan, Task
 from jlgcli.dev.plan_edit import load_plan, select_task
-from jlgcli.dev.proc import Interrupted
+from jlgcli.dev.preflight import check_ready
 from jlgcli.dev.project import ProjectPaths, check_documents, prepare_project
 from jlgcli.dev.questions import Asker, resume_question
 from jlgcli.dev.report import STEP_NAMES, Level, Reporter
@@ -41,7 +42,7 @@ from jlgcli.records import field, record
 class DevOptions:
     """What the command line asked for."""
 
-    command: Literal["run", "resume"]
+    command: Literal["init", "run", "resume"]
     task_id: str | None = None
     from_step: int | None = None
     directory: Path = field(default_factory=Path.cwd)
@@ -62,6 +63,7 @@ class DevResult:
     commit: str | None = None
     left_out: tuple[str, ...] = ()  # changed files not committed: changed before the task began
     calls: tuple[dict[str, Any], ...] = ()  # every agent call: a recorded run (jlgcli runs)
+    own_files: tuple[str, ...] = ()  # jlgcli's new prompt templates: listed, never committed
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +71,7 @@ class DevResult:
             "task": self.task_id,
             "commit": self.commit,
             "leftOut": list(self.left_out),
+            "jlgcliFiles": list(self.own_files),
             "agentCalls": list(self.calls),
             **_totals(self.calls),
             "exitCode": 0,
@@ -103,6 +106,10 @@ def execute_dev(
     """
     from jlgcli.process import install_termination_handlers
 
+    if out is None and options.json:  # stdout carries the one JSON object
+        import sys
+
+        out = sys.stderr
     root = options.directory.resolve()
     if not root.is_dir():
         raise JlgError(DevExitCode.CONFIGURATION, f"project directory not found: {root}")
@@ -125,7 +132,8 @@ def execute_dev(
     git.check_repository()
     require_trusted_commands(loaded)  # issue 15: a repository's commands run once trusted
     store = StateStore(git.git_dir())
-    for notice in store.new_notices(notices):  # once, not on every command (FR-8.1)
+    notices += unset_commands(config)
+    for notice in to_show(paths, notices, verbose=reporter.verbose):  # once (FR-8.1, issue 36)
         reporter.warn(notice)
     real_agent = agent or BackendAgent(
         config.llm,
@@ -144,17 +152,24 @@ def execute_dev(
         real_agent,
         git,
         store,
+        notices=notices,
     )
     with install_termination_handlers():
         try:
             if options.command == "run":
                 return _run(session, options.task_id)
             return _resume(session, options.from_step)
-        except (KeyboardInterrupt, Interrupted):
+        except KeyboardInterrupt:  # process.signals.Interrupted too: Ctrl-C, SIGTERM…
             where = (
                 f"step {session.step} ({STEP_NAMES[session.step - 1]})" if session.step else "start"
             )
             raise JlgError(DevExitCode.ABORTED, f"interrupted at {where}", RESUME_HINT) from None
+
+
+def _prepare(session: Session) -> None:
+    """Create ``context/`` and the prompt templates, then remember the notices shown."""
+    prepare_project(session.paths, session.reporter)
+    remember(session.paths, session.notices)
 
 
 def _check_agent(session: Session) -> None:
@@ -166,7 +181,7 @@ def _run(session: Session, task_id: str | None) -> DevResult:
     paths = session.paths
     plan = load_plan(paths.plan, paths.show(paths.plan))
     if paths.current_task.is_file():
-        busy = current_task_id(paths)
+        busy = current_task_id(paths, session.store.current_task_id())
         raise JlgError(
             DevExitCode.CONFIGURATION,
             f"{busy} is in progress ({paths.show(paths.current_task)} exists)",
@@ -177,10 +192,11 @@ def _run(session: Session, task_id: str | None) -> DevResult:
     task = select_task(plan, task_id)
     if task is None:
         return _nothing_to_run(session, plan)
+    check_ready(session.git, session.config, task)  # before any agent call (issue 36)
     _check_agent(session)
     # Every check passed: from here on the run writes (FR-4.2 step 1 records the work tree first).
     session.begin(task.id)
-    prepare_project(paths, session.reporter)
+    _prepare(session)
     session.enter(1, f"{task.id}: {task.title}")
     deps = ", ".join(task.dependencies) or "none"
     session.reporter.info(f"{task.id} (dependencies done: {deps})")
@@ -200,7 +216,7 @@ def _nothing_to_run(session: Session, plan: Plan) -> DevResult:
             "continue it with: jlgcli dev resume (if its context files are gone, set its "
             "status back to pending and run: jlgcli dev run)",
         )
-    prepare_project(session.paths, reporter)  # AC-1: the project is set up even so
+    _prepare(session)  # AC-1: the project is set up even so
     reporter.step(1, "nothing to do")
     other = [t for t in plan.tasks if t.status != "done"]
     if other:
@@ -215,8 +231,13 @@ def _nothing_to_run(session: Session, plan: Plan) -> DevResult:
 def _resume(session: Session, from_step: int | None) -> DevResult:
     paths, git = session.paths, session.git
     plan = load_plan(paths.plan, paths.show(paths.plan))
-    exclude = [paths.show(paths.context), paths.show(paths.plan)]
-    point = infer_resume(paths, plan, lambda: bool(git.changed_files(exclude=exclude)))
+    exclude = [paths.show(paths.context), paths.show(paths.plan), *paths.own_files]
+    point = infer_resume(
+        paths,
+        plan,
+        lambda: bool(git.changed_files(exclude=exclude)),
+        session.store.current_task_id(),
+    )
     start = point.step
     if from_step is not None:
         start = from_step
@@ -232,10 +253,11 @@ def _resume(session: Session, from_step: int | None) -> DevResult:
                 f"not resumed: {point.task.id} stays where it is",
                 "choose the step yourself: jlgcli dev resume --from-step N (1-8)",
             )
+    check_ready(session.git, session.config, None)  # before any agent call (issue 36)
     if start <= 6:
         _check_agent(session)
     session.restore(point.task.id)
-    prepare_project(paths, session.reporter)
+    _prepare(session)
     session.reporter.say(f"Resuming {point.task.id} from step {start}")
     if start <= 2:
         load_task(session, point.task)
@@ -268,5 +290,5 @@ def _steps(session: Session, task: Task, start: int) -> DevResult:
         )
         + " (each is a recorded run: jlgcli runs)"
     )
-    sha, left_out = commit_step(session, task)
-    return DevResult("committed", task.id, sha, tuple(left_out), calls)
+    sha, left_out, own = commit_step(session, task)
+    return DevResult("committed", task.id, sha, tuple(left_out), calls, tuple(own))

@@ -90,6 +90,27 @@ def parse_plan(text: str, label: str = "implementation-plan.md") -> Plan:
     return Plan(label, tuple(tasks))
 
 
+def block_task_id(text: str) -> str | None:
+    """The id of the first task in a task block (``context/current-task.md``), or None.
+
+    Only the id is read: a block copied out of its plan is not a plan (its
+    dependencies point to tasks that are not in it), so it is never validated as one.
+    """
+    lines = [line + "\n" for line in text.split("\n")]
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    headings = _find_headings(lines)
+    for pos, head in enumerate(headings):
+        end = headings[pos + 1].index if pos + 1 < len(headings) else len(lines)
+        _read_fields(head, lines, starts, end)
+        field_id = pf.id_field_value(head.values["id"][0]) if head.values.get("id") else None
+        heading_id, _ = pf.heading_task_id(head.title)
+        if field_id or (heading_id and head.values):
+            return field_id or heading_id
+    return None
+
+
 def _find_headings(lines: list[str]) -> list[_Heading]:
     headings: list[_Heading] = []
     fence: str | None = None

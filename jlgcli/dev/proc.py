@@ -4,23 +4,22 @@ Argv lists only, never a shell; each child in its own process group with the
 process layer's kill ladder. Output is kept bounded: the head of stdout (a
 diff is read from its start) and the tail of the interleaved output (an
 error excerpt shows the end). Ctrl-C/SIGTERM while a command runs becomes
-``Interrupted`` so the caller can keep its state resumable.
+``jlgcli.process.signals.Interrupted`` (the one for every door) so the
+caller can keep its state resumable.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from jlgcli.process.model import Invocation, Limits, OutputEvent, ProcessOutcome, StopReason
+from jlgcli.process.signals import Interrupted
 from jlgcli.records import record
 
 HEAD_LIMIT = 2_000_000  # bytes of stdout kept from the start
 TAIL_LIMIT = 64 * 1024  # bytes of interleaved output kept from the end
-
-
-class Interrupted(Exception):  # noqa: N818 - it is an event, not an error
-    """Ctrl-C or SIGTERM stopped a child; the run must stop and stay resumable."""
 
 
 @record
@@ -79,6 +78,13 @@ class CommandResult:
         return "\n".join(kept[-lines:])
 
 
+def stopped() -> Interrupted:
+    """The interruption that stopped a child: the signal received first (Ctrl-C when unknown)."""
+    from jlgcli.process.signals import first_interruption
+
+    return Interrupted(first_interruption() or signal.SIGINT)
+
+
 def run_command(
     argv: Sequence[str],
     cwd: Path,
@@ -111,5 +117,5 @@ def run_command(
     except ExecutableNotFound:
         return CommandResult(args, ProcessOutcome.not_started(f"{args[0]}: command not found"))
     if outcome.stop_reason is StopReason.CANCELLED:
-        raise Interrupted(" ".join(args))
+        raise stopped()
     return CommandResult(args, outcome)

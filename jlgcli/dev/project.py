@@ -69,6 +69,11 @@ class ProjectPaths:
         return self.context / "review.md"
 
     @property
+    def notices(self) -> Path:
+        """The warnings already shown once in this project (FR-8.1, issue 36)."""
+        return self.context / ".jlgcli-notices.json"
+
+    @property
     def completed(self) -> Path:
         return self.context / "completed"
 
@@ -76,6 +81,16 @@ class ProjectPaths:
     def live_context_files(self) -> tuple[Path, Path, Path]:
         """The three files archived at step 7 (and removed once committed)."""
         return (self.current_task, self.notes, self.review)
+
+    @property
+    def own_files(self) -> tuple[str, ...]:
+        """jlgcli's own files in the work tree (shown form): the prompt templates and notices.
+
+        Never the task's: left out of the reviewers' diff, of "code changed"
+        on resume, and (untracked) of the task's commit (issue 36).
+        """
+        templates = tuple(self.show(self.prompts / name) for name in PROMPT_FILES)
+        return (*templates, self.show(self.notices))
 
     def archive_dir(self, task_id: str) -> Path:
         return self.completed / task_id

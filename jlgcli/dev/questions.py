@@ -35,6 +35,7 @@ class Question:
     yes_answer: str
     auto_limit: int | None = None  # how many times --yes may give yes_answer
     unanswered: DevExitCode = DevExitCode.ABORTED  # the exit code when nobody can answer
+    left: str = "the state is kept for: jlgcli dev resume"  # what stays when nobody answers
 
 
 @record
@@ -114,7 +115,7 @@ class Asker:
                 question.unanswered,
                 f"cannot ask {question.text!r}: {why}; stopped without answering",
                 "pass --yes to answer yes to every question (unattended), "
-                "or run in a terminal; the state is kept for: jlgcli dev resume",
+                f"or run in a terminal; {question.left}",
             )
         while True:
             self._write(prompt)

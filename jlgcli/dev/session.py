@@ -36,7 +36,7 @@ class Session:
     # agents, review iterations, accepted warnings and the work tree at step 1 (persisted)
     record: TaskRecord = field(default_factory=lambda: TaskRecord(""))
     validation: ValidationReport | None = None
-    warned_unset: bool = False
+    notices: list[str] = field(default_factory=list)  # the setup warnings (notices.py)
 
     @property
     def warnings(self) -> list[str]:

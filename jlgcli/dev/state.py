@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from jlgcli.dev.fsutil import read_text_exact
-from jlgcli.dev.plan import Plan, Task, parse_plan
+from jlgcli.dev.plan import Plan, Task, block_task_id
 from jlgcli.dev.project import ProjectPaths
 from jlgcli.dev.review import parse_review
 from jlgcli.errors import DevExitCode, JlgError
@@ -41,23 +41,28 @@ class ResumePoint:
     reason: str
 
 
-def current_task_id(paths: ProjectPaths) -> str:
-    """The id of the task in ``context/current-task.md``; "No task in progress" when absent."""
+def current_task_id(paths: ProjectPaths, remembered: str | None = None) -> str:
+    """The id of the task in progress; "No task in progress" when ``current-task.md`` is absent.
+
+    ``current-task.md`` is a view of the task's block, never parsed as a plan
+    (its dependencies are not in it, issue 36): only its id is read. When it
+    names none, ``remembered`` (the id in the dev loop's own state) is used.
+    The task itself is always read from the plan, by this id.
+    """
     if not paths.current_task.is_file():
         raise JlgError(
             DevExitCode.CONFIGURATION,
             f"No task in progress ({paths.show(paths.current_task)} not found)",
             "start one with: jlgcli dev run",
         )
-    try:
-        loaded = parse_plan(read_text_exact(paths.current_task), paths.show(paths.current_task))
-    except JlgError as exc:
+    found = block_task_id(read_text_exact(paths.current_task)) or remembered
+    if found is None:
         raise JlgError(
             DevExitCode.CONFIGURATION,
-            f"{paths.show(paths.current_task)} does not hold a valid task:\n{exc.message}",
+            f"{paths.show(paths.current_task)} names no task (no ID field, no task heading)",
             "restore it, or delete it to start the task again with: jlgcli dev run",
-        ) from None
-    return loaded.tasks[0].id
+        )
+    return found
 
 
 def archived(paths: ProjectPaths, task_id: str) -> bool:
@@ -74,10 +79,16 @@ def _non_empty(path_exists: bool, text: Callable[[], str]) -> bool:
 
 
 def infer_resume(
-    paths: ProjectPaths, plan: Plan, has_code_changes: Callable[[], bool]
+    paths: ProjectPaths,
+    plan: Plan,
+    has_code_changes: Callable[[], bool],
+    remembered: str | None = None,
 ) -> ResumePoint:
-    """The step to resume from (see the module table); raises ``JlgError`` when nothing can be."""
-    task_id = current_task_id(paths)
+    """The step to resume from (see the module table); raises ``JlgError`` when nothing can be.
+
+    ``remembered``: the task id of the dev loop's own state, if any.
+    """
+    task_id = current_task_id(paths, remembered)
     task = plan.find(task_id)
     if task is None:
         raise JlgError(

@@ -50,7 +50,7 @@ def implement(session: Session, task: Task) -> None:
     ctx = PromptContext(task.id, task.references)
     call_agent(session, "implement", ctx, paths.notes)
     lines = len(read_text_exact(paths.notes).splitlines())
-    changed = session.git.changed_files(exclude=[paths.show(paths.context)])
+    changed = session.git.changed_files(exclude=[paths.show(paths.context), *paths.own_files])
     session.reporter.info(
         f"implementation notes written ({lines} lines); {len(changed)} file(s) changed"
     )
@@ -63,9 +63,7 @@ def validate(session: Session, kinds: tuple[str, ...] = VALIDATION_KINDS) -> Val
         session.config,
         session.paths.root,
         session.reporter,
-        warn_unset=not session.warned_unset,
     )
-    session.warned_unset = True
     session.validation = report
     session.reporter.info(f"validation: {report.summary()}")
     return report
@@ -120,7 +118,7 @@ def review_loop(session: Session, task: Task) -> bool:
     limit = session.config.validation.max_review_iterations
     if session.validation is None:  # resumed straight into the loop
         validate(session)
-    exclude = [paths.show(paths.context)]
+    exclude = [paths.show(paths.context), *paths.own_files]
     while True:
         for _ in range(limit):
             iteration = session.next_review_iteration()

@@ -12,7 +12,6 @@ never part of the work tree, never committed, and survives an interruption.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from collections.abc import Iterable
@@ -25,7 +24,6 @@ from jlgcli.records import asdict, field, record
 
 STATE_DIR = "jlgcli-dev"
 TASK_FILE = "task.json"
-NOTICES_FILE = "notices.json"
 FORMAT = 1
 _CHUNK = 1 << 20
 
@@ -154,6 +152,11 @@ class StateStore:
         record = TaskRecord.from_json(_read_json(self.directory / TASK_FILE))
         return record if record is not None and record.task_id == task_id else None
 
+    def current_task_id(self) -> str | None:
+        """The id of the task this state remembers (None: no valid record)."""
+        record = TaskRecord.from_json(_read_json(self.directory / TASK_FILE))
+        return record.task_id if record is not None else None
+
     def save_task(self, record: TaskRecord) -> None:
         """Write the record; an unwritable git directory stops the run (exit 3)."""
         path = self.directory / TASK_FILE
@@ -168,19 +171,6 @@ class StateStore:
 
     def forget_task(self) -> None:
         (self.directory / TASK_FILE).unlink(missing_ok=True)
-
-    def new_notices(self, notices: list[str]) -> list[str]:
-        """The notices not shown yet: all of them when the list changed since last shown.
-
-        Remembers ``notices``, so the same missing documents are reported once,
-        not on every command.
-        """
-        path = self.directory / NOTICES_FILE
-        if _read_json(path) == notices:
-            return []
-        with contextlib.suppress(OSError):  # not remembered: shown again next time
-            _write_json(path, notices)
-        return notices
 
 
 def _read_json(path: Path) -> Any:

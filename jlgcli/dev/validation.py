@@ -1,9 +1,9 @@
 """Automated validation (FR-4.2 steps 4 and 6): lint, typecheck, test, build.
 
 Each configured command runs through ``proc.run_command`` (argv, no shell);
-an unset command is skipped with a warning (FR-8.1); a failure keeps the
-command and an output excerpt for the error summary and the agents' prompts
-(FR-8.2).
+an unset command is skipped (``notices.py`` says so, once per project:
+FR-8.1); a failure keeps the command and an output excerpt for the error
+summary and the agents' prompts (FR-8.2).
 """
 
 from __future__ import annotations
@@ -88,7 +88,6 @@ def run_validation(
     root: Path,
     reporter: Reporter,
     *,
-    warn_unset: bool = True,
     runner: Runner = run_command,
 ) -> ValidationReport:
     """Run the configured commands of ``kinds`` in order (all of them, even after a failure)."""
@@ -96,9 +95,7 @@ def run_validation(
     commands = config.validation.commands
     for kind in kinds:
         argv = split_command(getattr(commands, kind))
-        if not argv:
-            if warn_unset:
-                reporter.warn(f"validation.commands.{kind} is not set; {kind} skipped")
+        if not argv:  # skipped; said once per project at the start (notices.py, FR-8.1)
             checks.append(CheckResult(kind, "", None))
             continue
         shown = display(argv)

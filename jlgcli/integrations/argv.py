@@ -107,7 +107,7 @@ def dev_argv(
     if not words or words[0].startswith("-"):
         words.insert(0, "run")
     argv = ["dev", *words]
-    if not _blank(backend):  # the dev loop names its agent CLI --llm (seed 003 FR-3.3)
+    if not _blank(backend) and words[0] != "init":  # the agent CLI is --llm (seed 003 FR-3.3)
         argv += ["--llm", str(backend).strip()]
     return argv + (["--json"] if json else [])
 

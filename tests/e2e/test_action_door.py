@@ -274,3 +274,16 @@ def test_install_step_then_run_step(workspace, github_files, tmp_path, monkeypat
                       cwd=workspace, github=github_files)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert outputs(github_files)["exit-code"] == "0"
+
+
+def test_run_step_dev_goes_through_the_api_with_seed_003_codes(workspace, github_files):
+    # issue 36: the Action's dev calls jlgcli.api.dev (dev init exists; codes are 0/1/2/3)
+    done = run_with_this_python(workspace, github_files, command="dev", args="init --yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (workspace / "work" / "docs" / "implementation-plan.md").is_file()
+    assert outputs(github_files) == {"status": "done", "exit-code": "0"}
+    Path(github_files["GITHUB_OUTPUT"]).unlink()
+    bad = run_with_this_python(workspace, github_files, command="dev",
+                               args="resume --from-step 9")  # fmt: skip
+    assert bad.returncode == 2, bad.stdout + bad.stderr  # a usage error was 64 before
+    assert outputs(github_files) == {"status": "error", "exit-code": "2"}

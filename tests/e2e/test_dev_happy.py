@@ -45,11 +45,14 @@ def test_run_yes_commits_the_task(tmp_path: Path) -> None:
         assert header in done.stdout
     assert "Commit these changes with this message? (y/n) [n]: y (--yes)" in done.stderr
     assert commits(root) == ["feat(TASK-001): greeting function", "initial"]
-    assert git(root, "status", "--porcelain") == ""
+    # issue 36: only the task's files; jlgcli's prompt templates and notices stay out
+    assert git(root, "status", "--porcelain") == "?? context/.jlgcli-notices.json\n?? prompts/\n"
+    assert "not committed: 3 prompt template(s) jlgcli wrote in prompts/" in done.stdout
     assert plan_status(root, "TASK-001") == "done"
     shown = git(root, "show", "--stat", "--format=", "HEAD")
     for path in ("greetings/core.py", "tests/test_core.py", "docs/implementation-plan.md"):
         assert path in shown
+    assert "prompts/" not in shown
     assert "context/completed/TASK-001/implementation-notes.md" in shown
     assert "context/current-task.md" not in shown
     implement_prompt, review_prompt = prompts_sent(script)

@@ -125,3 +125,14 @@ def test_namespaced_collection_with_config_from_invoke_yaml(project, tmp_path):
     result = invoke(project, "jlg.loop", "--task", "task.md")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["backend"] == "claude"
+
+
+def test_dev_goes_through_the_api_with_seed_003_codes(project):
+    # issue 36: `invoke dev` calls jlgcli.api.dev (dev init exists; codes are 0/1/2/3)
+    done = invoke(project, "dev", "--args", "init --yes")
+    assert done.returncode == 0, done.stderr
+    assert (project / "docs" / "implementation-plan.md").is_file()
+    assert (project / ".aidevloop.json").is_file()
+    bad = invoke(project, "dev", "--args", "resume --from-step 9")
+    assert bad.returncode == 2, bad.stderr  # a usage error was 64 before
+    assert "a step is 1 to 8" in bad.stderr

@@ -149,3 +149,43 @@ def _windows_dirs() -> list[str]:
         return []
     root = os.environ.get("SYSTEMROOT", r"C:\Windows")  # pragma: no cover - Windows CI
     return [rf"{root}\System32", root]  # pragma: no cover
+
+
+ENTRY_POINTS = ("jlgcli dev", "aidevloop", "adl")
+
+
+def entry_argv(entry: str, *args: str) -> list[str]:
+    """The command line of one of the dev loop's doors, as installed console scripts."""
+    folder = Path(sys.executable).parent
+    suffix = ".exe" if os.name == "nt" else ""
+    if entry == "jlgcli dev":
+        return [str(folder / f"jlgcli{suffix}"), "dev", *args]
+    return [str(folder / f"{entry}{suffix}"), *args]
+
+
+def run_entry(
+    entry: str,
+    root: Path,
+    *args: str,
+    script: Path | None = None,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run the loop through ``entry`` (``jlgcli dev``, ``aidevloop``, ``adl``) in ``root``."""
+    return subprocess.run(
+        entry_argv(entry, *args),
+        cwd=root,
+        env=env or env_with(script),
+        stdin=subprocess.DEVNULL if input is None else None,
+        input=input,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=TIMEOUT,
+    )
+
+
+def committed_files(root: Path, rev: str = "HEAD") -> list[str]:
+    """The files a commit changed."""
+    return git(root, "show", "--name-only", "--format=", rev).split()

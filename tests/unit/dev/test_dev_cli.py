@@ -132,7 +132,9 @@ def test_registered_under_jlgcli(
         True,
         "copilot",
     )
-    assert cli.main(["dev"]) == 64  # the lead's convention: a command group alone prints its help
+    # A command group alone prints its help; `jlgcli dev` says so with seed 003's usage code,
+    # 2 (FR-8.3, issue 36), where other groups exit 64.
+    assert cli.main(["dev"]) == 2
     assert "jlgcli dev run TASK-005" in capsys.readouterr().err
     project = make_project(tmp_path / "p")
     monkeypatch.setenv("JLGCLI_FAKE_SCRIPT", str(fake_script(tmp_path / "s.json", *happy_turns())))
@@ -145,3 +147,84 @@ def test_execute_propagates_errors(tmp_path: Path) -> None:
     args = build_parser().parse_args(["resume", "-C", str(tmp_path / "missing")])
     with pytest.raises(JlgError):
         dev_command.execute(args)
+
+
+# -- issue 36: seed 003's exit codes whatever fails; jlgcli.api.dev for every door ----------
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [(0, 0), (1, 1), (2, 2), (3, 3), (4, 3), (5, 3), (6, 2), (64, 2), (65, 2), (66, 2),
+     (70, 3), (73, 3), (75, 3), (77, 3), (78, 2), (129, 1), (130, 1), (141, 1), (143, 1)],
+)  # fmt: skip
+def test_every_jlgcli_code_maps_into_0_1_2_3(code: int, expected: int) -> None:
+    from jlgcli.boundary import dev_exit_code
+
+    assert dev_exit_code(code) == expected
+
+
+def test_api_dev_rejects_unknown_commands_and_options(tmp_path: Path) -> None:
+    from jlgcli.api import dev
+
+    with pytest.raises(JlgError) as info:
+        dev("deploy")
+    assert info.value.code == 2
+    with pytest.raises(JlgError) as info:
+        dev("run", no_such_option=True)
+    assert info.value.code == 2 and "no_such_option" in info.value.message
+
+
+def test_api_dev_maps_a_jlgcli_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from jlgcli.api import dev
+    from jlgcli.errors import ExitCode
+
+    def fail(_options: object) -> None:
+        raise JlgError(ExitCode.CONFIG, "config unreadable", "fix it")
+
+    monkeypatch.setattr("jlgcli.dev.orchestrator.execute_dev", fail)
+    with pytest.raises(JlgError) as info:
+        dev("run", directory=str(tmp_path), config_path="x.json")
+    assert (info.value.code, info.value.message, info.value.hint) == (2, "config unreadable",
+                                                                      "fix it")  # fmt: skip
+
+
+def test_api_dev_init_quiet_and_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jlgcli.api import dev
+
+    report = dev("init", directory=tmp_path, assume_yes=True, verbosity=0)
+    assert ".aidevloop.json" in report.to_json()["written"]
+    assert "wrote" not in capsys.readouterr().out
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "--yes", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["written"] == []
+    assert "kept docs/requirements.md" in captured.err
+
+
+def test_parse_words_of_the_doors() -> None:
+    command, options = cli_entry.parse_words(["resume", "--from-step", "4", "--llm", "copilot"])
+    assert (command, options["from_step"], options["llm"]) == ("resume", 4, "copilot")
+    for bad in (["resume", "--from-step", "9"], ["deploy"], []):
+        with pytest.raises(JlgError) as info:
+            cli_entry.parse_words(bad)
+        assert info.value.code == 2
+
+
+def test_run_door_goes_through_the_api(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jlgcli.dev.init import InitReport
+
+    seen: list[tuple[str, dict[str, object]]] = []
+
+    def fake_dev(command: str, **options: object) -> InitReport:
+        seen.append((command, options))
+        return InitReport(("docs/requirements.md",), ())
+
+    monkeypatch.setattr("jlgcli.api.dev", fake_dev)
+    assert cli_entry.run_door(["dev", "init", "--yes", "--json", "-C", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out)["written"] == ["docs/requirements.md"]
+    assert seen[0][0] == "init" and seen[0][1]["assume_yes"] is True
+    assert cli_entry.run_door(["run", "--from-step", "2"]) == 2  # a usage error: 2

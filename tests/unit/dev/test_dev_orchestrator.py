@@ -75,7 +75,13 @@ def test_happy_path_commits(project: Path) -> None:
     assert (result.status, result.task_id) == ("committed", "TASK-001")
     assert result.commit == git(project, "rev-parse", "HEAD").strip()
     assert git(project, "log", "-1", "--format=%s").strip() == "feat(TASK-001): greeting function"
-    assert git(project, "status", "--porcelain").strip() == ""
+    # issue 36: jlgcli's own new files stay out of the task's commit, untracked
+    assert git(project, "status", "--porcelain", "-uall").split("\n")[:-1] == [
+        "?? context/.jlgcli-notices.json",
+        "?? prompts/code-review.prompt.md",
+        "?? prompts/fix-issues.prompt.md",
+        "?? prompts/implement-task.prompt.md",
+    ]
     assert status_of(project, "TASK-001") == "done"
     archive = project / "context" / "completed" / "TASK-001"
     assert sorted(p.name for p in archive.iterdir()) == [
@@ -101,6 +107,11 @@ def test_happy_path_commits(project: Path) -> None:
         "task": "TASK-001",
         "commit": result.commit,
         "leftOut": [],
+        "jlgcliFiles": [
+            "prompts/code-review.prompt.md",
+            "prompts/fix-issues.prompt.md",
+            "prompts/implement-task.prompt.md",
+        ],
         "costUsd": None,  # the scripted agent reports no cost: unknown, never 0
         "inputTokens": None,
         "outputTokens": None,

@@ -233,3 +233,24 @@ def test_line_numbers_count_newlines_only() -> None:
         "- **Complexity:** S\n", ""
     )
     assert "plan.md:3: task T-1 is missing: Complexity" in errors_of(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "### TASK-002: Farewell\n\n- **ID:** TASK-002\n- **Dependencies:** TASK-001\n",
+            "TASK-002",
+        ),
+        ("## Task T-7 title\n- Status: pending\n", "T-7"),
+        ("# Notes\n\n- **ID:** `AUTH-3b`\n", "AUTH-3b"),
+        ("### TASK-9: heading only, no fields\n", None),
+        ("```\n### TASK-1: in a fence\n- ID: TASK-1\n```\n", None),
+        ("just text\n", None),
+    ],
+)
+def test_block_task_id_reads_only_the_id(text: str, expected: str | None) -> None:
+    # issue 36: a task block is never validated as a plan (its dependencies are elsewhere)
+    from jlgcli.dev.plan import block_task_id
+
+    assert block_task_id(text) == expected

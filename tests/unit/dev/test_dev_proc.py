@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from jlgcli.dev import proc
-from jlgcli.dev.proc import CommandResult, Interrupted, run_command
+from jlgcli.dev.proc import CommandResult, run_command
+from jlgcli.process.signals import Interrupted
 
 
 def test_output_head_and_tail(tmp_path: Path) -> None:

@@ -92,7 +92,24 @@ def test_garbled_current_task(tmp_path: Path) -> None:
     paths.current_task.write_text("just text\n", encoding="utf-8")
     with pytest.raises(JlgError) as info:
         infer_resume(paths, plan, lambda: False)  # type: ignore[arg-type]
-    assert "context/current-task.md does not hold a valid task" in info.value.message
+    assert "context/current-task.md names no task" in info.value.message
+
+
+def test_current_task_with_dependencies_is_not_parsed_as_a_plan(tmp_path: Path) -> None:
+    # issue 36: the block's "Dependencies: T-1" names a task that is only in the plan
+    paths, _ = layout(tmp_path, "in-progress")
+    plan = parse_plan(task("T-1", "done") + task("T-2", "in-progress", deps="T-1"), "plan.md")
+    block = plan.find("T-2")
+    assert block is not None
+    paths.current_task.write_text(block.block, encoding="utf-8")
+    point = infer_resume(paths, plan, lambda: False)
+    assert (point.task.id, point.step) == ("T-2", 3)
+
+
+def test_the_remembered_id_when_the_block_names_none(tmp_path: Path) -> None:
+    paths, _ = layout(tmp_path, "in-progress")
+    paths.current_task.write_text("just text\n", encoding="utf-8")
+    assert current_task_id(paths, "T-1") == "T-1"
 
 
 def test_task_missing_from_plan(tmp_path: Path) -> None:

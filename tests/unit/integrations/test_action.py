@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from jlgcli.errors import JlgError
 from jlgcli.integrations import action
 from jlgcli.runner.options import RunOptions
 from tests.unit.integrations.gha_format import parse_github_output
@@ -95,14 +96,20 @@ def test_bad_inputs_are_a_usage_error_with_outputs(env, bad, core, capsys):
     assert capsys.readouterr().err.startswith("error: ")
 
 
-def test_dev_default_runner_is_the_cli(env, monkeypatch):
-    seen: list[list[str]] = []
+def test_dev_default_runner_is_the_api(env, monkeypatch, tmp_path):
+    # issue 36: the Action calls jlgcli.api.dev, not another door's main()
+    seen: list[tuple[str, dict]] = []
 
-    def fake_main(argv):
-        seen.append(list(argv))
-        return 2
+    def fake_dev(command, **options):
+        seen.append((command, options))
+        from jlgcli.errors import ExitCode
 
-    monkeypatch.setattr("jlgcli.cli.main", fake_main)
-    env["JLG_COMMAND"] = "dev"
+        raise JlgError(ExitCode.CONFIG, "config unreadable")  # a jlgcli code: becomes 2
+
+    monkeypatch.setattr("jlgcli.cli.main", None)  # never called
+    monkeypatch.setattr("jlgcli.api.dev", fake_dev)
+    env.update({"JLG_COMMAND": "dev", "JLG_ARGS": f"resume --from-step 4 -C {tmp_path}"})
     assert action.main(env) == 2
-    assert seen == [["dev", "run"]]
+    assert outputs(env) == {"exit-code": "2", "status": "error"}
+    command, options = seen[0]
+    assert (command, options["from_step"], options["directory"]) == ("resume", 4, tmp_path)

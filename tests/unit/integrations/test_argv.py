@@ -75,6 +75,7 @@ def test_unknown_command():
         (["--yes"], "copilot", ["dev", "run", "--yes", "--llm", "copilot"]),
         (["resume", "--from-step", "4"], "", ["dev", "resume", "--from-step", "4"]),
         (["run", "TASK-003"], None, ["dev", "run", "TASK-003"]),
+        (["init", "--yes"], "claude", ["dev", "init", "--yes"]),  # issue 36: init has no agent
     ],
 )
 def test_dev_takes_its_subcommand_from_extra(extra, backend, expected):

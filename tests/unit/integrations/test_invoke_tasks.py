@@ -14,7 +14,7 @@ from jlgcli.runner.summary import RunSummary
 
 @pytest.fixture
 def cli(monkeypatch):
-    """Replace the in-process CLI (only ``dev`` uses it); ``cli.calls`` is what it got."""
+    """Replace the dev loop's door (``run_door``); ``cli.calls`` is what it got."""
 
     class Recorder:
         def __init__(self) -> None:
@@ -26,7 +26,7 @@ def cli(monkeypatch):
             return self.code
 
     recorder = Recorder()
-    monkeypatch.setattr("jlgcli.cli.main", recorder)
+    monkeypatch.setattr("jlgcli.dev.cli_entry.run_door", recorder)
     return recorder
 
 
