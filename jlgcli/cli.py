@@ -284,6 +284,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from jlgcli.selfcmd import print_file_entry  # hidden: the replay backend's child
 
         return print_file_entry(arguments[1])
+    if arguments[:1] == ["__complete"]:
+        from jlgcli.shellcomplete import complete_entry  # hidden: the completion scripts' call
+
+        sys.stdout.write(complete_entry(arguments[1:]))
+        return 0
     if arguments in ([], ["-h"], ["--help"]):
         return _print_top_level_help()
     from jlgcli.output import configure_streams
