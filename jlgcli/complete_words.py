@@ -60,7 +60,7 @@ def _top_level(current: str) -> Reply:
 
 
 def command_offers() -> list[Offer]:
-    """Every command with its one-line help, as ``jlgcli --help`` lists them, then ``help``."""
+    """Every command with its one-line help, as ``jlgcli --help`` lists them."""
     from jlgcli.cli import COMMAND_MODULES, TOP_LEVEL_HELP
 
     helps = {}
@@ -68,14 +68,13 @@ def command_offers() -> list[Offer]:
         name, _, text = line.strip().partition(" ")
         if name in COMMAND_MODULES:
             helps[name] = text.strip()
-    offers = [(name, helps.get(name, "")) for name in COMMAND_MODULES]
-    return [*offers, ("help", "show the help of a command")]
+    return [(name, helps.get(name, "")) for name in COMMAND_MODULES]
 
 
 def _help_topics(words: list[str], current: str) -> Reply:
     """``jlgcli help config s<TAB>``: command names, then that command's actions."""
     if not words:
-        return Reply(_matching(command_offers()[:-1], current))
+        return Reply(_matching(command_offers(), current))
     from jlgcli.cli import COMMAND_MODULES, build_parser
 
     if words[0] not in COMMAND_MODULES:
