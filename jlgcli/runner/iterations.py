@@ -28,6 +28,8 @@ from jlgcli.runner.status import LiveStatus
 from jlgcli.runner.summary import IterationMetrics
 from jlgcli.runner.waiting import countdown
 
+GATE_TAIL_LINES = 10  # lines of a gate's output shown with -v
+
 
 class IterationLoop:
     """The iterations of one run."""
@@ -207,6 +209,7 @@ class IterationLoop:
             dropped = self.record.metrics.pop()
             self.switch_reason = self.switch_reason or dropped.switchReason
         self.record.diagnosis.append(f"iteration {iteration}: {reason}")
+        self.console.detail(f"iteration {iteration} is not counted: {reason}")
 
     def _switched(self, reason: str) -> None:
         self.console.warn(reason)
@@ -295,6 +298,9 @@ class IterationLoop:
         for gate in results:
             word = "passed" if gate.ok else f"failed (exit {gate.exitCode})"
             self.console.progress(f"gate {gate.command}: {word}")
+            if gate.outputTail:  # -v (issue 38): what the gate printed, its last lines
+                tail = "\n".join(gate.outputTail.splitlines()[-GATE_TAIL_LINES:])
+                self.console.detail(f"gate {gate.command} output (tail):\n{tail}")
             self.recorder.events.emit("gate-result", iteration=metrics.index, command=gate.command,
                                       exitCode=gate.exitCode, ok=gate.ok)  # fmt: skip
         if all(gate.ok for gate in results):
