@@ -6,6 +6,7 @@ list of options, and ``-v`` printed the same as the default.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -71,3 +72,42 @@ def test_verbose_shows_the_spawned_command_and_the_gates_output(
     spawn = next(line for line in verbose.stderr.splitlines() if "spawn: " in line)
     assert "claude" in spawn and "(pipe)" in spawn
     assert "output (tail):\nGATE-SAYS-HELLO" in verbose.stderr
+
+
+# --- -q quiets every command (issue 38: `backends -q` printed the whole table) -------------
+
+
+def test_backends_quiet_prints_only_the_ready_ids(jlg: Runner) -> None:
+    table = jlg("backends")
+    quiet = jlg("backends", "-q")
+    assert quiet.returncode == table.returncode == 0, quiet.stderr
+    ready = [line.split()[0] for line in table.stdout.splitlines()[1:] if " available " in line]
+    assert ready and quiet.stdout.splitlines() == ready
+
+
+def test_doctor_quiet_prints_only_what_needs_attention(jlg: Runner) -> None:
+    loud, quiet = jlg("doctor"), jlg("doctor", "-q")
+    assert quiet.returncode == loud.returncode
+    assert "[ok]" in loud.stdout and "[ok]" not in quiet.stdout
+    assert quiet.stdout.splitlines()[-1] == loud.stdout.splitlines()[-1]
+
+
+def test_config_writes_are_silent_with_quiet(jlg: Runner) -> None:
+    assert jlg("config", "set", "backend", "codex").stdout.startswith("backend = codex")
+    for argv in (["set", "-q", "backend", "claude"], ["unset", "-q", "backend"]):
+        done = jlg("config", *argv)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert jlg("config", "get", "-q", "backend").stdout == "auto\n"  # a read still answers
+
+
+def test_runs_and_ledger_quiet_print_ids(jlg: Runner, tmp_path: Path) -> None:
+    task = tmp_path / "task.md"
+    task.write_text("Say done.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"text": '{"status": "done", "summary": "ok"}'})
+    loop = jlg("loop", str(task), "-b", "claude", "--completion", "rebound", "--artifacts",
+               "--json", env=env)  # fmt: skip
+    assert loop.returncode == 0, loop.stderr
+    run_id = json.loads(loop.stdout)["runId"]
+    assert jlg("runs", "-q").stdout == f"{run_id}\n"
+    sessions = jlg("ledger", "list", "-q").stdout.split()
+    assert len(sessions) == 1 and sessions[0] in jlg("ledger", "list").stdout
