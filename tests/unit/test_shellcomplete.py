@@ -48,6 +48,7 @@ def test_commands_and_their_actions(tmp_path: Path) -> None:
     assert _offers("help conf", tmp_path) == ["config"]
     assert _offers("help config s", tmp_path) == ["set", "show"]
     assert _offers("help config set ", tmp_path) == []
+    assert _offers("help config nope ", tmp_path) == []
     assert _offers("help nope ", tmp_path) == []
     assert _offers("nope ", tmp_path) == []
     assert _offers("--v", tmp_path) == ["--version"]
@@ -69,6 +70,7 @@ def test_choices_backends_and_comma_lists(tmp_path: Path) -> None:
                                                     "replay", "auto"]  # fmt: skip
     assert _offers("loop -b co", tmp_path) == ["codex", "copilot"]
     assert _offers("loop --backend=co", tmp_path) == ["--backend=codex", "--backend=copilot"]
+    assert _offers("loop --nope=x", tmp_path) == _offers("loop --json=x", tmp_path) == []
     assert _offers("dev run --llm g", tmp_path) == ["gemini"]
     assert _offers("loop --fallback codex,g", tmp_path) == ["codex,gemini"]
     assert "codex,codex" not in _offers("loop --fallback codex,", tmp_path)
@@ -168,3 +170,31 @@ def test_install_commands_are_in_the_readme_and_the_help(
 def test_unknown_shell_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["completion", "tcsh"]) == 64
     assert "invalid choice: 'tcsh'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["bash", "2", "loop", "--backend", ""],
+        ["zsh", "3", "config", "set", "backend", ""],
+        ["fish", "2", "loop", "--resume", ""],
+        ["powershell", "0"],
+    ],
+)
+def test_the_entry_probes_no_backend_and_imports_no_pydantic(words: list[str]) -> None:
+    """At every TAB: no backend module (so no probe), no process spawned, no pydantic."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from jlgcli.cli import main\n"
+        f"main(['__complete', *{words!r}])\n"
+        "sys.stderr.write(' '.join(sorted(sys.modules)))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60, env=env)  # fmt: skip
+    modules = set(done.stderr.split())
+    assert done.stdout  # it answered
+    assert not {"pydantic", "subprocess", "jlgcli.backends.registry", "socket"} & modules

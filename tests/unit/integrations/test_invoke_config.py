@@ -28,6 +28,7 @@ def test_run_leaves_out_the_loop_only_keys() -> None:
 def test_environment_variables_invoke_did_not_map() -> None:
     env = {"INVOKE_JLGCLI_BACKEND": "gemini", "INVOKE_JLGCLI_ARTIFACTS": "yes", "OTHER": "x"}
     assert task_defaults("run", None, env) == {"backend": "gemini", "artifacts": True}
+    assert task_defaults("run", {"json": True}, {}) == {"json": True}  # YAML's own booleans
     # a value Invoke already mapped (or invoke.yaml holds) stays
     assert task_defaults("run", {"backend": "codex"}, env)["backend"] == "codex"
     assert task_defaults("run", None, {"MYAPP_JLGCLI_JSON": "0"}, "MYAPP_") == {"json": False}
