@@ -289,8 +289,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return print_file_entry(arguments[1])
     if arguments[:1] == ["__complete"]:
+        from jlgcli.output import configure_streams
         from jlgcli.shellcomplete import complete_entry  # hidden: the completion scripts' call
 
+        configure_streams()  # descriptions are UTF-8 text, whatever the console's code page
         sys.stdout.write(complete_entry(arguments[1:]))
         return 0
     if arguments in ([], ["-h"], ["--help"]):
