@@ -178,11 +178,11 @@ def untrust(args: argparse.Namespace) -> int:
     removed = untrust_files(_trust_targets(args.path))
     if args.json:
         emit_json({"untrusted": removed})
-    elif removed and not quiet(args):
+    elif not removed:
+        print("nothing to forget: those files were not trusted")
+    elif not quiet(args):  # -q: a write that worked says nothing (issue 38)
         for name in removed:
             print(f"no longer trusted: {name}")
-    else:
-        print("nothing to forget: those files were not trusted")
     return 0
 
 
