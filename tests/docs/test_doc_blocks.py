@@ -239,3 +239,15 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
         errors="replace",
         timeout=TIMEOUT_S,
     )
+
+
+def test_the_docs_pin_one_pre_commit_rev() -> None:
+    """Issue 38: the README and docs/doors.md pinned different ``rev:``s of the hook."""
+    from jlgcli._version import __version__
+
+    pins = {
+        (path.name, match)
+        for path in DOCS
+        for match in re.findall(r"^\s*rev:\s*(\S+)", path.read_text("utf-8"), re.MULTILINE)
+    }
+    assert pins and {rev for _, rev in pins} == {f"v{__version__}"}, pins
