@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "dev",
     "config",
     "completion",
+    "help",
 )
 
 EPILOG = """examples:
@@ -73,6 +74,7 @@ commands:
     dev          plan-driven development loop (implement, validate, review, commit)
     config       read and write settings
     completion   print a tab-completion script for bash, zsh, fish or PowerShell
+    help         show the help of a command (jlgcli help loop = jlgcli loop --help)
 
 """
     + EPILOG
@@ -189,7 +191,7 @@ def _guess_option(message: str, parser: argparse.ArgumentParser) -> str | None:
     return None
 
 
-def _command_of(arguments: Sequence[str]) -> str | None:
+def command_of(arguments: Sequence[str]) -> str | None:
     """The command ``arguments`` run, or None when the full parser must decide."""
     from jlgcli.errors import ExitCode, JlgError
 
@@ -207,7 +209,7 @@ def _command_of(arguments: Sequence[str]) -> str | None:
     )
 
 
-def _print_top_level_help() -> int:
+def print_top_level_help() -> int:
     from jlgcli.colour import style_help, wants_colour
 
     sys.stdout.write(style_help(TOP_LEVEL_HELP, wants_colour(sys.stdout)))
@@ -218,8 +220,10 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     """``--json`` and verbosity options, shared by every command (added once)."""
     if "--json" in parser._option_string_actions:
         return
-    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    group = parser.add_mutually_exclusive_group()
+    # In the "output" section where a command's help has one (run, loop).
+    section = next((g for g in parser._action_groups if g.title == "output"), parser)
+    section.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    group = section.add_mutually_exclusive_group()
     group.add_argument(
         "-q",
         "--quiet",
@@ -284,8 +288,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from jlgcli.selfcmd import print_file_entry  # hidden: the replay backend's child
 
         return print_file_entry(arguments[1])
+    if arguments[:1] == ["__complete"]:
+        from jlgcli.output import configure_streams
+        from jlgcli.shellcomplete import complete_entry  # hidden: the completion scripts' call
+
+        configure_streams()  # descriptions are UTF-8 text, whatever the console's code page
+        sys.stdout.write(complete_entry(arguments[1:]))
+        return 0
     if arguments in ([], ["-h"], ["--help"]):
-        return _print_top_level_help()
+        return print_top_level_help()
     from jlgcli.output import configure_streams
 
     configure_streams()
@@ -301,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parse_and_dispatch(arguments: list[str]) -> int:
     from jlgcli.errors import ExitCode
 
-    parser = build_parser(_command_of(arguments))
+    parser = build_parser(command_of(arguments))
     args = parser.parse_args(arguments)
     if getattr(args, "handler", None) is None:
         if getattr(args, "help_parser", None) is not None:

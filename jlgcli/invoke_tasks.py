@@ -13,20 +13,24 @@ or, to keep them under a ``jlg.`` prefix next to your own tasks::
 ``run`` and ``loop`` call ``jlgcli.api`` (the same core as the command line:
 same options, same output, same exit codes) and return the ``RunSummary``, as
 Invoke tasks return values; a run that did not end done raises
-``invoke.Exit`` with jlgcli's exit code. Extra options for every
-``run``/``loop`` can come from Invoke's config (``invoke.yaml``)::
+``invoke.Exit`` with jlgcli's exit code. The options of ``run``/``loop``
+have defaults in Invoke's config under ``jlgcli``, with the task's parameter
+names (``invoke.yaml``, or ``INVOKE_JLGCLI_BACKEND`` and the like); ``args``
+adds any other jlgcli option::
 
     jlgcli:
-      args: "--backend codex --artifacts"
+      backend: codex
+      max_iterations: 5
+      args: "--artifacts --model sonnet"
 
-and the task's own options always beat them (``--backend claude`` on the
-``invoke`` command line wins over ``args``).
+The options on the ``invoke`` command line always beat them (``--backend
+claude`` wins over both), and a key no task knows is an error naming it
+(``jlgcli.invoke_config``).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 try:
@@ -62,9 +66,16 @@ _DEV_HELP = {
 }
 
 
-def _config_args(c: Any) -> list[str]:
-    settings = c.config.get("jlgcli", {}) or {}
-    return split_args(str(settings.get("args", "") or ""))
+def _options(c: Any, command: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The task's options: the command line's, else ``jlgcli.*`` in Invoke's config."""
+    import os
+
+    from jlgcli.integrations.invoke_config import merged, task_defaults
+
+    config = getattr(c, "config", None)
+    settings = config.get("jlgcli", None) if config is not None else None
+    prefix = str(getattr(config, "_env_prefix", None) or "INVOKE")  # Invoke's env prefix
+    return merged(given, task_defaults(command, settings, os.environ, prefix))
 
 
 def _prompt_file(task_file: str | None, prompt: str | None) -> str | None:
@@ -74,27 +85,37 @@ def _prompt_file(task_file: str | None, prompt: str | None) -> str | None:
     return task_file or prompt
 
 
+def _build(command: str, options: dict[str, Any], words: list[str]) -> RunOptions:
+    return door_options(
+        command, _prompt_file(options.get("task"), options.get("prompt")),
+        backend=options.get("backend"), max_iterations=options.get("max_iterations"),
+        timeout=options.get("timeout"), completion=options.get("completion"),
+        artifacts=True if options.get("artifacts") else None, extra=words,
+    )  # fmt: skip
+
+
 def _fail(exc: JlgError) -> Exit:
     from jlgcli.boundary import report
 
     return Exit(code=report(exc, want_json=False))
 
 
-def _core(
-    command: str, build: Callable[[list[str]], RunOptions], json: bool, c: Any, args: str
-) -> RunSummary:
+def _core(command: str, given: dict[str, Any], c: Any, args: str) -> RunSummary:
     """Run ``command`` through ``jlgcli.api``; a non-zero exit code becomes ``invoke.Exit``.
 
-    ``args`` (and invoke.yaml's ``jlgcli.args``) may say ``--json`` too.
+    ``given``: the task's options from the command line; each beats its config
+    default. ``args`` comes after the config's ``jlgcli.args`` (so it wins), and
+    either may say ``--json`` too.
     """
     from jlgcli.api import execute
     from jlgcli.output import emit_json
     from jlgcli.runner.report import human_summary
 
     try:
-        words = [*_config_args(c), *split_args(args)]
-        json = json or "--json" in words
-        summary = execute(command, build(words), json_mode=json)  # type: ignore[arg-type]
+        options = _options(c, command, given)
+        words = [*split_args(str(options.get("args") or "")), *split_args(args)]
+        json = bool(options.get("json")) or "--json" in words
+        summary = execute(command, _build(command, options, words), json_mode=json)  # type: ignore[arg-type]
     except JlgError as exc:
         raise _fail(exc) from None
     if json:
@@ -118,10 +139,9 @@ def run(
     args: str = "",
 ) -> RunSummary:
     """Run a prompt file once on a backend (jlgcli run); returns the RunSummary."""
-    return _core("run", lambda words: door_options(
-        "run", _prompt_file(task, prompt), backend=backend, timeout=timeout,
-        artifacts=True if artifacts else None, extra=words,
-    ), json, c, args)  # fmt: skip
+    given = {"task": task, "prompt": prompt, "backend": backend, "timeout": timeout,
+             "artifacts": artifacts, "json": json}  # fmt: skip
+    return _core("run", given, c, args)
 
 
 @task(help=_LOOP_HELP)
@@ -138,11 +158,10 @@ def loop(
     args: str = "",
 ) -> RunSummary:
     """Loop a task until the model says it is done, within guardrails; returns the RunSummary."""
-    return _core("loop", lambda words: door_options(
-        "loop", _prompt_file(task, prompt), backend=backend, max_iterations=max_iterations,
-        timeout=timeout, completion=completion, artifacts=True if artifacts else None,
-        extra=words,
-    ), json, c, args)  # fmt: skip
+    given = {"task": task, "prompt": prompt, "backend": backend, "max_iterations": max_iterations,
+             "timeout": timeout, "completion": completion, "artifacts": artifacts,
+             "json": json}  # fmt: skip
+    return _core("loop", given, c, args)
 
 
 @task(help=_DEV_HELP)

@@ -8,7 +8,14 @@ PERMISSIONS = ("read-only", "edit", "full")
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
-    """Flags of ``run`` (and, with ``loop=True``, the loop's guardrails)."""
+    """Flags of ``run`` (and, with ``loop=True``, the loop's guardrails), in help sections."""
+    from jlgcli.commands._option_groups import RUN_GROUPS, group_options
+
+    _add_run_options(parser, loop=loop)
+    group_options(parser, RUN_GROUPS)
+
+
+def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     parser.add_argument(
         "prompt",
         metavar="PROMPT_FILE",

@@ -32,6 +32,7 @@ def execute(args: argparse.Namespace) -> int:
     """Probe all backends; print the table or the JSON report; 0 if any is available, else 2."""
     from jlgcli.backends.registry import all_backends, probe_all
     from jlgcli.backends.report import build_report
+    from jlgcli.commands import quiet
     from jlgcli.config import resolve_settings
     from jlgcli.output import emit_json, err, print_table
 
@@ -41,6 +42,10 @@ def execute(args: argparse.Namespace) -> int:
     report = build_report(availabilities, configured if isinstance(configured, str) else None)
     if getattr(args, "json", False):
         emit_json(report.to_json())
+    elif quiet(args):  # -q: the ready backends' ids, one a line, for scripts (issue 38)
+        for entry in report.backends:
+            if entry.status == "available":
+                print(entry.id)
     else:
         rows = [[e.id, e.status, e.version or "-", e.hint or e.detail] for e in report.backends]
         print_table(rows, ["BACKEND", "STATUS", "VERSION", "NOTES"])

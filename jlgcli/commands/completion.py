@@ -18,7 +18,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "completion",
         help="print a tab-completion script for bash, zsh, fish or PowerShell",
         description="Print the script that makes your shell complete jlgcli's commands,\n"
-        "flags and their values (generated from this jlgcli, so it matches its version).",
+        "flags and their values. The script asks jlgcli at each TAB (backend ids, config\n"
+        "keys and values, run ids…), so it never goes stale.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -30,8 +31,7 @@ def execute(args: argparse.Namespace) -> int:
     """Write the completion script of ``args.shell`` to stdout."""
     import sys
 
-    from jlgcli.cli import build_parser
     from jlgcli.shellcomplete import script_for
 
-    sys.stdout.write(script_for(args.shell, build_parser()))
+    sys.stdout.write(script_for(args.shell))
     return 0

@@ -6,6 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
+from jlgcli.commands import quiet
 from jlgcli.config import describe_config_files, resolve_settings
 from jlgcli.config_keys import KEYS, lookup_key, unknown_key_message
 from jlgcli.errors import ExitCode, JlgError
@@ -51,7 +52,8 @@ def set_(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"key": spec.name, "value": value, "file": str(path)})
     else:
-        print(f"{spec.name} = {spec.display(value)}  ({path})")
+        if not quiet(args):  # -q: a write that worked says nothing (issue 38)
+            print(f"{spec.name} = {spec.display(value)}  ({path})")
     _warn_if_shadowed(spec.name, args.project or file is not None)
     return 0
 
@@ -75,10 +77,10 @@ def unset(args: argparse.Namespace) -> int:
     spec, path, removed = unset_value(args.key, project=args.project, file=file)
     if args.json:
         emit_json({"key": spec.name, "removed": removed, "file": str(path)})
-    elif removed:
-        print(f"{spec.name} removed from {path}")
-    else:
+    elif not removed:
         print(f"{spec.name} was not set in {path}")
+    elif not quiet(args):  # -q: a write that worked says nothing (issue 38)
+        print(f"{spec.name} removed from {path}")
     return 0
 
 
@@ -163,7 +165,7 @@ def trust(args: argparse.Namespace) -> int:
     recorded = trust_files(files) if files else {}
     if args.json:
         emit_json({"trusted": [{"file": k, "sha256": v} for k, v in recorded.items()]})
-    else:
+    elif not quiet(args):  # -q: a write that worked says nothing (issue 38)
         for name in recorded:
             print(f"trusted {name}")
     return 0
@@ -176,11 +178,11 @@ def untrust(args: argparse.Namespace) -> int:
     removed = untrust_files(_trust_targets(args.path))
     if args.json:
         emit_json({"untrusted": removed})
-    elif removed:
+    elif not removed:
+        print("nothing to forget: those files were not trusted")
+    elif not quiet(args):  # -q: a write that worked says nothing (issue 38)
         for name in removed:
             print(f"no longer trusted: {name}")
-    else:
-        print("nothing to forget: those files were not trusted")
     return 0
 
 

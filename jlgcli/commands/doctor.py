@@ -61,10 +61,15 @@ def execute(args: argparse.Namespace) -> int:
             }
         )
         return code
+    from jlgcli.commands import quiet
+
     width = max(len(c.label) for c in checks)
     for check in checks:
+        if quiet(args) and check.status == "ok":  # -q: only what needs attention (issue 38)
+            continue
         print(f"{_MARKS[check.status]} {check.label:<{width}}  {check.summary}")
         if check.hint and check.status != "ok":
             print(f"{'':<{width + 9}}hint: {check.hint}")
-    print("\nnothing broken" if code == 0 else f"\nsomething is broken (exit code {code})")
+    verdict = "nothing broken" if code == 0 else f"something is broken (exit code {code})"
+    print(verdict if quiet(args) else f"\n{verdict}")
     return code

@@ -72,6 +72,7 @@ def show(args: argparse.Namespace) -> int:
 
 def list_(args: argparse.Namespace) -> int:
     """``ledger list``: one line per session, oldest first."""
+    from jlgcli.commands import quiet
     from jlgcli.output import emit_json, err, print_table
     from jlgcli.rebound.ledger_view import list_sessions, render_list
 
@@ -81,6 +82,9 @@ def list_(args: argparse.Namespace) -> int:
         emit_json({"ledger": str(root), "sessions": sessions})
     elif not sessions:
         err(f"no rebound sessions in {root}")
+    elif quiet(args):  # -q: the session ids, one a line (issue 38)
+        for session in sessions:
+            print(session["sessionId"])
     else:
         print_table(render_list(sessions), ["session", "status", "steps", "started", "summary"])
     return 0

@@ -52,8 +52,10 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     _add_dir_option(runs, default=None)
     runs.add_argument("--limit", type=_positive_int, default=20, metavar="N",
                       help="show at most N runs (default 20)")  # fmt: skip
-    # A parser with sub-commands does not get the common options: add --json here.
+    # A parser with sub-commands does not get the common options: add --json and -q here.
     runs.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    runs.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=0,
+                      help="only the run ids, one a line")  # fmt: skip
     runs.set_defaults(handler=HANDLER, runs_action="list")
     actions = runs.add_subparsers(title="actions", metavar="<action>")
     show = actions.add_parser(
@@ -85,7 +87,8 @@ def execute(args: argparse.Namespace) -> int:
     want_json = bool(getattr(args, "json", False))
     if getattr(args, "runs_action", "list") == "show":
         return _show(root, str(args.run_id), want_json)
-    return _list(root, int(getattr(args, "limit", 20)), want_json)
+    quiet = getattr(args, "verbosity", None) == 0
+    return _list(root, int(getattr(args, "limit", 20)), want_json, quiet=quiet)
 
 
 def _root(flag: str | None, cwd: Path) -> Path:
@@ -106,7 +109,7 @@ def _root(flag: str | None, cwd: Path) -> Path:
     return under_project(Path(configured) if configured else DEFAULT_ROOT, cwd)
 
 
-def _list(root: Path, limit: int, want_json: bool) -> int:
+def _list(root: Path, limit: int, want_json: bool, *, quiet: bool = False) -> int:
     from jlgcli.artifacts.listing import list_runs
     from jlgcli.output import emit_json, err, print_table
 
@@ -116,6 +119,9 @@ def _list(root: Path, limit: int, want_json: bool) -> int:
         return 0
     if not runs:
         err(f"no runs recorded in {root}: {NOT_RECORDED}")
+        return 0
+    if quiet:  # -q (issue 38)
+        print("\n".join(info.run_id for info in runs))
         return 0
     rows = [
         [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from jlgcli.backends.base import Backend, BackendRequest, BackendResult
 from jlgcli.process.model import Limits, OutputEvent, ProcessOutcome, Sink
@@ -54,7 +54,8 @@ def call_backend(
             on_text(text)
 
     invocation = backend.invocation(request)
-    console.debug(f"spawn: {' '.join(invocation.argv)} ({invocation.transport})")
+    # -v shows what runs (issue 38): the command line, quoted as a shell would need it
+    console.detail(f"spawn: {_quoted(invocation.argv)} ({invocation.transport})")
     started = time.monotonic()
     outcome = run_invocation(
         invocation, limits=limits, sinks=(show, *extra_sinks), cancel=cancel, log=console.debug
@@ -62,3 +63,9 @@ def call_backend(
     console.end_live()
     result = parser.finish(outcome)
     return CallResult(result, outcome, round((time.monotonic() - started) * 1000))
+
+
+def _quoted(argv: Sequence[str]) -> str:
+    import shlex
+
+    return " ".join(shlex.quote(word) for word in argv)

@@ -32,6 +32,7 @@ from jlgcli.runner.waiting import countdown
 
 if TYPE_CHECKING:
     from jlgcli.runner.worktree import OutputFiles
+GATE_TAIL_LINES = 10  # lines of a gate's output shown with -v
 
 
 class IterationLoop:
@@ -239,6 +240,7 @@ class IterationLoop:
             dropped = self.record.metrics.pop()
             self.switch_reason = self.switch_reason or dropped.switchReason
         self.record.diagnosis.append(f"iteration {iteration}: {reason}")
+        self.console.detail(f"iteration {iteration} is not counted: {reason}")
 
     def _switched(self, reason: str) -> None:
         self.console.warn(reason)
@@ -347,6 +349,9 @@ class IterationLoop:
                                       exitCode=gate.exitCode, ok=gate.ok)  # fmt: skip
             if gate.ok:
                 self.console.progress(f"gate passed: {gate.command}")
+                if gate.outputTail:  # -v (issue 38); a failing gate's tail is always shown
+                    tail = "\n".join(gate.outputTail.splitlines()[-GATE_TAIL_LINES:])
+                    self.console.detail(f"gate {gate.command} output (tail):\n{tail}")
                 continue
             shown = failure_lines(gate)
             for line in shown:

@@ -136,3 +136,43 @@ def test_dev_goes_through_the_api_with_seed_003_codes(project):
     bad = invoke(project, "dev", "--args", "resume --from-step 9")
     assert bad.returncode == 2, bad.stderr  # a usage error was 64 before
     assert "a step is 1 to 8" in bad.stderr
+
+
+# --- task defaults from Invoke's config (issue 38) ---------------------------------------
+# Before issue 38 only jlgcli.args was read: jlgcli.backend, jlgcli.max_iterations and
+# INVOKE_JLGCLI_ARGS were silently ignored.
+
+
+def test_task_defaults_come_from_invoke_yaml(project, tmp_path):
+    (project / "invoke.yaml").write_text(
+        "jlgcli:\n  backend: claude\n  max_iterations: 2\n  json: true\n", encoding="utf-8"
+    )
+    env = script(tmp_path, {"text": "still working"})
+    result = invoke(project, "loop", "--task", "task.md", env=env)
+    assert result.returncode == 4, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["backend"], summary["iterations"]) == ("claude", 2)
+
+
+def test_a_task_flag_beats_its_invoke_yaml_default(project):
+    (project / "invoke.yaml").write_text(
+        "jlgcli:\n  backend: codex\n  task: other.md\n", encoding="utf-8"
+    )
+    result = invoke(project, "loop", "--task", "task.md", "--backend", "claude", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["backend"] == "claude"
+
+
+def test_invoke_jlgcli_variables_are_read(project):
+    env = {"INVOKE_JLGCLI_ARGS": "--json", "INVOKE_JLGCLI_BACKEND": "claude"}
+    result = invoke(project, "loop", "--task", "task.md", env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["backend"] == "claude"
+
+
+def test_an_unknown_invoke_config_key_is_an_error_naming_it(project):
+    (project / "invoke.yaml").write_text("jlgcli:\n  max_iteration: 3\n", encoding="utf-8")
+    result = invoke(project, "loop", "--task", "task.md", "--backend", "claude")
+    assert result.returncode == 64
+    assert "jlgcli.max_iteration" in result.stderr
+    assert "max_iterations" in result.stderr  # the hint lists the keys

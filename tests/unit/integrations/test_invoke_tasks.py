@@ -61,6 +61,24 @@ def test_task_options_beat_the_config_args(core):
     assert options.backend == "codex" and options.artifacts is True and options.verbosity == 0
 
 
+def test_task_defaults_from_the_config_and_flags_beat_them(core):
+    """Issue 38: jlgcli.backend / jlgcli.max_iterations were ignored; now defaults."""
+    c = context(backend="codex", max_iterations=4, task="t.md", args="--model small")
+    invoke_tasks.loop(c)
+    invoke_tasks.loop(c, backend="claude", max_iterations="2", args="--model big")
+    first, second = (options for _, options in core.calls)
+    assert (first.backend, first.max_iterations, first.prompt, first.model) == (
+        "codex", 4, "t.md", "small")  # fmt: skip
+    assert (second.backend, second.max_iterations, second.model) == ("claude", "2", "big")
+
+
+def test_an_unknown_config_key_exits_64_naming_it(core, capsys):
+    with pytest.raises(Exit) as caught:
+        invoke_tasks.run(context(max_iteration=3), task="t.md")
+    assert caught.value.code == 64 and not core.calls
+    assert "jlgcli.max_iteration" in capsys.readouterr().err
+
+
 def test_a_context_without_jlgcli_config_works(core):
     invoke_tasks.run(MockContext(), task="t.md")
     assert core.calls == [("run", RunOptions(prompt="t.md"))]
