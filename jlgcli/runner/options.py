@@ -180,8 +180,8 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     if "backend" in flags:  # validated here, now that custom backends are known
         values["backend"] = parse_flag_value("backend", flags["backend"], custom)
     fallbacks = tuple(parse_flag_value("fallback", values["fallback"], custom))
-    if settings.sources.get("gates") == "project":  # flags, env and user config: the user's own
-        from jlgcli.config import require_trusted_gates
+    if "project" in (settings.sources.get("gates"), settings.sources.get("completionMode")):
+        from jlgcli.config import require_trusted_gates  # gates, rebound: issue 33
 
         require_trusted_gates(settings)
     gates = tuple(values["gates"])
