@@ -8,10 +8,14 @@ is out of the group's reach, so after every run the process layer also:
   the console scripts call ``jlgcli.process.adopt_orphans``) is a child subreaper
   (``prctl(PR_SET_CHILD_SUBREAPER)``, set before the first spawn), so such
   orphans re-parent to jlgcli instead of init. Every child of jlgcli that we
-  did not spawn ourselves and whose environment carries this process's mark
-  (``JLGCLI_TREE``, given to every child and inherited by its descendants) is
-  an orphan of one of our runs: it is ended (SIGTERM, then SIGKILL after the
-  grace period) and reaped. Each direct child also gets ``PR_SET_PDEATHSIG``
+  did not spawn ourselves is an orphan of one of our runs, marked or not
+  (issue 33: a daemon that ``execve``s with ``env -i`` drops the ``JLGCLI_TREE``
+  mark): every process the layer spawns starts a session of its own, so any
+  process in another session than jlgcli's re-parented to it descends from one
+  of our children. It is ended (SIGTERM, then SIGKILL after the grace period)
+  and reaped, after each run and at exit (``end_orphans``). A stray in jlgcli's
+  own session (none is spawned outside the process layer) is ended only when it
+  carries the mark. Each direct child also gets ``PR_SET_PDEATHSIG``
   (SIGKILL), so even a SIGKILL of jlgcli takes the direct child with it. The
   pipe transport sets it with ``setpriv`` when the system has one (``die_with_parent``):
   a SIGKILL of jlgcli in the millisecond between the spawn and setpriv's prctl
@@ -58,6 +62,7 @@ _token = f"{os.getpid()}-{os.urandom(6).hex()}"
 SETPRIV_DIRS = ("/usr/bin", "/bin")
 _SETPRIV_READ_LIMIT = 4 << 20  # util-linux's setpriv is ~60 KB, a busybox ~2 MB
 _launcher: list[str | None] = []  # the setpriv found, once per process
+_SWEEP_ROUNDS = 5
 
 
 def tree_token() -> str:
@@ -178,8 +183,9 @@ def descendants_of(pid: int) -> list[psutil.Process]:
 def orphans() -> list[psutil.Process]:
     """Re-parented orphans of our runs (with their descendants); empty unless we adopt them.
 
-    An orphan is a child of ours that the process layer did not spawn and whose
-    environment carries our mark: a host program's own children are left alone.
+    An orphan is a child of ours that the process layer did not spawn, in
+    another session than ours (our children's descendants all are) or carrying
+    our mark.
     """
     if not _subreaper or not _subreaper[0]:
         return []
@@ -195,7 +201,7 @@ def orphans() -> list[psutil.Process]:
         with contextlib.suppress(psutil.Error):
             strays.append(psutil.Process(pid))
     for stray in strays:
-        if not _carries_mark(stray):
+        if not (_other_session(stray.pid) or _carries_mark(stray)):
             continue
         found.append(stray)
         with contextlib.suppress(psutil.Error):
@@ -242,6 +248,29 @@ def _children_from_stats(pid: int, proc: str) -> list[int]:
         if len(fields) > 1 and fields[1] == parent:
             found.append(int(name))
     return found
+
+
+def _other_session(pid: int) -> bool:
+    """Whether ``pid`` is in another session than this process (gone: False)."""
+    try:
+        return os.getsid(pid) != os.getsid(0)
+    except OSError:
+        return False
+
+
+def end_orphans(*, grace: float, log: Log) -> list[int]:
+    """End every re-parented orphan now (the exit sweep); returns the pids that were running.
+
+    A few rounds: an orphan's own children re-parent to us as it dies.
+    """
+    ended: list[int] = []
+    for _round in range(_SWEEP_ROUNDS):
+        found = orphans()
+        round_ended = end_processes(found, grace=grace, log=log, reason="at exit") if found else []
+        if not round_ended:
+            break
+        ended += round_ended
+    return ended
 
 
 def _carries_mark(process: psutil.Process) -> bool:
