@@ -108,6 +108,74 @@ def die_with_parent(
     return list(argv), die_with_parent_preexec()
 
 
+class Launch:
+    """How the process layer starts ``argv`` so that nothing of it outlives jlgcli (Linux).
+
+    The jlgcli program (``adopt_orphans`` was called) runs each child under the
+    supervisor (``jlgcli.process.supervisor``, issue 33): a SIGKILL of jlgcli
+    then ends the child's whole tree. Elsewhere (a host program using jlgcli as
+    a library, the frozen exe), ``die_with_parent``: the direct child only.
+    Use: spawn ``command`` with ``preexec`` and ``pass_fds``, then call
+    ``started`` (raises the ``OSError`` of a failed exec) or ``abandon``.
+    """
+
+    def __init__(self, argv: Sequence[str], *, supervise: bool | None = None) -> None:
+        self._fds: tuple[int, int] | None = None
+        self.pass_fds: tuple[int, ...] = ()
+        self.preexec: Callable[[], None] | None = None
+        use = supervise if supervise is not None else supervisor_wanted()
+        if use:
+            read_fd, write_fd = os.pipe()
+            os.set_inheritable(write_fd, True)  # ptyprocess passes only inheritable fds
+            self._fds = (read_fd, write_fd)
+            self.pass_fds = (write_fd,)
+            self.command = supervised_argv(argv, write_fd)
+        else:
+            self.command, self.preexec = die_with_parent(argv)
+
+    @property
+    def supervised(self) -> bool:
+        return self._fds is not None
+
+    def started(self) -> None:
+        """Wait until the supervisor's child has exec'd; raise its exec error as ``OSError``."""
+        if self._fds is None:
+            return
+        read_fd, write_fd = self._fds
+        self._fds = None
+        os.close(write_fd)
+        chunks = []
+        try:
+            while chunk := os.read(read_fd, 64):  # EOF: the exec closed it
+                chunks.append(chunk)
+        finally:
+            os.close(read_fd)
+        report = b"".join(chunks).strip()
+        if report:
+            number = int(report) if report.isdigit() else 0
+            raise OSError(number, os.strerror(number) if number else "cannot start")
+
+    def abandon(self) -> None:
+        """The spawn failed: close the status pipe."""
+        if self._fds is not None:
+            for fd in self._fds:
+                os.close(fd)
+            self._fds = None
+
+
+def supervisor_wanted(*, is_linux: bool = IS_LINUX) -> bool:
+    """Whether children run under the supervisor: the jlgcli program on Linux, not frozen."""
+    return is_linux and adoption_requested() and not getattr(sys, "frozen", False)
+
+
+def supervised_argv(argv: Sequence[str], status_fd: int) -> list[str]:
+    """``python -I -S supervisor.py PARENT STATUS_FD -- argv``."""
+    from pathlib import Path
+
+    script = Path(__file__).with_name("supervisor.py")
+    return [sys.executable, "-I", "-S", str(script), str(os.getpid()), str(status_fd), "--", *argv]
+
+
 def pdeathsig_launcher(*, dirs: Sequence[str] = SETPRIV_DIRS) -> str | None:
     """The system's ``setpriv`` if it can set a parent-death signal (looked up once), else None.
 
