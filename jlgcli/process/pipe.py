@@ -47,7 +47,7 @@ def start_pipe(
                 bufsize=0,
                 preexec_fn=launch.preexec,
                 pass_fds=launch.pass_fds,
-                **group_popen_kwargs(is_windows=is_windows),
+                **group_popen_kwargs(is_windows=is_windows, suspended=is_windows),
             )
         except OSError as exc:  # found, yet not startable (subprocess reaped the attempt)
             launch.abandon()
@@ -84,7 +84,7 @@ def start_pipe(
 def _job_of(pid: int) -> Callable[[], None]:  # pragma: no cover - Windows only
     from jlgcli.process.job import contain_in_job  # ctypes structures: Windows only
 
-    return contain_in_job(pid, is_windows=True)
+    return contain_in_job(pid, is_windows=True, suspended=True)  # started CREATE_SUSPENDED
 
 
 def _no_job() -> None:
