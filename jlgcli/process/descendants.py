@@ -320,6 +320,8 @@ def _children_from_stats(pid: int, proc: str) -> list[int]:
 
 def _other_session(pid: int) -> bool:
     """Whether ``pid`` is in another session than this process (gone: False)."""
+    if sys.platform == "win32":  # no sessions (and no subreaper) there
+        return False
     try:
         return os.getsid(pid) != os.getsid(0)
     except OSError:

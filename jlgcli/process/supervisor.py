@@ -30,6 +30,8 @@ import os
 import signal
 import sys
 
+assert sys.platform != "win32", "the supervisor is Linux's (jlgcli runs it there only)"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable

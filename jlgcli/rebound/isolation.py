@@ -131,7 +131,7 @@ def choose_isolation(
     """The strongest isolation that works here (each level probed once per process)."""
     if not is_linux:
         return Isolation("none")
-    uid = os.geteuid() if euid is None else euid
+    uid = euid if euid is not None else _euid()
     check = works or _works
     guarded = protected_paths(root, protected)
     bwrap = tool("bwrap")
@@ -151,6 +151,12 @@ def choose_isolation(
         if check("unprivileged-user", drop):  # nobody may not reach this Python (/root)
             return Isolation("unprivileged-user", tuple(drop))
     return Isolation("none")
+
+
+def _euid() -> int:
+    if sys.platform == "win32":  # no uids there (and no isolation levels either)
+        return -1
+    return os.geteuid()
 
 
 def _works(kind: str, prefix: list[str]) -> bool:

@@ -13,8 +13,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from jlgcli.process import supervisor
 from jlgcli.process.descendants import Launch, supervised_argv, supervisor_wanted
+
+if sys.platform == "win32":
+    pytest.skip("the supervisor is Linux's", allow_module_level=True)
+
+from jlgcli.process import supervisor
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
 
