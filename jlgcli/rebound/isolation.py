@@ -85,18 +85,31 @@ def system_tool(name: str, dirs: Sequence[str] = SYSTEM_DIRS) -> str | None:
 
 
 def protected_paths(root: Path, extra: Sequence[Path] = ()) -> list[Path]:
-    """The existing paths in ``root`` a script may not write: .git, jlgcli's files, ``extra``."""
+    """The existing paths a script may not write: .git, jlgcli's files, ``extra``.
+
+    In a git worktree ``.git`` is a file naming the real git directory, whose
+    common directory holds the hooks: both are protected too.
+    """
     found = [root / name for name in PROTECTED_NAMES if (root / name).exists()]
-    found += [p for p in extra if p.exists() and _inside(p, root)]
+    found += [p for p in [*git_dirs(root / ".git"), *extra] if p.exists()]
     return found
 
 
-def _inside(path: Path, root: Path) -> bool:
+def git_dirs(dot_git: Path) -> list[Path]:
+    """The directories a ``.git`` *file* (a worktree, a submodule) points to, if any."""
     try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
+        text = dot_git.read_text("utf-8") if dot_git.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return []
+    if not text.startswith("gitdir:"):
+        return []
+    gitdir = (dot_git.parent / text[len("gitdir:") :].strip()).resolve()
+    found = [gitdir]
+    try:
+        common = (gitdir / "commondir").read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return found
+    return [*found, (gitdir / common).resolve()]
 
 
 def bubblewrap_prefix(bwrap: str, root: Path, protected: Sequence[Path]) -> list[str]:

@@ -13,6 +13,7 @@ from jlgcli.rebound.isolation import (
     Isolation,
     choose_isolation,
     existing_protected,
+    git_dirs,
     protected_paths,
     remove_new_protected,
     system_tool,
@@ -113,11 +114,25 @@ def test_protected_names_created_by_the_script_are_removed(root: Path) -> None:
     assert existing_protected(root) == before
 
 
-def test_protected_paths_outside_the_root_are_left_to_the_read_only_file_system(
-    root: Path,
-) -> None:
-    assert protected_paths(root, [root / "ledger", Path(sys.prefix)]) == [
+def test_protected_paths_include_extras_outside_the_root(root: Path) -> None:
+    assert protected_paths(root, [root / "ledger", Path(sys.prefix), root / "gone"]) == [
         root / ".git",
         root / ".jlgcli.json",
         root / "ledger",
+        Path(sys.prefix),
     ]
+
+
+def test_a_worktrees_git_directories_are_protected(tmp_path: Path) -> None:
+    common = tmp_path / "main" / ".git"
+    gitdir = common / "worktrees" / "wt"
+    gitdir.mkdir(parents=True)
+    (gitdir / "commondir").write_text("../..\n", "utf-8")
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    (worktree / ".git").write_text(f"gitdir: {gitdir}\n", "utf-8")
+    assert protected_paths(worktree) == [worktree / ".git", gitdir, common]
+    (gitdir / "commondir").unlink()
+    assert git_dirs(worktree / ".git") == [gitdir]
+    (worktree / ".git").write_text("not a pointer", "utf-8")
+    assert git_dirs(worktree / ".git") == []
