@@ -44,6 +44,7 @@ print("READ", len(found), "environ files")
 print("ENVIRON", base64.b64encode(b"\\n".join(hits) or b"-").decode())
 for target, text in ((".git/hooks/pre-commit", "#!/bin/sh\\necho pwned\\n"),
                      (".jlgcli.json", '{"backend": "evil"}'),
+                     (".aidevloop.json", '{"validation": {}}'),
                      ("ledger/forged.txt", "forged")):
     try:
         with open(target, "w") as handle:
@@ -62,6 +63,7 @@ for step in glob.glob("ledger/*/step-*"):
 
 
 SETPRIV = "/usr/bin/setpriv"
+PROJECT_CONFIG = '{"maxIterations": 5}'
 
 
 def _reply(obj: dict[str, Any]) -> dict[str, Any]:
@@ -80,6 +82,7 @@ def _project(tmp_path: Path) -> tuple[Path, Path]:
     (project / ".git" / "hooks").mkdir(parents=True)
     (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n", "utf-8")
     (project / "task.md").write_text("Look around.\n", encoding="utf-8")
+    (project / ".jlgcli.json").write_text(PROJECT_CONFIG, encoding="utf-8")
     first = {
         "thought_process": "Look.",
         "artifacts": [{"path": "workbench/scripts/look.py", "content": SCRIPT}],
@@ -145,10 +148,12 @@ def _check_isolation(jlgcli_exe: str, tmp_path: Path, user: str) -> None:
     assert canary.encode() not in environs
     assert "READ 0 environ" not in told  # it could read some (its own): the walk worked
     assert list((project / ".git" / "hooks").iterdir()) == []
-    assert not (project / ".jlgcli.json").exists()
+    assert (project / ".jlgcli.json").read_text("utf-8") == PROJECT_CONFIG
     assert not (project / "ledger" / "forged.txt").exists()
-    assert "WROTE .git" not in told and "WROTE ledger" not in told  # refused outright
-    # .jlgcli.json did not exist: no read-only bind is possible, so jlgcli removed it after
+    for refused in (".git", ".jlgcli.json", "ledger"):
+        assert f"WROTE {refused}" not in told  # refused outright
+    # .aidevloop.json did not exist: no read-only bind is possible, so jlgcli removed it after
+    assert not (project / ".aidevloop.json").exists()
     steps = list((project / "ledger").glob("*/step-*"))
     assert steps and all(step.read_text("utf-8") != "{}" for step in steps)
     index = json.loads(next((project / "ledger").glob("*/index.json")).read_text("utf-8"))
