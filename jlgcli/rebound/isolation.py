@@ -166,6 +166,13 @@ def choose_isolation(
     return Isolation("none")
 
 
+def probe_argv(*, frozen: bool | None = None) -> list[str]:
+    """A quick run of what will run the script: this Python, or the frozen exe."""
+    if getattr(sys, "frozen", False) if frozen is None else frozen:
+        return [sys.executable, "--version"]
+    return [sys.executable, "-I", "-S", "-c", ""]
+
+
 def _euid() -> int:
     if sys.platform == "win32":  # no uids there (and no isolation levels either)
         return -1
@@ -177,7 +184,7 @@ def _works(kind: str, prefix: list[str]) -> bool:
     if kind not in _probed:
         try:
             done = subprocess.run(
-                [*prefix, sys.executable, "-I", "-S", "-c", ""],  # what the script needs
+                [*prefix, *probe_argv()],  # the program that will run the script
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

@@ -136,3 +136,8 @@ def test_a_worktrees_git_directories_are_protected(tmp_path: Path) -> None:
     assert git_dirs(worktree / ".git") == [gitdir]
     (worktree / ".git").write_text("not a pointer", "utf-8")
     assert git_dirs(worktree / ".git") == []
+
+
+def test_the_probe_starts_what_will_run_the_script() -> None:
+    assert isolation.probe_argv(frozen=False)[1:] == ["-I", "-S", "-c", ""]
+    assert isolation.probe_argv(frozen=True) == [sys.executable, "--version"]
