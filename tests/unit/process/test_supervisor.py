@@ -159,3 +159,111 @@ def _running(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+# -- the supervisor's own code, in this process with the system calls replaced ----------------
+# (it runs under `python -I -S`, where coverage does not follow it)
+
+
+class Exited(Exception):  # noqa: N818 - stands for os._exit
+    pass
+
+
+def _exit(code: int) -> None:
+    raise Exited(code)
+
+
+@linux_only
+def test_prctl_is_callable_without_the_ctypes_package() -> None:
+    pr_get_dumpable = 3
+    assert supervisor.prctl()(pr_get_dumpable, 0, 0, 0, 0) in (0, 1)
+
+
+def test_kill_tree_kills_until_nothing_is_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    rounds = iter([[11, 12], [13], []])
+    killed: list[int] = []
+
+    def kill(pid: int, _signum: int) -> None:
+        if pid == 12:
+            raise ProcessLookupError  # ended meanwhile
+        killed.append(pid)
+
+    monkeypatch.setattr(supervisor, "descendants_of", lambda _me: next(rounds))
+    monkeypatch.setattr(supervisor.os, "kill", kill)
+    reaped = iter([(11, 9), (0, 0), ChildProcessError()])
+
+    def waitpid(_pid: int, _options: int) -> tuple[int, int]:
+        item = next(reaped, ChildProcessError())
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    monkeypatch.setattr(supervisor.os, "waitpid", waitpid)
+    supervisor.kill_tree(1)
+    assert killed == [11, 13]
+
+
+def test_a_signal_death_is_passed_on_as_that_signal(monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[int] = []
+    monkeypatch.setattr(supervisor.signal, "signal", lambda *_args: None)
+    monkeypatch.setattr(supervisor.os, "kill", lambda _pid, number: sent.append(number))
+    assert supervisor.exit_like(int(signal.SIGTERM)) == 128 + signal.SIGTERM
+    assert sent == [signal.SIGTERM]
+
+
+def test_start_child_forks_and_the_child_reports_its_exec_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[int, ...]] = []
+    monkeypatch.setattr(supervisor.os, "fork", lambda: 4321)
+    assert supervisor.start_child(["x"], 9, lambda *a: calls.append(a) or 0) == 4321
+    written: list[bytes] = []
+    monkeypatch.setattr(supervisor.os, "fork", lambda: 0)
+    monkeypatch.setattr(supervisor.signal, "signal", lambda *_args: None)
+    monkeypatch.setattr(supervisor.signal, "pthread_sigmask", lambda *_args: None)
+    monkeypatch.setattr(supervisor.os, "execvp", lambda *_a: (_ for _ in ()).throw(OSError(2, "")))
+    monkeypatch.setattr(supervisor.os, "write", lambda _fd, data: written.append(data))
+    monkeypatch.setattr(supervisor.os, "_exit", _exit)
+    with pytest.raises(Exited):
+        supervisor.start_child(["x"], 9, lambda *a: calls.append(a) or 0)
+    assert written == [b"2"]
+    assert calls == [(supervisor.PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)]
+
+
+@pytest.fixture
+def fake_system(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """``main``'s system calls replaced: returns what it did."""
+    seen: dict[str, object] = {"prctl": [], "handlers": {}}
+    prctls: list[tuple[int, ...]] = seen["prctl"]  # type: ignore[assignment]
+    handlers: dict[int, object] = seen["handlers"]  # type: ignore[assignment]
+    monkeypatch.setattr(supervisor, "prctl", lambda: lambda *a: prctls.append(a) or 0)
+    monkeypatch.setattr(supervisor.signal, "signal", lambda n, h: handlers.__setitem__(int(n), h))
+    monkeypatch.setattr(supervisor.os, "set_inheritable", lambda *_a: None)
+    monkeypatch.setattr(supervisor.os, "close", lambda _fd: None)
+    monkeypatch.setattr(supervisor, "_quiet_standard_streams", lambda: None)
+    monkeypatch.setattr(supervisor, "start_child", lambda *_a: 77)
+    monkeypatch.setattr(supervisor.os, "getppid", lambda: 5)
+    statuses = iter([(76, 0), (77, 3 << 8)])  # an orphan first, then the child
+    monkeypatch.setattr(supervisor.os, "waitpid", lambda *_a: next(statuses))
+    return seen
+
+
+def test_main_mirrors_the_childs_exit_and_kills_the_tree_when_jlgcli_dies(
+    fake_system: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert supervisor.main(["5", "9", "--", "agent"]) == 3
+    assert (supervisor.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) in fake_system["prctl"]  # type: ignore[operator]
+    handlers: dict[int, object] = fake_system["handlers"]  # type: ignore[assignment]
+    assert handlers[int(signal.SIGTERM)] == signal.SIG_IGN
+    killed: list[int] = []
+    monkeypatch.setattr(supervisor, "kill_tree", killed.append)
+    monkeypatch.setattr(supervisor.os, "_exit", _exit)
+    with pytest.raises(Exited):
+        handlers[int(supervisor.PARENT_DEATH_SIGNAL)](0, None)  # type: ignore[operator]
+    assert killed == [os.getpid()]
+
+
+def test_main_stops_at_once_when_jlgcli_died_before_the_prctl(
+    fake_system: dict[str, object],
+) -> None:
+    assert supervisor.main(["6", "9", "--", "agent"]) == 128 + supervisor.PARENT_DEATH_SIGNAL
