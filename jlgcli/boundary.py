@@ -11,9 +11,10 @@ ended into an exit code, per program (``JLGCLI_CODES``, ``DEV_CODES``):
 * any other exception is a bug → a crash log and exit 70 (``aidevloop``: 3).
 
 Around the body it installs the termination handlers, asks for orphaned
-descendants to be adopted (Linux), and secures the standard streams
-(``jlgcli.process.std_streams``): a closed stderr never loses the ``--json`` object and a
-vanished stdout reader stops the run like SIGPIPE (exit 141), never exit 0.
+descendants to be adopted (Linux) and ends those left at exit (issue 33), and
+secures the standard streams (``jlgcli.process.std_streams``): a closed stderr
+never loses the ``--json`` object and a vanished stdout reader stops the run
+like SIGPIPE (exit 141), never exit 0.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def dev_exit_code(code: int) -> int:
     return int(DevExitCode.TASK_FAILED)
 
 
+EXIT_SWEEP_GRACE_S = 1.0
 JLGCLI_CODES = ExitCodes(interrupted=_signal_exit, internal=int(ExitCode.INTERNAL))
 DEV_CODES = ExitCodes(
     interrupted=_dev_aborted,
@@ -94,22 +96,44 @@ def run_guarded(
     forget_interruptions()  # a new command (tests call main() many times in one process)
     with guarded_streams(), install_termination_handlers():
         try:
-            try:
-                code = int(body())
-            except JlgError as exc:
-                return report(_translated(exc, codes), want_json)
-            except KeyboardInterrupt as exc:
-                return report(interruption_error(exc, codes), want_json)
-            except BrokenPipeError:  # a write that bypassed the guarded streams: as SIGPIPE
-                from jlgcli.process.signals import SIGPIPE_NUMBER, Interrupted, note_interruption
+            return _guarded(body, want_json, codes)
+        finally:
+            end_orphans_at_exit()
 
-                note_interruption(SIGPIPE_NUMBER)
-                return report(interruption_error(Interrupted(SIGPIPE_NUMBER), codes), want_json)
-            except Exception as exc:  # the one place a bug becomes a crash log
-                return report(internal_error(exc, codes), want_json)
-            return _remapped(code, codes)
-        except KeyboardInterrupt as exc:  # interrupted again while reporting
-            return codes.interrupted(_signum(exc))
+
+def _guarded(body: Callable[[], int], want_json: bool, codes: ExitCodes) -> int:
+    try:
+        try:
+            code = int(body())
+        except JlgError as exc:
+            return report(_translated(exc, codes), want_json)
+        except KeyboardInterrupt as exc:
+            return report(interruption_error(exc, codes), want_json)
+        except BrokenPipeError:  # a write that bypassed the guarded streams: as SIGPIPE
+            from jlgcli.process.signals import SIGPIPE_NUMBER, Interrupted, note_interruption
+
+            note_interruption(SIGPIPE_NUMBER)
+            return report(interruption_error(Interrupted(SIGPIPE_NUMBER), codes), want_json)
+        except Exception as exc:  # the one place a bug becomes a crash log
+            return report(internal_error(exc, codes), want_json)
+        return _remapped(code, codes)
+    except KeyboardInterrupt as exc:  # interrupted again while reporting
+        return codes.interrupted(_signum(exc))
+
+
+def end_orphans_at_exit() -> None:
+    """End every orphan re-parented to jlgcli (issue 33), if a child was ever spawned."""
+    descendants = sys.modules.get("jlgcli.process.descendants")  # loaded by the first spawn
+    if descendants is None:
+        return
+    import contextlib  # loaded already by the process layer
+
+    with contextlib.suppress(Exception, KeyboardInterrupt):  # never trade the exit code for it
+        descendants.end_orphans(grace=EXIT_SWEEP_GRACE_S, log=_no_log)
+
+
+def _no_log(_message: str) -> None:
+    pass
 
 
 def _remapped(code: int, codes: ExitCodes) -> int:

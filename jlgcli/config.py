@@ -18,10 +18,12 @@ from pathlib import Path, PurePath
 from jlgcli.config_keys import KEYS, KeySpec, ValueProblemError, lookup_key, unknown_key_message
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.trust import (
+    RELATIVE,
     TRUST_KEY,
     TRUSTED,
     check_trusted_map,
     mark_untrusted,
+    relative_program_backends,
     trust_state,
     untrusted_error,
     untrusted_file_of,
@@ -73,7 +75,7 @@ class ResolvedSettings:
     to build them and ``require_trusted`` raises exit 78 for them.
     """
 
-    __slots__ = ("custom_backends", "origins", "project_file", "sources", "values")
+    __slots__ = ("custom_backends", "origins", "project_file", "project_trust", "sources", "values")
 
     def __init__(
         self,
@@ -82,7 +84,9 @@ class ResolvedSettings:
         origins: dict[str, str],  # the file path or variable name a value came from
         custom_backends: dict[str, dict[str, Any]] | None = None,
         project_file: Path | None = None,
+        project_trust: str | None = None,
     ) -> None:
+        self.project_trust = project_trust  # of the bytes parsed; None: not needed (no commands)
         self.values = values
         self.sources = sources
         self.origins = origins
@@ -111,16 +115,27 @@ def require_trusted(settings: ResolvedSettings, backend_id: str) -> None:
         raise untrusted_error(f"backend {backend_id!r}", path, state)
 
 
-def require_trusted_gates(settings: ResolvedSettings) -> None:
-    """Exit 78 when the ``gates`` to run come from a project file that is not trusted."""
-    path = settings.project_file
-    if settings.sources.get("gates") != "project" or path is None or not settings["gates"]:
-        return
-    from jlgcli.trust import TRUSTED, trust_state, untrusted_error
+def require_trusted_gates(settings: ResolvedSettings, *, gates: bool = True) -> None:
+    """Exit 78 when what the project file makes jlgcli run needs trust it does not have.
 
-    state = trust_state(path, read_config_file(user_config_file(), "user"))
-    if state != TRUSTED:
-        raise untrusted_error("the gates (a loop's done checks)", path, state)
+    The ``gates`` (a loop's done checks) and ``completionMode: rebound`` (jlgcli
+    then runs scripts the model writes, issue 33). The trust state is the one of
+    the bytes ``resolve_settings`` parsed, never of a second read of the file.
+    ``gates=False``: a command that runs no gates (``run``, issue 31) ignores them.
+    """
+    path = settings.project_file
+    if path is None:
+        return
+    needs = []
+    if gates and settings.sources.get("gates") == "project" and settings["gates"]:
+        needs.append("the gates (a loop's done checks)")
+    if settings.sources.get("completionMode") == "project" and settings["completionMode"] == (
+        "rebound"
+    ):
+        needs.append("completionMode rebound (running the scripts a model writes)")
+    state = settings.project_trust
+    if needs and state != TRUSTED:
+        raise untrusted_error(" and ".join(needs), path, state or "not trusted")
 
 
 def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -193,12 +208,22 @@ def read_config_file(path: Path, scope: str) -> dict[str, Any]:
     Not UTF-8, ``NaN``/``Infinity``, nesting deeper than ``MAX_NESTING``, an
     empty file: each is a config error naming the file, never a crash.
     """
+    raw = read_config_bytes(path, scope)
+    return parse_config_bytes(path, scope, raw) if raw is not None else {}
+
+
+def read_config_bytes(path: Path, scope: str) -> bytes | None:
+    """The bytes of a config file, read once; None when it does not exist; JlgError 78."""
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
-        return {}
+        return None
     except OSError as exc:
         raise _config_error(path, scope, f"cannot be read: {exc.strerror or exc}") from None
+
+
+def parse_config_bytes(path: Path, scope: str, raw: bytes) -> dict[str, Any]:
+    """The JSON object in ``raw`` (the bytes of ``path``); JlgError 78 naming the file."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -320,14 +345,25 @@ def resolve_settings(
     user_path = user_config_file(env)
     project_path = find_project_config(cwd)
     user_raw = read_config_file(user_path, "user")
-    project_raw = read_config_file(project_path, "project") if project_path else {}
+    # Read once: the bytes parsed are the bytes whose trust is checked (issue 33).
+    project_bytes = read_config_bytes(project_path, "project") if project_path else None
+    project_raw = (
+        parse_config_bytes(project_path, "project", project_bytes)
+        if project_path and project_bytes is not None
+        else {}
+    )
 
     custom: dict[str, dict[str, Any]] = {}
     custom.update(custom_backends_of(user_path, "user", user_raw))
-    if project_path:
+    project_trust = None
+    if project_path and project_bytes is not None and _may_run_commands(project_raw):
+        project_trust = trust_state(project_path, user_raw, raw=project_bytes)
         declared = custom_backends_of(project_path, "project", project_raw)
-        if declared and (state := trust_state(project_path, user_raw)) != TRUSTED:
-            declared = mark_untrusted(declared, project_path, state)
+        if project_trust != TRUSTED:
+            declared = mark_untrusted(declared, project_path, project_trust)
+        else:  # trusted, but ./agent.sh would run a script the hash does not cover
+            relative = {n: declared[n] for n in relative_program_backends(declared)}
+            declared |= mark_untrusted(relative, project_path, RELATIVE)
         custom.update(declared)
 
     values = {spec.name: spec.default for spec in KEYS}
@@ -345,7 +381,12 @@ def resolve_settings(
     for name, value in (flags or {}).items():
         if value is not None:
             values[name], sources[name], origins[name] = value, "flag", f"--{name}"
-    return ResolvedSettings(values, sources, origins, custom, project_path)
+    return ResolvedSettings(values, sources, origins, custom, project_path, project_trust)
+
+
+def _may_run_commands(project_raw: Mapping[str, Any]) -> bool:
+    """Whether a project file holds keys that make jlgcli run something (trust then matters)."""
+    return any(key in project_raw for key in (CUSTOM_BACKENDS_KEY, "gates", "completionMode"))
 
 
 def parse_flag_value(key: str, raw: Any, custom: tuple[str, ...] = ()) -> Any:

@@ -8,13 +8,23 @@ file's absolute path and SHA-256 in the USER config (``trustedProjects``); a
 file changed since then needs trusting again. Settings that run nothing
 (``maxIterations``, timeouts…) apply whether the file is trusted or not.
 
+Issue 33: the bytes hashed are the bytes parsed (``resolve_settings`` reads the
+file once and hashes that copy, so swapping the file mid-read cannot pair a
+trusted hash with untrusted contents); a file is trusted for the path where it
+is found, never through a symlink's target (a repository's ``.jlgcli.json``
+linking to a trusted file elsewhere is not trusted); and a trusted file may not
+name a *relative* program (``./agent.sh``, ``bin/agent``): its hash would not
+cover the script it runs, which belongs to whatever repository the command
+runs in, so such a backend is refused (exit 78) and the hint says to give an
+absolute path or a program on PATH.
+
 Stdlib only and cheap to import: ``config get`` imports this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 from jlgcli.errors import ExitCode, JlgError
 
@@ -30,18 +40,47 @@ UNTRUSTED_STATE = "untrustedState"
 AIDEVLOOP_NAMES: tuple[str, ...] = (".aidevloop.json", ".aidevloop.yaml", ".aidevloop.yml")
 
 TRUSTED, UNTRUSTED, CHANGED = "trusted", "not trusted", "changed since trusted"
+RELATIVE = "names a relative program"  # a trusted file whose backend is ./script: refused
 
 
 def file_digest(path: Path) -> str:
     """``sha256:<hex>`` of the file's bytes."""
+    return bytes_digest(path.read_bytes())
+
+
+def bytes_digest(raw: bytes) -> str:
+    """``sha256:<hex>`` of ``raw``: what was parsed is what is compared (issue 33)."""
     import hashlib  # here: only files that hold commands are hashed
 
-    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
 def trust_key(path: Path) -> str:
-    """How a file is named in ``trustedProjects``: its absolute, resolved path."""
-    return str(path.resolve())
+    """How a file is named in ``trustedProjects``: the absolute path where it is found.
+
+    The folders are resolved, the file's own name is not: a ``.jlgcli.json``
+    that is a symlink is trusted (or not) as itself, never through its target.
+    """
+    found = path.absolute()
+    return str(found.parent.resolve() / found.name)
+
+
+def is_relative_program(program: str) -> bool:
+    """``./agent.sh``, ``bin/agent``, ``..\\x.exe``: a path, but not an absolute one."""
+    has_folder = "/" in program or "\\" in program
+    absolute = Path(program).is_absolute() or PureWindowsPath(program).is_absolute()
+    return has_folder and not absolute
+
+
+def relative_program_backends(backends: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The custom backends whose ``argv[0]`` is a relative path (refused even when trusted)."""
+    found = []
+    for name, settings in backends.items():
+        argv = settings.get("argv")
+        program = argv[0] if isinstance(argv, list) and argv else None
+        if isinstance(program, str) and is_relative_program(program):
+            found.append(name)
+    return found
 
 
 def trusted_map(user_data: Mapping[str, Any]) -> dict[str, str]:
@@ -59,19 +98,32 @@ def check_trusted_map(value: Any) -> str | None:
     return None
 
 
-def trust_state(path: Path, user_data: Mapping[str, Any]) -> str:
-    """``trusted``, ``not trusted`` or ``changed since trusted``."""
+def trust_state(path: Path, user_data: Mapping[str, Any], *, raw: bytes | None = None) -> str:
+    """``trusted``, ``not trusted`` or ``changed since trusted``.
+
+    ``raw``: the bytes the caller parsed; pass them, so that the file is not read
+    a second time (a file swapped in between would borrow the first one's trust).
+    """
     recorded = trusted_map(user_data).get(trust_key(path))
     if recorded is None:
         return UNTRUSTED
     try:
-        return TRUSTED if recorded == file_digest(path) else CHANGED
+        digest = bytes_digest(raw) if raw is not None else file_digest(path)
     except OSError:
         return UNTRUSTED
+    return TRUSTED if recorded == digest else CHANGED
 
 
 def untrusted_error(what: str, path: str | Path, state: str = UNTRUSTED) -> JlgError:
     """Exit 78: ``what`` comes from a project file that was not trusted (or changed since)."""
+    if state == RELATIVE:
+        return JlgError(
+            ExitCode.CONFIG,
+            f"{what} from {path} cannot run: its program is a relative path, which would run "
+            "a script of the repository that trust does not cover",
+            hint="name the program by an absolute path, or a program on PATH, in that file; "
+            f"then run: jlgcli config trust {path}",
+        )
     reason = "changed since you trusted it" if state == CHANGED else "is not trusted"
     return JlgError(
         ExitCode.CONFIG,
@@ -98,7 +150,7 @@ def untrusted_file_of(settings: Mapping[str, Any]) -> str | None:
 def untrusted_state_of(settings: Mapping[str, Any]) -> str:
     """``not trusted`` or ``changed since trusted``, for a marked custom backend."""
     value = settings.get(UNTRUSTED_STATE)
-    return value if value == CHANGED else UNTRUSTED
+    return value if value in (CHANGED, RELATIVE) else UNTRUSTED
 
 
 def without_mark(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -117,7 +169,7 @@ def project_files_to_trust(target: Path) -> list[Path]:
     from jlgcli.config import find_project_config
 
     if target.is_file():
-        return [target.resolve()]
+        return [Path(trust_key(target))]
     found = [p for p in (find_project_config(target),) if p is not None]
     found += [target / name for name in AIDEVLOOP_NAMES if (target / name).is_file()]
-    return [p.resolve() for p in found]
+    return [Path(trust_key(p)) for p in found]

@@ -18,7 +18,11 @@ from typing import TYPE_CHECKING
 
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.integrations.argv import dev_argv, door_options, parse_bool, split_args
-from jlgcli.integrations.github import write_outputs
+from jlgcli.integrations.github import (
+    workflow_commands_stopped,
+    write_error_summary,
+    write_outputs,
+)
 
 if TYPE_CHECKING:
     from jlgcli.runner.options import RunOptions
@@ -82,19 +86,28 @@ def main(
     *,
     run_dev: Callable[[Sequence[str]], int] | None = None,
 ) -> int:
-    """Run the Action's command; returns the step's exit code."""
+    """Run the Action's command; returns the step's exit code.
+
+    Everything the model or the agent may write is printed while workflow
+    commands are stopped (issue 33): a ``::error::`` or ``::add-mask::`` line of
+    theirs is only text in the log. The Action's own ``::warning`` comes after.
+    """
     try:
-        fail_on_error = parse_bool(env.get(INPUTS["fail-on-error"]), name="fail-on-error")
-        command = action_command(env)
-        if command == "dev":
-            code = _dev(env, run_dev)
-        else:
-            code = run_core(command, action_options(env), env).exitCode
+        with workflow_commands_stopped():
+            fail_on_error = parse_bool(env.get(INPUTS["fail-on-error"]), name="fail-on-error")
+            command = action_command(env)
+            if command == "dev":
+                code = _dev(env, run_dev)
+            else:
+                code = run_core(command, action_options(env), env).exitCode
     except JlgError as exc:
         from jlgcli.boundary import report
 
-        report(exc, want_json=False)
+        with workflow_commands_stopped():
+            report(exc, want_json=False)
         write_outputs({"status": "error", "exit-code": str(exc.code)}, env=env)
+        write_error_summary("jlgcli: the run did not start", exc.message, exc.hint,
+                            env=env)  # fmt: skip
         return exc.code
     if command == "dev":  # run/loop outputs (exit-code included) come with their summary
         write_outputs({"exit-code": str(code)}, env=env)

@@ -7,14 +7,22 @@ the ``name<<DELIM`` heredoc form with a random delimiter for multi-line
 values); the summary is appended to ``$GITHUB_STEP_SUMMARY`` (GitHub caps it
 at 1 MiB per step). A failure to write either is a warning, never a failed
 run: the exit code decides pass/fail.
+
+Workflow commands (issue 33): the runner obeys ``::add-mask::``, ``::error::``,
+``::set-output::``… on any line of a step's log, and a model's or agent's text
+reaches that log. ``workflow_commands_stopped`` brackets everything they may
+write with ``::stop-commands::<random token>`` … ``::<token>::``: in between
+the runner obeys nothing, and the model never sees the token.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import TextIO
 
 from jlgcli.runner.summary import RunSummary
 
@@ -151,6 +159,55 @@ def markdown_summary(summary: RunSummary, redact: Callable[[str], str] | None = 
     if len(encoded) > SUMMARY_CAP_BYTES:  # cannot happen with the caps above; kept as a guard
         body = encoded[:SUMMARY_CAP_BYTES].decode("utf-8", errors="ignore") + "\n"
     return body
+
+
+def new_stop_token() -> str:
+    """A token to resume workflow commands with, unguessable by what runs meanwhile."""
+    return f"jlgcli-{os.urandom(16).hex()}"
+
+
+@contextlib.contextmanager
+def workflow_commands_stopped(
+    out: TextIO | None = None, *, token: Callable[[], str] = new_stop_token
+) -> Iterator[str]:
+    """Stop workflow commands on ``out`` (stdout) for the block; resume them after it.
+
+    Both of the step's streams go through the runner's one parser: the other
+    one is flushed before commands resume.
+    """
+    stream = out or sys.stdout
+    mark = token()
+    stream.write(f"::stop-commands::{mark}\n")
+    stream.flush()
+    try:
+        yield mark
+    finally:
+        for other in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                other.flush()
+        stream.write(f"::{mark}::\n")
+        stream.flush()
+
+
+def error_markdown(title: str, message: str, hint: str | None, redact: Callable[[str], str]) -> str:
+    """A job summary for a run that never started (bad inputs): the error, quoted."""
+    parts = [f"### ❌ {title}", "", "**Error:**", *_quoted(redact(message))]
+    if hint:
+        parts += ["**Hint:**", *_quoted(redact(hint))]
+    return "\n".join(parts) + "\n\n"
+
+
+def write_error_summary(
+    title: str, message: str, hint: str | None, *, env: Mapping[str, str] = os.environ
+) -> None:
+    """Append ``error_markdown`` to ``$GITHUB_STEP_SUMMARY`` (a warning when it cannot)."""
+    path = env.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    try:
+        _append(path, error_markdown(title, message, hint, _default_redact()))
+    except OSError as exc:
+        _stderr_warning(f"cannot write GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}")
 
 
 def _append(path: str, text: str) -> None:

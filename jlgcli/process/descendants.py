@@ -8,10 +8,14 @@ is out of the group's reach, so after every run the process layer also:
   the console scripts call ``jlgcli.process.adopt_orphans``) is a child subreaper
   (``prctl(PR_SET_CHILD_SUBREAPER)``, set before the first spawn), so such
   orphans re-parent to jlgcli instead of init. Every child of jlgcli that we
-  did not spawn ourselves and whose environment carries this process's mark
-  (``JLGCLI_TREE``, given to every child and inherited by its descendants) is
-  an orphan of one of our runs: it is ended (SIGTERM, then SIGKILL after the
-  grace period) and reaped. Each direct child also gets ``PR_SET_PDEATHSIG``
+  did not spawn ourselves is an orphan of one of our runs, marked or not
+  (issue 33: a daemon that ``execve``s with ``env -i`` drops the ``JLGCLI_TREE``
+  mark): every process the layer spawns starts a session of its own, so any
+  process in another session than jlgcli's re-parented to it descends from one
+  of our children. It is ended (SIGTERM, then SIGKILL after the grace period)
+  and reaped, after each run and at exit (``end_orphans``). A stray in jlgcli's
+  own session (none is spawned outside the process layer) is ended only when it
+  carries the mark. Each direct child also gets ``PR_SET_PDEATHSIG``
   (SIGKILL), so even a SIGKILL of jlgcli takes the direct child with it. The
   pipe transport sets it with ``setpriv`` when the system has one (``die_with_parent``):
   a SIGKILL of jlgcli in the millisecond between the spawn and setpriv's prctl
@@ -58,6 +62,7 @@ _token = f"{os.getpid()}-{os.urandom(6).hex()}"
 SETPRIV_DIRS = ("/usr/bin", "/bin")
 _SETPRIV_READ_LIMIT = 4 << 20  # util-linux's setpriv is ~60 KB, a busybox ~2 MB
 _launcher: list[str | None] = []  # the setpriv found, once per process
+_SWEEP_ROUNDS = 5
 
 
 def tree_token() -> str:
@@ -101,6 +106,74 @@ def die_with_parent(
     if setpriv is not None:
         return [setpriv, "--pdeathsig", "KILL", "--", *argv], None
     return list(argv), die_with_parent_preexec()
+
+
+class Launch:
+    """How the process layer starts ``argv`` so that nothing of it outlives jlgcli (Linux).
+
+    The jlgcli program (``adopt_orphans`` was called) runs each child under the
+    supervisor (``jlgcli.process.supervisor``, issue 33): a SIGKILL of jlgcli
+    then ends the child's whole tree. Elsewhere (a host program using jlgcli as
+    a library, the frozen exe), ``die_with_parent``: the direct child only.
+    Use: spawn ``command`` with ``preexec`` and ``pass_fds``, then call
+    ``started`` (raises the ``OSError`` of a failed exec) or ``abandon``.
+    """
+
+    def __init__(self, argv: Sequence[str], *, supervise: bool | None = None) -> None:
+        self._fds: tuple[int, int] | None = None
+        self.pass_fds: tuple[int, ...] = ()
+        self.preexec: Callable[[], None] | None = None
+        use = supervise if supervise is not None else supervisor_wanted()
+        if use:
+            read_fd, write_fd = os.pipe()
+            os.set_inheritable(write_fd, True)  # ptyprocess passes only inheritable fds
+            self._fds = (read_fd, write_fd)
+            self.pass_fds = (write_fd,)
+            self.command = supervised_argv(argv, write_fd)
+        else:
+            self.command, self.preexec = die_with_parent(argv)
+
+    @property
+    def supervised(self) -> bool:
+        return self._fds is not None
+
+    def started(self) -> None:
+        """Wait until the supervisor's child has exec'd; raise its exec error as ``OSError``."""
+        if self._fds is None:
+            return
+        read_fd, write_fd = self._fds
+        self._fds = None
+        os.close(write_fd)
+        chunks = []
+        try:
+            while chunk := os.read(read_fd, 64):  # EOF: the exec closed it
+                chunks.append(chunk)
+        finally:
+            os.close(read_fd)
+        report = b"".join(chunks).strip()
+        if report:
+            number = int(report) if report.isdigit() else 0
+            raise OSError(number, os.strerror(number) if number else "cannot start")
+
+    def abandon(self) -> None:
+        """The spawn failed: close the status pipe."""
+        if self._fds is not None:
+            for fd in self._fds:
+                os.close(fd)
+            self._fds = None
+
+
+def supervisor_wanted(*, is_linux: bool = IS_LINUX) -> bool:
+    """Whether children run under the supervisor: the jlgcli program on Linux, not frozen."""
+    return is_linux and adoption_requested() and not getattr(sys, "frozen", False)
+
+
+def supervised_argv(argv: Sequence[str], status_fd: int) -> list[str]:
+    """``python -I -S supervisor.py PARENT STATUS_FD -- argv``."""
+    from pathlib import Path
+
+    script = Path(__file__).with_name("supervisor.py")
+    return [sys.executable, "-I", "-S", str(script), str(os.getpid()), str(status_fd), "--", *argv]
 
 
 def pdeathsig_launcher(*, dirs: Sequence[str] = SETPRIV_DIRS) -> str | None:
@@ -178,8 +251,9 @@ def descendants_of(pid: int) -> list[psutil.Process]:
 def orphans() -> list[psutil.Process]:
     """Re-parented orphans of our runs (with their descendants); empty unless we adopt them.
 
-    An orphan is a child of ours that the process layer did not spawn and whose
-    environment carries our mark: a host program's own children are left alone.
+    An orphan is a child of ours that the process layer did not spawn, in
+    another session than ours (our children's descendants all are) or carrying
+    our mark.
     """
     if not _subreaper or not _subreaper[0]:
         return []
@@ -195,7 +269,7 @@ def orphans() -> list[psutil.Process]:
         with contextlib.suppress(psutil.Error):
             strays.append(psutil.Process(pid))
     for stray in strays:
-        if not _carries_mark(stray):
+        if not (_other_session(stray.pid) or _carries_mark(stray)):
             continue
         found.append(stray)
         with contextlib.suppress(psutil.Error):
@@ -242,6 +316,31 @@ def _children_from_stats(pid: int, proc: str) -> list[int]:
         if len(fields) > 1 and fields[1] == parent:
             found.append(int(name))
     return found
+
+
+def _other_session(pid: int) -> bool:
+    """Whether ``pid`` is in another session than this process (gone: False)."""
+    if sys.platform == "win32":  # no sessions (and no subreaper) there
+        return False
+    try:
+        return os.getsid(pid) != os.getsid(0)
+    except OSError:
+        return False
+
+
+def end_orphans(*, grace: float, log: Log) -> list[int]:
+    """End every re-parented orphan now (the exit sweep); returns the pids that were running.
+
+    A few rounds: an orphan's own children re-parent to us as it dies.
+    """
+    ended: list[int] = []
+    for _round in range(_SWEEP_ROUNDS):
+        found = orphans()
+        round_ended = end_processes(found, grace=grace, log=log, reason="at exit") if found else []
+        if not round_ended:
+            break
+        ended += round_ended
+    return ended
 
 
 def _carries_mark(process: psutil.Process) -> bool:

@@ -6,9 +6,15 @@ orphaned before the kill, which ``taskkill /T`` cannot find. The job is
 created with ``JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE``: when jlgcli itself dies,
 even by TerminateProcess, Windows closes its handles and the tree dies with it.
 
-Limit: the child is assigned right after it starts, so a grandchild it spawns
-in its first instant escapes (subprocess cannot start a child suspended).
-``kernel32`` is injected in tests; there is no Windows machine here.
+No escape at start-up (issue 33): the pipe transport starts the child with
+``CREATE_SUSPENDED`` (``group_popen_kwargs``), so it runs no instruction, and
+spawns nothing, before it is in the job; ``contain_in_job(..., suspended=True)``
+then assigns it and resumes it (``NtResumeProcess``: subprocess closed the
+main thread's handle). The child is resumed whatever happens to the job (a
+failure is logged; the kill ladder still applies); one that cannot be resumed
+is terminated rather than left frozen. The pty transport (pywinpty) cannot
+start a child suspended: its child is assigned right after it starts.
+``kernel32`` and ``ntdll`` are injected in tests; there is no Windows machine here.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x2000
 JOB_OBJECT_EXTENDED_LIMIT_INFORMATION_CLASS = 9
 PROCESS_SET_QUOTA = 0x0100
 PROCESS_TERMINATE = 0x0001
+PROCESS_SUSPEND_RESUME = 0x0800
+CREATE_SUSPENDED = 0x00000004
 
 
 class _BasicLimits(ctypes.Structure):
@@ -55,39 +63,81 @@ class ExtendedLimits(ctypes.Structure):
 
 
 def contain_in_job(
-    pid: int, *, is_windows: bool, kernel32: Any = None, log: Callable[[str], None] | None = None
+    pid: int,
+    *,
+    is_windows: bool,
+    kernel32: Any = None,
+    ntdll: Any = None,
+    log: Callable[[str], None] | None = None,
+    suspended: bool = False,
 ) -> Callable[[], None]:
     """Put ``pid`` in a new kill-on-close job; returns the function that ends the job's tree.
 
-    Off Windows, or when a call fails (an old Windows without nested jobs),
-    returns a function that does nothing: the kill ladder still applies.
+    ``suspended``: the child was started with ``CREATE_SUSPENDED``; it is
+    resumed once in the job (and resumed anyway if the job fails). Off Windows,
+    or when a call fails (an old Windows without nested jobs), returns a
+    function that does nothing: the kill ladder still applies.
     """
     if not is_windows:
         return _nothing
     k32 = kernel32 if kernel32 is not None else _kernel32()  # pragma: no branch
-    job = k32.CreateJobObjectW(None, None)
-    if not job:
-        return _warn(log, "CreateJobObjectW failed")
-    limits = ExtendedLimits()
-    limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-    size = ctypes.sizeof(limits)
-    info_class = JOB_OBJECT_EXTENDED_LIMIT_INFORMATION_CLASS
-    if not k32.SetInformationJobObject(job, info_class, ctypes.addressof(limits), size):
-        k32.CloseHandle(job)
-        return _warn(log, "SetInformationJobObject failed")
-    process = k32.OpenProcess(PROCESS_SET_QUOTA | PROCESS_TERMINATE, False, pid)
-    assigned = bool(process) and bool(k32.AssignProcessToJobObject(job, process))
-    if process:
-        k32.CloseHandle(process)
-    if not assigned:
-        k32.CloseHandle(job)
-        return _warn(log, f"could not put process {pid} in a job object")
+    access = PROCESS_SET_QUOTA | PROCESS_TERMINATE | (PROCESS_SUSPEND_RESUME if suspended else 0)
+    process = k32.OpenProcess(access, False, pid)
+    try:
+        job, problem = _job_with(k32, process, pid)
+    finally:
+        if suspended:
+            _resume(k32, ntdll, process, pid, log)
+        if process:
+            k32.CloseHandle(process)
+    if job is None:
+        return _warn(log, problem)
 
     def close() -> None:
         k32.TerminateJobObject(job, 1)
         k32.CloseHandle(job)
 
     return close
+
+
+def _job_with(k32: Any, process: Any, pid: int) -> tuple[Any, str]:
+    """A new kill-on-close job holding ``process``, or (None, what failed)."""
+    if not process:
+        return None, f"could not open process {pid}"
+    job = k32.CreateJobObjectW(None, None)
+    if not job:
+        return None, "CreateJobObjectW failed"
+    limits = ExtendedLimits()
+    limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+    size = ctypes.sizeof(limits)
+    info_class = JOB_OBJECT_EXTENDED_LIMIT_INFORMATION_CLASS
+    if not k32.SetInformationJobObject(job, info_class, ctypes.addressof(limits), size):
+        k32.CloseHandle(job)
+        return None, "SetInformationJobObject failed"
+    if not k32.AssignProcessToJobObject(job, process):
+        k32.CloseHandle(job)
+        return None, f"could not put process {pid} in a job object"
+    return job, ""
+
+
+def _resume(
+    k32: Any, ntdll: Any, process: Any, pid: int, log: Callable[[str], None] | None
+) -> None:
+    """Resume a child started suspended; terminate it when that fails (never leave it frozen)."""
+    nt = ntdll if ntdll is not None else _ntdll()  # pragma: no branch
+    if process and nt.NtResumeProcess(process) == 0:  # NTSTATUS STATUS_SUCCESS
+        return
+    if log is not None:
+        log(f"job object: could not resume process {pid}; ending it")
+    if process:
+        k32.TerminateProcess(process, 1)
+
+
+def _ntdll() -> Any:  # pragma: no cover - Windows only
+    nt = ctypes.WinDLL("ntdll")  # type: ignore[attr-defined,unused-ignore]
+    nt.NtResumeProcess.argtypes = [ctypes.c_void_p]
+    nt.NtResumeProcess.restype = ctypes.c_long
+    return nt
 
 
 def _kernel32() -> Any:  # pragma: no cover - Windows only
@@ -100,6 +150,7 @@ def _kernel32() -> Any:  # pragma: no cover - Windows only
     k32.SetInformationJobObject.argtypes = [handle, ctypes.c_int, ctypes.c_void_p, ctypes.c_uint32]
     k32.AssignProcessToJobObject.argtypes = [handle, handle]
     k32.TerminateJobObject.argtypes = [handle, ctypes.c_uint]
+    k32.TerminateProcess.argtypes = [handle, ctypes.c_uint]
     k32.CloseHandle.argtypes = [handle]
     return k32
 

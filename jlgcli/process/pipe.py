@@ -14,7 +14,7 @@ from typing import IO
 
 from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
 from jlgcli.process.child import Child
-from jlgcli.process.descendants import die_with_parent, forget_child, spawning
+from jlgcli.process.descendants import Launch, forget_child, spawning
 from jlgcli.process.spawn import CannotStart, group_popen_kwargs
 from jlgcli.process.tree import ProcessTree
 
@@ -34,23 +34,31 @@ def start_pipe(
 
     ``threaded`` forces the reader-thread channel (default: only on Windows).
     """
-    command, preexec = die_with_parent(argv)  # off Linux: argv as is, no preexec_fn
+    launch = Launch(argv)  # Linux: under the supervisor, or dying with its parent
     with spawning() as register:
         try:
             proc = subprocess.Popen(
-                command,
+                launch.command,
                 cwd=cwd,
                 env=dict(env),
                 stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
-                preexec_fn=preexec,
-                **group_popen_kwargs(is_windows=is_windows),
+                preexec_fn=launch.preexec,
+                pass_fds=launch.pass_fds,
+                **group_popen_kwargs(is_windows=is_windows, suspended=is_windows),
             )
         except OSError as exc:  # found, yet not startable (subprocess reaped the attempt)
+            launch.abandon()
             raise CannotStart(argv[0], exc) from exc
         register(proc.pid)
+    try:
+        launch.started()
+    except OSError as exc:  # the supervisor's exec of argv failed
+        proc.wait()
+        forget_child(proc.pid)
+        raise CannotStart(argv[0], exc) from exc
     end_job = _job_of(proc.pid) if is_windows else _no_job
     use_threads = is_windows if threaded is None else threaded
     channel = _thread_channel(proc) if use_threads else _select_channel(proc)
@@ -76,7 +84,7 @@ def start_pipe(
 def _job_of(pid: int) -> Callable[[], None]:  # pragma: no cover - Windows only
     from jlgcli.process.job import contain_in_job  # ctypes structures: Windows only
 
-    return contain_in_job(pid, is_windows=True)
+    return contain_in_job(pid, is_windows=True, suspended=True)  # started CREATE_SUSPENDED
 
 
 def _no_job() -> None:

@@ -17,7 +17,7 @@ import ptyprocess
 
 from jlgcli.process.channel import SelectChannel
 from jlgcli.process.child import Child
-from jlgcli.process.descendants import die_with_parent_preexec, forget_child, spawning
+from jlgcli.process.descendants import Launch, die_with_parent_preexec, forget_child, spawning
 from jlgcli.process.spawn import CannotStart
 from jlgcli.process.tree import ProcessTree
 
@@ -30,22 +30,31 @@ def start_pty(
     dimensions: tuple[int, int],
 ) -> Child:
     """Spawn ``argv`` (resolved) on a new pty of ``dimensions`` = (rows, cols)."""
+    launch = Launch(argv)
     with warnings.catch_warnings(), spawning() as register:
         # Python 3.12+ warns that forkpty() in a threaded process may deadlock the
         # child; ptyprocess's child only sets up the tty and execs (pexpect#817).
         warnings.filterwarnings("ignore", message=".*fork", category=DeprecationWarning)
         try:
             proc = ptyprocess.PtyProcess.spawn(
-                list(argv),
+                launch.command if launch.supervised else list(argv),
                 cwd=cwd,
                 env=dict(env),
                 echo=False,
                 dimensions=dimensions,
-                preexec_fn=die_with_parent_preexec(),
+                preexec_fn=None if launch.supervised else die_with_parent_preexec(),
+                pass_fds=launch.pass_fds,
             )
         except OSError as exc:  # the child's exec failed: ptyprocess re-raises its error
+            launch.abandon()
             raise CannotStart(argv[0], exc) from exc
         register(int(proc.pid))
+    try:
+        launch.started()
+    except OSError as exc:  # the supervisor's exec of argv failed
+        proc.close(force=True)
+        forget_child(int(proc.pid))
+        raise CannotStart(argv[0], exc) from exc
     proc.delayafterclose = 0
     proc.delayafterterminate = 0
     fd = int(proc.fd)

@@ -82,10 +82,18 @@ def stdin_bytes(stdin: str | bytes | None) -> bytes | None:
     return stdin.encode("utf-8") if isinstance(stdin, str) else stdin
 
 
-def group_popen_kwargs(*, is_windows: bool = IS_WINDOWS) -> dict[str, Any]:
-    """Popen keywords giving the child its own process group (Windows) or session (POSIX)."""
+CREATE_SUSPENDED = 0x00000004  # Windows: the child runs nothing until resumed
+
+
+def group_popen_kwargs(*, is_windows: bool = IS_WINDOWS, suspended: bool = False) -> dict[str, Any]:
+    """Popen keywords giving the child its own process group (Windows) or session (POSIX).
+
+    ``suspended`` (Windows): also ``CREATE_SUSPENDED``, so the child can be put in
+    its Job Object before it runs (``jlgcli.process.job``; issue 33).
+    """
     if is_windows:
         import subprocess  # Windows only: listing backends imports no subprocess
 
-        return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)}
+        flags = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)
+        return {"creationflags": flags | (CREATE_SUSPENDED if suspended else 0)}
     return {"start_new_session": True}

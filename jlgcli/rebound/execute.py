@@ -10,8 +10,11 @@ printing 50 MB costs a constant amount of memory.
 Secrets (issue 15): the child gets an allow-listed environment (``PATH``, home,
 temp, locale, and the few variables Windows needs to start a process), nothing
 of jlgcli's own; on Linux jlgcli makes itself non-dumpable first, so a script
-cannot read ``/proc/<jlgcli>/environ``; and the script's output is redacted
-before it is kept (it goes back to the model and into the ledger).
+of the same (non-root) user cannot read ``/proc/<jlgcli>/environ``; and the
+script's output is redacted before it is kept (it goes back to the model and
+into the ledger). Root is not stopped by that: on Linux the script also runs
+isolated (``jlgcli.rebound.isolation``, issue 33: its own PID and mount
+namespaces, the project's own files read-only).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from jlgcli.artifacts.redact import Redactor
 from jlgcli.process.model import Invocation, Limits, ProcessOutcome
+from jlgcli.rebound.isolation import Isolation
 from jlgcli.records import record
 
 RUN_SCRIPT_COMMAND = "__jlgcli_run_script__"
@@ -138,6 +142,7 @@ class ExecutionResult:
     cwd: str
     outcome: ProcessOutcome
     timeout: float | None = None
+    isolation: str = "none"  # bubblewrap | unshare | unprivileged-user | none (issue 33)
 
     @property
     def exit_code(self) -> int | None:
@@ -202,22 +207,26 @@ def run_script(
     log: Callable[[str], None] | None = None,
     frozen: bool | None = None,
     executable: str | None = None,
+    isolation: Isolation | None = None,
 ) -> ExecutionResult:
     """Run an already-sandbox-checked ``script`` and return what happened (never raises for it).
 
     Each stream keeps its first and last ``max_output_bytes // 2`` bytes, redacted.
+    ``isolation``: the wrapper to run it under (default: none).
     """
     from jlgcli.process import run_captured  # the process layer pulls in threads and pexpect
     from jlgcli.process.outcome import OutputTail
 
     mark_non_dumpable()
+    isolated = isolation or Isolation("none")
     is_frozen = bool(getattr(sys, "frozen", False)) if frozen is None else frozen
     argv = script_argv(script, frozen=is_frozen, executable=executable or sys.executable)
+    env = {**_CHILD_ENV, **dict(isolated.env)}
     inv = Invocation(
-        argv=tuple(argv),
+        argv=tuple(isolated.wrap(argv)),
         cwd=str(root),
-        env=_CHILD_ENV,
-        env_remove=tuple(n for n in removed_env_names(os.environ) if n not in _CHILD_ENV),
+        env=env,
+        env_remove=tuple(n for n in removed_env_names(os.environ) if n not in env),
         stdin=None,
     )
     half = max(max_output_bytes // 2, 1)
@@ -228,4 +237,6 @@ def run_script(
         )
     except Exception as exc:
         outcome = ProcessOutcome.not_started(f"{type(exc).__name__}: {exc}")
-    return ExecutionResult(argv=inv.argv, cwd=str(root), outcome=outcome, timeout=timeout)
+    return ExecutionResult(
+        argv=tuple(argv), cwd=str(root), outcome=outcome, timeout=timeout, isolation=isolated.kind
+    )

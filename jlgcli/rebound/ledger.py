@@ -150,4 +150,5 @@ def execution_json(target: str, result: ExecutionResult) -> dict[str, Any]:
         "stdoutTruncated": result.stdout_truncated,
         "stderrTruncated": result.stderr_truncated,
         "error": result.error,
+        "isolation": result.isolation,
     }

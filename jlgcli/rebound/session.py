@@ -16,6 +16,7 @@ from typing import Any
 from jlgcli.rebound import instructions as text
 from jlgcli.rebound.artifacts import DEFAULT_MAX_ARTIFACT_BYTES, ArtifactRecord, write_artifacts
 from jlgcli.rebound.execute import run_script
+from jlgcli.rebound.isolation import choose_isolation, existing_protected, remove_new_protected
 from jlgcli.rebound.ledger import (
     LEDGER_VERSION,
     LedgerWriter,
@@ -219,6 +220,9 @@ class ReboundSession:
         assert decision.path is not None
         self._log(f"rebound step {step.number}: running {decision.relpath}")
         self._journal(step, "executing")
+        isolation = choose_isolation(self.project_root, [self.ledger_root])
+        self._index["isolation"] = isolation.kind
+        before = existing_protected(self.project_root)
         result = run_script(
             decision.path,
             root=self.project_root,
@@ -226,7 +230,10 @@ class ReboundSession:
             max_output_bytes=self.limits.max_output_bytes,
             cancel=self.cancel,
             log=self._log,
+            isolation=isolation,
         )
+        for name in remove_new_protected(self.project_root, before):
+            self._log(f"rebound step {step.number}: removed {name}, created by the script")
         step.execution = execution_json(target, result)
         step.result = result
         if result.stop_reason == "cancelled":

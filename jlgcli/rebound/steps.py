@@ -81,7 +81,7 @@ def _one_line(text: str | None, width: int) -> str:
 
 def _ran(result: ExecutionResult) -> str:
     if result.stop_reason == "exited":
-        return f"exit {result.exit_code} in {result.duration:.1f} s"
+        return f"exit {result.exit_code} in {result.duration:.1f} s (isolation: {result.isolation})"
     return result.stop_reason if result.error is None else f"{result.stop_reason}: {result.error}"
 
 

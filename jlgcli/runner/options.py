@@ -164,11 +164,13 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     if "backend" in flags:  # validated here, now that custom backends are known
         values["backend"] = parse_flag_value("backend", flags["backend"], custom)
     fallbacks = tuple(parse_flag_value("fallback", values["fallback"], custom))
-    # flags, env and user config are the user's own; `run` never runs gates (issue 31)
-    if command == "loop" and settings.sources.get("gates") == "project":
+    # flags, env and user config are the user's own; `run` never runs gates (issue 31);
+    # rebound mode from a project file runs the model's scripts: it needs trust (issue 33)
+    project_gates = command == "loop" and settings.sources.get("gates") == "project"
+    if project_gates or settings.sources.get("completionMode") == "project":
         from jlgcli.config import require_trusted_gates
 
-        require_trusted_gates(settings)
+        require_trusted_gates(settings, gates=project_gates)
     gates = tuple(values["gates"])
     max_cost = values["maxCostUsd"] or None
     if options.prompt_text is not None:

@@ -111,6 +111,23 @@ def left_alive(pids: list[int]) -> list[int]:
     return alive
 
 
+def running_script(script: Path) -> list[psutil.Process]:
+    """Live processes running ``script`` (found by command line: a pid a script writes may be
+    one of its PID namespace, issue 33)."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        alive = process.info["status"] != psutil.STATUS_ZOMBIE
+        if alive and str(script) in (process.info["cmdline"] or []):
+            found.append(process)
+    return found
+
+
+def kill_script(script: Path) -> None:
+    for process in running_script(script):
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+
+
 def result_of(project: Path) -> dict[str, Any]:
     (result,) = (project / ".jlgcli" / "runs").glob("*/result.json")
     data: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
@@ -263,11 +280,10 @@ def test_a_rebound_scripts_double_forked_daemon_is_gone_when_the_step_ends(
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)["stopCause"] == "done"
         assert len(pidfiles) == 1, "the script did not start its daemon"
-        assert left_alive([int(pidfiles[0].read_text())]) == []
+        # The pid it wrote may be one of the script's PID namespace (issue 33): by command line.
+        assert running_script(project / "workbench" / "scripts" / "daemon.py") == []
     finally:
-        for pidfile in pidfiles:
-            with contextlib.suppress(OSError, ValueError):
-                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+        kill_script(project / "workbench" / "scripts" / "daemon.py")
 
 
 HANGING_SCRIPT = """\
@@ -316,15 +332,17 @@ def test_a_signal_while_a_rebound_script_runs_takes_the_same_path(
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline
             time.sleep(0.02)
-        (marker,) = project.rglob("script-started")
-        script_pid = int(marker.read_text())
+        script = project / "workbench" / "scripts" / "hang.py"
+        assert running_script(script), "the script is not running"
         proc.send_signal(number)
         out, err = finish(proc)
     finally:
         if proc.poll() is None:
             proc.kill()
+        leftover = running_script(project / "workbench" / "scripts" / "hang.py")
+        kill_script(project / "workbench" / "scripts" / "hang.py")
     assert proc.returncode == 128 + number, err + out
-    assert left_alive([script_pid]) == []
+    assert leftover == []
     recorded = result_of(project)
     assert (recorded["stopCause"], recorded["exitCode"]) == ("interrupted", 128 + number)
     assert name in recorded["error"]["message"]

@@ -7,7 +7,9 @@ one stays in the agent's process group, one leaves it with ``setsid`` (a
 daemon). Each writes its pid to PIDDIR (atomically) before the agent goes on;
 the agent writes ``agent.pid`` last, so that file means "all pids are known".
 MODE ``hang``: print a line, then sleep (until stopped). MODE ``done``: print
-``DONE`` and exit 0, leaving both grandchildren behind.
+``DONE`` and exit 0, leaving both grandchildren behind. With
+``ESCAPING_AGENT_CLEANED_DAEMON=TOKEN:MARKER`` in its environment it also starts
+``cleaned_daemon.py TOKEN MARKER`` (a daemon without jlgcli's mark, issue 33).
 """
 
 from __future__ import annotations
@@ -54,6 +56,11 @@ def main() -> int:
         sys.stdin.read()
     _spawn(piddir / "grandchild.pid", detach=False)
     _spawn(piddir / "daemon.pid", detach=True)
+    cleaned = os.environ.get("ESCAPING_AGENT_CLEANED_DAEMON")
+    if cleaned:
+        token, marker = cleaned.split(":", 1)
+        daemon = Path(__file__).with_name("cleaned_daemon.py")
+        subprocess.run([sys.executable, str(daemon), token, marker], check=True)
     _publish(piddir / "agent.pid", str(os.getpid()))
     if mode == "done":
         print("all done\nDONE", flush=True)

@@ -74,3 +74,81 @@ def test_a_project_file_cannot_trust_itself(project: Path) -> None:
     file.write_text(json.dumps(data), "utf-8")
     with pytest.raises(JlgError, match="unknown config key 'trustedProjects'"):
         resolve_settings(cwd=project)
+
+
+def test_the_bytes_hashed_are_the_bytes_parsed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 33: a second read (to hash) could see the trusted file while the first parsed another.
+    file = project / ".jlgcli.json"
+    trust_files([file])
+    trusted = file.read_bytes()
+    evil = trusted.replace(b'"cat"', b'"tac"')
+    reads = iter([evil, trusted, trusted])
+    original = Path.read_bytes
+
+    def swapped(self: Path) -> bytes:
+        return next(reads) if self.name == ".jlgcli.json" else original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", swapped)
+    settings = resolve_settings(cwd=project)
+    assert settings.custom_backends["mine"]["argv"] == ["tac"]
+    assert settings.project_trust == CHANGED
+    with pytest.raises(JlgError, match="changed since you trusted it"):
+        require_trusted(settings, "mine")
+
+
+def test_a_symlink_is_trusted_as_itself_not_through_its_target(project: Path) -> None:
+    file = project / ".jlgcli.json"
+    trust_files([file])
+    other = project.parent / "other"
+    other.mkdir()
+    (other / ".jlgcli.json").symlink_to(file)
+    assert project_files_to_trust(other) == [other.resolve() / ".jlgcli.json"]
+    settings = resolve_settings(cwd=other)
+    assert settings.untrusted_backends == {"mine": str(other.resolve() / ".jlgcli.json")}
+    assert resolve_settings(cwd=project).untrusted_backends == {}
+
+
+@pytest.mark.parametrize(
+    ("program", "relative"),
+    [
+        ("./agent.sh", True),
+        ("bin/agent", True),
+        (r"..\agent.exe", True),
+        ("C:agent.exe", False),  # no folder separator: looked up as a name
+        (r"C:\tools\agent.exe", False),
+        ("/usr/bin/agent", False),
+        ("agent", False),
+    ],
+)
+def test_relative_programs(program: str, relative: bool) -> None:
+    from jlgcli.trust import is_relative_program
+
+    assert is_relative_program(program) is relative
+
+
+def test_a_trusted_files_relative_program_is_refused(project: Path) -> None:
+    file = project / ".jlgcli.json"
+    data = json.loads(file.read_text("utf-8"))
+    data["backends"]["mine"]["argv"] = ["./agent.sh"]
+    file.write_text(json.dumps(data), "utf-8")
+    trust_files([file])
+    settings = resolve_settings(cwd=project)
+    with pytest.raises(JlgError, match="relative path") as info:
+        require_trusted(settings, "mine")
+    assert info.value.code == ExitCode.CONFIG
+    assert "absolute path" in (info.value.hint or "")
+
+
+def test_rebound_and_gates_from_the_project_need_trust(project: Path) -> None:
+    from jlgcli.config import require_trusted_gates
+
+    file = project / ".jlgcli.json"
+    file.write_text(json.dumps({"completionMode": "rebound", "gates": ["true"]}), "utf-8")
+    with pytest.raises(JlgError, match=r"gates.*and completionMode rebound"):
+        require_trusted_gates(resolve_settings(cwd=project))
+    trust_files([file])
+    require_trusted_gates(resolve_settings(cwd=project))
+    file.write_text(json.dumps({"completionMode": "json"}), "utf-8")
+    require_trusted_gates(resolve_settings(cwd=project))  # runs nothing: no trust needed

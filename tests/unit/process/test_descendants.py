@@ -23,7 +23,13 @@ from jlgcli.process.descendants import (
     die_with_parent,
     die_with_parent_preexec,
 )
-from jlgcli.process.job import JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, ExtendedLimits, contain_in_job
+from jlgcli.process.job import (
+    CREATE_SUSPENDED,
+    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+    PROCESS_SUSPEND_RESUME,
+    ExtendedLimits,
+    contain_in_job,
+)
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
 
@@ -229,14 +235,14 @@ def test_job_object_kills_on_close_and_ends_the_tree_when_closed() -> None:
     k32 = FakeKernel32()
     close = contain_in_job(4321, is_windows=True, kernel32=k32)
     assert k32.names() == [
+        "OpenProcess",
         "CreateJobObjectW",
         "SetInformationJobObject",
-        "OpenProcess",
         "AssignProcessToJobObject",
         "CloseHandle",
     ]
     assert k32.limit_flags == JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-    assert k32.calls[2][1][2] == 4321
+    assert k32.calls[0][1][2] == 4321
     assert k32.calls[3][1] == (101, 202)
     close()
     assert k32.calls[-2:] == [("TerminateJobObject", (101, 1)), ("CloseHandle", (101,))]
@@ -251,6 +257,52 @@ def test_job_object_failure_is_logged_and_harmless(failing: str) -> None:
     close()
     assert len(k32.calls) == count  # nothing to terminate
     assert logs and "kill ladder only" in logs[0]
+
+
+class FakeNtdll:
+    def __init__(self, status: int = 0) -> None:
+        self.resumed: list[int] = []
+        self.status = status
+
+    def NtResumeProcess(self, handle: int) -> int:
+        self.resumed.append(handle)
+        return self.status
+
+
+def test_a_suspended_child_is_resumed_only_once_in_its_job() -> None:
+    # issue 33: CREATE_SUSPENDED, assign, then resume: no grandchild escapes at start-up.
+    k32, nt = FakeKernel32(), FakeNtdll()
+    close = contain_in_job(7, is_windows=True, kernel32=k32, ntdll=nt, suspended=True)
+    assert k32.names().index("AssignProcessToJobObject") < len(k32.names()) - 1
+    assert nt.resumed == [202]
+    assert k32.calls[0][1][0] & PROCESS_SUSPEND_RESUME
+    assert k32.names()[-1] == "CloseHandle"  # the process handle, after the resume
+    close()
+    assert ("TerminateJobObject", (101, 1)) in k32.calls
+
+
+@pytest.mark.parametrize("failing", ["CreateJobObjectW", "AssignProcessToJobObject"])
+def test_a_suspended_child_is_resumed_even_when_the_job_fails(failing: str) -> None:
+    k32, nt, logs = FakeKernel32(fail=failing), FakeNtdll(), []
+    contain_in_job(7, is_windows=True, kernel32=k32, ntdll=nt, log=logs.append, suspended=True)
+    assert nt.resumed == [202]
+    assert "kill ladder only" in logs[-1]
+
+
+def test_a_child_that_cannot_be_resumed_is_ended_not_left_frozen() -> None:
+    k32, nt, logs = FakeKernel32(), FakeNtdll(status=-1), []
+    contain_in_job(7, is_windows=True, kernel32=k32, ntdll=nt, log=logs.append, suspended=True)
+    assert ("TerminateProcess", (202, 1)) in k32.calls
+    assert "could not resume" in logs[0]
+
+
+def test_the_pipe_transport_starts_windows_children_suspended() -> None:
+    from jlgcli.process.spawn import group_popen_kwargs
+
+    flags = group_popen_kwargs(is_windows=True, suspended=True)["creationflags"]
+    assert flags & CREATE_SUSPENDED and flags & 0x200
+    assert not group_popen_kwargs(is_windows=True)["creationflags"] & CREATE_SUSPENDED
+    assert group_popen_kwargs(is_windows=False, suspended=True) == {"start_new_session": True}
 
 
 def test_no_job_object_off_windows() -> None:

@@ -53,12 +53,13 @@ def test_a_script_whose_interpreter_is_missing_did_not_start(
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="setpriv is Linux's")
 def test_under_setpriv_a_script_that_cannot_start_exits_127_saying_why(
-    run: Runner, tmp_path: Path
+    run: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from jlgcli.process import descendants
 
     if descendants.pdeathsig_launcher() is None:
         pytest.skip("no setpriv with --pdeathsig on this system")
+    monkeypatch.setattr(descendants, "supervisor_wanted", lambda: False)  # setpriv's own path
     script = tmp_path / "agent"
     script.write_text("#!/nonexistent/interpreter\n", encoding="utf-8")
     script.chmod(0o755)

@@ -1,0 +1,217 @@
+"""Issue 33: every descendant is ours, marked or not, and nothing outlives jlgcli.
+
+A daemon that double-forks, ``setsid``s and ``execve``s with ``env -i``
+(``data/cleaned_daemon.py``) carries no ``JLGCLI_TREE`` mark; started by an
+agent, a gate or a rebound script it must be gone once jlgcli has exited. The
+daemon is found by a unique token in its command line (a pid it wrote could be
+one of a PID namespace), and its marker file proves it ran.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from support.cli import Runner
+
+from jlgcli.config_write import trust_files
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform != "linux", reason="Linux: subreaper, namespaces, signals"),
+]
+
+DAEMON = Path(__file__).parent / "data" / "cleaned_daemon.py"
+
+
+def with_token(token: str) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        cmdline = process.info["cmdline"] or []
+        if token in cmdline and process.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(process)
+    return found
+
+
+def gone_within(token: str, seconds: float) -> list[psutil.Process]:
+    """The processes carrying ``token`` still alive after polling for up to ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (alive := with_token(token)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
+
+
+def kill_all(token: str) -> None:
+    for process in with_token(token):
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+
+
+def _reply(obj: dict[str, Any]) -> dict[str, Any]:
+    return {"text": "```json\n" + json.dumps(obj) + "\n```"}
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "task.md").write_text("Start the helper.\n", encoding="utf-8")
+    return project
+
+
+def test_a_cleaned_env_daemon_started_by_the_agent_is_gone_after_the_run(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    token, marker = f"jlgcli-test-{uuid.uuid4().hex}", tmp_path / "daemon-ran"
+    project = _project(tmp_path)
+    argv = [sys.executable, str(DAEMON), token, str(marker), "agent"]
+    config = project / ".jlgcli.json"
+    config.write_text(
+        json.dumps({"backend": "d", "backends": {"d": {"argv": argv, "prompt": "stdin"}}}), "utf-8"
+    )
+    trust_files([config], env={"JLGCLI_CONFIG_DIR": os.environ["JLGCLI_CONFIG_DIR"]})
+    try:
+        result = jlg("run", "task.md", cwd=project)
+        assert result.returncode == 0, result.stderr
+        assert marker.exists(), "the daemon never ran"
+        assert with_token(token) == []
+    finally:
+        kill_all(token)
+
+
+def test_a_cleaned_env_daemon_started_by_a_gate_is_gone_after_the_run(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    token, marker = f"jlgcli-test-{uuid.uuid4().hex}", tmp_path / "daemon-ran"
+    project = _project(tmp_path)
+    gate = f"{sys.executable} {DAEMON} {token} {marker}"
+    try:
+        result = jlg("loop", "task.md", "-b", "claude", "--gate", gate, cwd=project)
+        assert result.returncode == 0, result.stderr
+        assert marker.exists(), "the gate's daemon never ran"
+        assert with_token(token) == []
+    finally:
+        kill_all(token)
+
+
+SCRIPT = """\
+import os, sys, time
+token, marker = {token!r}, "daemon-ran"
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        sleeper = "import signal, sys, time\\n" \\
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\\n" \\
+            "open(sys.argv[2], 'w').close()\\ntime.sleep(300)\\n"
+        os.execv("/usr/bin/env", ["env", "-i", sys.executable, "-c", sleeper, token, marker])
+    os._exit(0)
+while not os.path.exists(marker):
+    time.sleep(0.01)
+print("daemon started")
+"""
+
+
+def test_a_cleaned_env_daemon_started_by_a_rebound_script_is_gone_after_the_run(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    token = f"jlgcli-test-{uuid.uuid4().hex}"
+    project = _project(tmp_path)
+    first = {
+        "thought_process": "Start it.",
+        "artifacts": [
+            {"path": "workbench/scripts/daemon.py", "content": SCRIPT.format(token=token)}
+        ],
+        "next_action": {
+            "type": "exec_and_chain",
+            "target_script": "workbench/scripts/daemon.py",
+            "continuation_prompt": "Check it.",
+        },
+    }
+    second = {"status": "done", "summary": "started"}
+    script = tmp_path / "agent-script.json"
+    script.write_text(json.dumps({"turns": [_reply(first), _reply(second)]}), "utf-8")
+    env = {"JLGCLI_FAKE_SCRIPT": str(script)}
+    try:
+        result = jlg(
+            "loop", "task.md", "-b", "claude", "--completion", "rebound", cwd=project, env=env
+        )
+        assert result.returncode == 0, result.stderr
+        assert (project / "daemon-ran").exists(), "the script's daemon never ran"
+        assert with_token(token) == []
+    finally:
+        kill_all(token)
+
+
+@pytest.mark.parametrize("name", ["SIGKILL", "SIGTERM"])
+def test_after_kill_of_jlgcli_nothing_of_its_tree_is_alive_within_5s(
+    tmp_path: Path, name: str
+) -> None:
+    # issue 33: the agent's same-group child, its setsid child and a cleaned-env daemon.
+    from support.environ import without_coverage
+
+    token, marker = f"jlgcli-test-{uuid.uuid4().hex}", tmp_path / "daemon-ran"
+    project = _project(tmp_path)
+    agent = Path(__file__).parent / "data" / "escaping_agent.py"
+    (project / "pids").mkdir()
+    argv = [sys.executable, str(agent), "hang", str(project / "pids")]
+    config = project / ".jlgcli.json"
+    config.write_text(
+        json.dumps({"backend": "e", "backends": {"e": {"argv": argv, "prompt": "stdin"}}}), "utf-8"
+    )
+    trust_files([config], env={"JLGCLI_CONFIG_DIR": os.environ["JLGCLI_CONFIG_DIR"]})
+    jlgcli = str(Path(sys.executable).parent / "jlgcli")
+    proc = subprocess.Popen(
+        [jlgcli, "loop", "task.md", "--artifacts"],
+        cwd=project,
+        env=without_coverage() | {"ESCAPING_AGENT_CLEANED_DAEMON": f"{token}:{marker}"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    pids: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not (project / "pids" / "agent.pid").exists():
+            assert proc.poll() is None, "jlgcli ended before the agent was ready"
+            assert time.monotonic() < deadline, "the agent never started"
+            time.sleep(0.02)
+        pids = [int((project / "pids" / n).read_text()) for n in ("grandchild.pid", "daemon.pid")]
+        pids.append(int((project / "pids" / "agent.pid").read_text()))
+        assert marker.exists()
+        tree = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
+        proc.send_signal(getattr(signal, name))
+        proc.wait(60)
+        deadline = time.monotonic() + 5
+        while _alive([*pids, *tree]) or with_token(token):
+            assert time.monotonic() < deadline, (
+                f"alive 5 s after {name}: {_alive([*pids, *tree])} {with_token(token)}"
+            )
+            time.sleep(0.05)
+        if name == "SIGTERM":  # a catchable signal: jlgcli still writes its result
+            assert list((project / ".jlgcli" / "runs").glob("*/result.json"))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        kill_all(token)
+
+
+def _alive(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+    return alive
