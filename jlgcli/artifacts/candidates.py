@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from jlgcli.artifacts.probes import ScanDatabase, compile_database
+from jlgcli.artifacts.rules import CONTEXT_CANDIDATES, TOKEN_CANDIDATES
 
 PEM_BEGIN = b"-----BEGIN"
 PEM_END = b"-----END"
@@ -26,10 +27,15 @@ _SNAP_CHARS = _TOKEN_CHARS | frozenset(b". \t\"':=/+~")
 # Where a secret may be (a superset of every exact rule in redact.py), as
 # (pattern, ignore case). Hyperscan syntax: no look-around.
 CANDIDATE_PATTERNS: tuple[tuple[bytes, bool], ...] = (
-    (rb"sk-|gh[pousr]_|github_pat_|eyJ|A[KS]IA|AIza|xox[a-z]-|[sr]k_(?:live|test)_|glpat-", False),
-    (rb"npm_|hf_|pypi-|://|-----BEGIN", False),
-    (rb"bearer[ \t]|authorization", True),
-    (rb"(?:token|key|secret|pass(?:w(?:or)?d|phrase))[\"']?[ \t]*[:=]", True),
+    *((pattern, False) for pattern in TOKEN_CANDIDATES),
+    (rb"://|-----BEGIN", False),
+    (rb"bearer[ \t]|authorization|" + CONTEXT_CANDIDATES, True),
+    (
+        rb"(?:token|key|secret|pass|pwd|cred|cookie)[a-z0-9_]{0,12}\\?[\"']?[ \t]*[:=]",
+        True,
+    ),
+    # an escaped ASCII character (\u0073k-…) or escaped ESC: read decoded (views.py)
+    (rb"\\u00[0-7][0-9a-fA-F]", False),
 )
 # Inputs shorter than this are read by the exact rules directly (faster than a scan
 # plus windows, and no database to compile for a short run).

@@ -43,34 +43,19 @@ from jlgcli.artifacts.candidates import (
     compile_candidates,
     windows,
 )
+from jlgcli.artifacts.rules import (
+    CONTEXT,
+    NETRC,
+    glued_ok,
+    looks_like_password,
+    token_spans,
+)
+from jlgcli.artifacts.views import DecodedView, needs_view
 
 MASK = "[REDACTED]"
 _MASK = MASK.encode()
 
-_TOKEN_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-_NAME_CHARS = _TOKEN_CHARS | frozenset(b".")
-# Token-shaped secrets all start a run of 16+ token characters. In a copy where
-# token characters are "a" and the rest " ", one substring search finds those
-# runs; the token pattern is then tried at each run start only.
-_RUN_TABLE = bytes(0x61 if c in _TOKEN_CHARS else 0x20 for c in range(256))
-_RUN_LENGTH = 16
-_RUN_START = b" " + b"a" * _RUN_LENGTH
-_TOKEN = re.compile(
-    b"|".join((
-        rb"sk-[A-Za-z0-9_\-]{16,1024}",  # OpenAI (sk-, sk-proj-), Anthropic (sk-ant-)
-        rb"gh[pousr]_[A-Za-z0-9]{30,255}",  # GitHub classic tokens
-        rb"github_pat_[A-Za-z0-9_]{30,255}",  # GitHub fine-grained tokens
-        rb"eyJ[A-Za-z0-9_\-]{13,1024}\.[A-Za-z0-9_\-]{8,8192}\.[A-Za-z0-9_\-]{8,1024}",  # JWT
-        rb"A(?:KIA|SIA)[0-9A-Z]{16}(?![A-Za-z0-9_\-])",  # AWS access key ids
-        rb"AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])",  # Google API keys (Gemini)
-        rb"xox[abposre]-[0-9A-Za-z\-]{11,255}",  # Slack
-        rb"[sr]k_(?:live|test)_[0-9A-Za-z]{10,247}",  # Stripe secret / restricted keys
-        rb"glpat-[0-9A-Za-z_\-]{20,64}",  # GitLab personal access tokens
-        rb"npm_[0-9A-Za-z]{36}(?![A-Za-z0-9_\-])",  # npm
-        rb"hf_[A-Za-z]{34}(?![A-Za-z0-9_\-])",  # Hugging Face
-        rb"pypi-AgEIcHlwaS5vcmc[0-9A-Za-z_\-]{50,1024}",  # PyPI upload tokens
-    ))
-)  # fmt: skip
+_NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 # Shapes anchored on a rare literal ("://", "-----BEGIN"): one regex, replacement
 # in group "secret". URL user-info passwords (postgres://admin:pw@db), Slack
@@ -82,19 +67,23 @@ _ANCHORED = re.compile(
     rb"|(?P<dsn>[0-9a-f]{32})(?=@)"
     rb"|hooks\.slack\.com/services/(?P<webhook>[0-9A-Za-z_/\-]{8,512})"
     rb")"
-    rb"|(?P<pem>-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY-----"
-    rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY-----|[\s\S]{0,65536}\Z))"
+    rb"|(?P<pem>-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
+    rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----|[\s\S]{0,65536}\Z))"
 )
 _ANCHORED_GROUPS = ("password", "dsn", "webhook", "pem")
 _PEM_BEGIN = PEM_BEGIN
-_PEM_PRIVATE_BEGIN = re.compile(rb"-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY-----")
-_PEM_PRIVATE_END = re.compile(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY-----")
+_PEM_PRIVATE_BEGIN = re.compile(rb"-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_PRIVATE_END = re.compile(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
 
-# Searched in the lowered text. A hit is a name ending in the keyword, then a separator.
+# Searched in the lowered text. A hit is a name ending in the keyword (and maybe
+# a number: API_TOKEN_2), then a separator.
 _ASSIGN_RULES = tuple(
-    re.compile(kw + rb"""["']?[ \t]*[:=]""")
-    for kw in (rb"token", rb"key", rb"secret", rb"pass(?:w(?:or)?d|phrase)")
-)
+    re.compile(kw + rb"""(?:_?[0-9]{1,3})?["']?[ \t]*[:=]""")
+    for kw in (
+        rb"token", rb"key", rb"secret", rb"pass(?:w(?:or)?d|phrase)?", rb"pwd",
+        rb"cred(?:ential)?s?", rb"cookies?",
+    )
+)  # fmt: skip
 _AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""")
 _SCHEME_CREDENTIAL = re.compile(rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)([^\s\"'\x80-\xff]{8,4096})")
 _BEARER = re.compile(rb"bearer[ \t]+")
@@ -106,7 +95,9 @@ _NAME_MAX = 128
 _QUOTED_MAX = 4096
 
 _WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_SECRET_SUFFIXES = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE")
+_SECRET_SUFFIXES = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIALS")
+_SECRET_WORDS = ("CREDENTIAL", "CREDS", "COOKIE", "COOKIES")  # a secret even alone
+_QUALIFIED_WORDS = ("KEY", "PASS", "PWD")  # a secret after another word: DB_PASS, not PWD
 _KEY_COMPOUNDS = ("APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "SIGNINGKEY", "MASTERKEY")
 ENV_VALUE_MIN = 8
 
@@ -116,16 +107,20 @@ Edit = tuple[int, int, bytes]  # (start, end, replacement)
 def is_secret_name(name: str) -> bool:
     """Whether a variable/key name says its value is a secret (``GITHUB_TOKEN``, ``apiKey``).
 
-    The last word decides: ``…TOKEN``, ``…SECRET``, ``…PASSWORD`` (``PGPASSWORD``),
-    ``KEY`` after another word (``sort_key`` yes, bare ``key``/``monkey`` no).
+    The last word decides (a trailing number is skipped: ``API_TOKEN_2``):
+    ``…TOKEN``, ``…SECRET``, ``…PASSWORD`` (``PGPASSWORD``), ``…CREDENTIALS``,
+    ``COOKIE``; ``KEY``, ``PASS``, ``PWD`` after another word (``sort_key``,
+    ``DB_PASS`` yes; bare ``key``/``monkey``/``PWD`` no).
     """
     words: list[str] = _WORD_RE.findall(name)
+    while words and words[-1].isdigit():
+        words.pop()
     if not words:
         return False
     last = words[-1].upper()
-    if last.endswith(_SECRET_SUFFIXES):
+    if last.endswith(_SECRET_SUFFIXES) or last in _SECRET_WORDS:
         return True
-    if last == "KEY":
+    if last in _QUALIFIED_WORDS:
         return len(words) >= 2
     return last.endswith(_KEY_COMPOUNDS)
 
@@ -232,7 +227,23 @@ class Redactor:
         return edits
 
     def edits(self, data: bytes) -> list[Edit]:
-        """Every replacement the rules want in ``data`` (possibly overlapping)."""
+        """Every replacement the rules want in ``data`` (possibly overlapping).
+
+        The rules read ``data`` as it is and, when it holds a backslash or an ESC
+        byte, as it reads decoded (views.py); a match in the decoded text masks
+        the raw bytes behind it.
+        """
+        edits = self._spelled_edits(data)
+        if needs_view(data):
+            view = DecodedView(data)
+            if view.text != data:
+                for start, end, new in self._spelled_edits(view.text):
+                    raw_start, raw_end = view.raw_span(start, end)
+                    if raw_end > raw_start:
+                        edits.append((raw_start, raw_end, new))
+        return edits
+
+    def _spelled_edits(self, data: bytes) -> list[Edit]:
         edits: list[Edit] = []
         for literal in self._literals:
             start = data.find(literal)
@@ -247,6 +258,7 @@ class Redactor:
         if b"=" in data or b":" in data:
             edits += _authorization_edits(data, lowered)
             edits += _assignment_edits(data, lowered)
+        edits += _context_edits(data, lowered)
         return edits
 
 
@@ -263,10 +275,21 @@ def _non_overlapping(edits: list[Edit]) -> list[Edit]:
 
 
 def _token_edits(data: bytes) -> Iterator[Edit]:
-    for start in _run_starts(data.translate(_RUN_TABLE)):
-        match = _TOKEN.match(data, start)
-        if match:
-            yield start, match.end(), _MASK
+    for start, end in token_spans(data):
+        if glued_ok(data, start, end):
+            yield start, end, _MASK
+
+
+def _context_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
+    for rule in CONTEXT:
+        for match in rule.finditer(lowered):
+            start, end = match.span(1)
+            if rule is NETRC and not (
+                (match.start() == 0 or lowered[match.start() - 1] in b" \t\r\n\"'")
+                and looks_like_password(data[start:end])
+            ):
+                continue
+            yield start, end, _MASK
 
 
 def _anchored_edits(data: bytes) -> Iterator[Edit]:
@@ -275,16 +298,6 @@ def _anchored_edits(data: bytes) -> Iterator[Edit]:
             if match.start(group) >= 0:
                 yield match.start(group), match.end(group), _MASK
                 break
-
-
-def _run_starts(runs: bytes) -> Iterator[int]:
-    """Where the runs of 16+ token characters begin (a token never starts mid-word)."""
-    if runs.startswith(_RUN_START[1:]):
-        yield 0
-    found = runs.find(_RUN_START)
-    while found >= 0:
-        yield found + 1
-        found = runs.find(_RUN_START, found + 1 + _RUN_LENGTH)
 
 
 def _bearer_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:

@@ -74,7 +74,7 @@ UNTOUCHED = [
     "the bearer of bad news",
     "Bearer token",
     "task-abcdefghijklmnopqrstuvwxyz is a branch name",
-    "xAKIAIOSFODNN7EXAMPLE",
+    "task-runner-configuration-file-loader",  # glued "sk-" in a kebab-case word (issue 32)
     "AKIAIOSFODNN7EXAMPLEX",
     '{"max_tokens": 100, "monkey": "banana", "key": "name"}',
     "token: str = None",
