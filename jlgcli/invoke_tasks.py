@@ -25,7 +25,6 @@ and the task's own options always beat them (``--backend claude`` on the
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -88,7 +87,7 @@ def _core(
     ``args`` (and invoke.yaml's ``jlgcli.args``) may say ``--json`` too.
     """
     from jlgcli.api import execute
-    from jlgcli.output import emit_json
+    from jlgcli.output import emit_json, show
     from jlgcli.runner.report import human_summary
 
     try:
@@ -100,7 +99,7 @@ def _core(
     if json:
         emit_json(summary.to_json())
     else:
-        sys.stderr.write(human_summary(summary))
+        show(human_summary(summary))  # redacted like `jlgcli loop` shows it (issue 32)
     if summary.exitCode:
         raise Exit(code=summary.exitCode)
     return summary

@@ -48,6 +48,17 @@ def err(message: str) -> None:
     sys.stderr.flush()
 
 
+def show(text: str, stream: TextIO | None = None) -> None:
+    """Text for a person on stderr, as ``run``/``loop``'s console writes it: redacted,
+    without terminal control sequences other than colours (the Invoke and Action doors)."""
+    from jlgcli.ansi import terminal_safe
+    from jlgcli.artifacts.redact import Redactor
+
+    out = sys.stderr if stream is None else stream
+    out.write(terminal_safe(Redactor().redact(text)))
+    out.flush()
+
+
 def print_table(rows: list[list[str]], headers: list[str], stream: TextIO | None = None) -> None:
     """A plain aligned table (no colours: it must read well in CI logs and pipes)."""
     out = sys.stdout if stream is None else stream

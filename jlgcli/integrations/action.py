@@ -69,10 +69,11 @@ def run_core(command: str, options: RunOptions, env: Mapping[str, str]) -> RunSu
     """Run through ``jlgcli.api``, then print the human summary and publish it."""
     from jlgcli.api import execute
     from jlgcli.integrations.github import publish
+    from jlgcli.output import show
     from jlgcli.runner.report import human_summary
 
     summary = execute(command, options)  # type: ignore[arg-type]
-    sys.stderr.write(human_summary(summary))
+    show(human_summary(summary))  # redacted like `jlgcli loop` shows it (issue 32)
     publish(summary, env=env, force=True)
     return summary
 

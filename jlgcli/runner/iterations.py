@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from jlgcli import records
 from jlgcli.backends.base import Backend, BackendRequest
 from jlgcli.completion import Decision
 from jlgcli.completion.protocol import Completion, Reply
@@ -151,7 +152,16 @@ class IterationLoop:
 
         with status:
             call = self._invoke(backend, prompt, session, remaining, per_call, on_text)
-        result = call.result
+        # Redacted here, where the reply enters the run core, before any tail or
+        # report is cut from it (issue 32): a cut never starts inside a key.
+        redact = self.recorder.redactor.redact
+        result = records.replace(
+            call.result,
+            text=redact(call.result.text),
+            error=None if call.result.error is None else redact(call.result.error),
+            output_tail=redact(call.result.output_tail),
+        )
+        call = records.replace(call, result=result)
         record.last_text = result.text
         record.session_id = result.session_id or record.session_id
         metrics = IterationMetrics(
