@@ -1,0 +1,94 @@
+"""Issue 32 end to end: canary secrets in every position and encoding leave through no channel.
+
+Through the installed console script with the fake agent CLIs (tests/fakes), each
+backend prints canary keys of several families at a line start (``\\nsk-…`` in its
+raw JSON stream), after ``-``, ``_``, a digit, ``%22``, inside ANSI colours, as a
+JSON-escaped ``"api_key": "…"`` and with the last report cut inside a key; the
+task file holds one at a line start. Every byte jlgcli printed or wrote (stdout,
+stderr, GitHub outputs and step summary, transcript, state, result, events) is
+then searched for each canary. On main the transcript and state kept them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.cli import Runner
+
+BODY = "Cn7Xw2Lm9Pk4Rt6Vb8Nc3Hd5Jf1Gs0Ya"
+CANARIES = {
+    "anthropic": "sk-ant-api03-" + BODY + BODY,
+    "github": "ghp_" + BODY + "AbCd",
+    "aws": "AKIA" + "C7XW2LM9PK4RT6VB",
+    "groq": "gsk_" + BODY + BODY[:16],
+    "telegram": "123456789:A" + BODY + "Ab",
+    "slack-app": "xapp-1-A0123BCDEF-" + BODY,
+}
+KEY = CANARIES["anthropic"]
+
+
+def _agent_text() -> str:
+    anthropic, github, aws, groq, telegram, slack = CANARIES.values()
+    lines = [
+        "Looking at the config.",
+        anthropic,  # a line start: \nsk-ant-… in the raw JSON stream
+        f"flag-{github} and var_{aws} and 9{groq}",
+        f"url?q=%22{telegram}%22",
+        f"\x1b[31m{slack}\x1b[0m",
+        json.dumps({"api_key": "Hunter2Hunter2Pw9"}),  # \"api_key\": \"…\" once in the stream
+        "and finally " + KEY,
+    ]
+    # the last report is cut 2000 characters from the end: inside the key above
+    return "\n".join(lines) + " " + "y" * (2000 - len(KEY) // 2)
+
+
+def _files_under(folder: Path, skip: set[Path]) -> dict[str, str]:
+    return {
+        str(path): path.read_text("utf-8", errors="replace")
+        for path in folder.rglob("*")
+        if path.is_file()
+        and path not in skip
+        and "home" not in path.relative_to(folder).parts[:1]
+        and ".prompts" not in str(path)
+    }
+
+
+def _leaks(text: str) -> list[str]:
+    found = [name for name, secret in CANARIES.items() if secret[-16:] in text]
+    return found + (["api_key"] if "Hunter2Hunter2Pw9" in text else [])
+
+
+@pytest.mark.parametrize("backend", ["claude", "codex", "gemini", "copilot"])
+def test_canaries_leave_through_no_channel(jlg: Runner, tmp_path: Path, backend: str) -> None:
+    # issue 32
+    project = tmp_path / "project"
+    project.mkdir()
+    task = project / "task.md"
+    task.write_text(f"Fix the deploy.\n{KEY}\nThanks.\n", encoding="utf-8")
+    script = tmp_path / "agent-script.json"
+    turn = {"text": _agent_text(), "stderr": f"warn: -{KEY}"}
+    script.write_text(json.dumps({"turns": [turn]}), "utf-8")
+    outputs, step_summary = tmp_path / "gh-output", tmp_path / "gh-summary.md"
+    env = {
+        "JLGCLI_FAKE_SCRIPT": str(script),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_STEP_SUMMARY": str(step_summary),
+        "GEMINI_API_KEY": "fake-gemini-login",  # dummies the fakes accept as a login
+        "COPILOT_GITHUB_TOKEN": "github_pat_test",
+    }
+    result = jlg(
+        "loop", "task.md", "-b", backend, "--max-iterations", "2", "--json", "--github",
+        "--artifacts", "--events", str(tmp_path / "events.ndjson"), "-v",
+        cwd=project, env=env,
+    )  # fmt: skip
+    assert result.returncode == 4, result.stderr  # not done after 2 iterations
+    channels = {"stdout": result.stdout, "stderr": result.stderr}
+    # everything jlgcli wrote; the fake agents' own session files (under HOME) are not ours
+    channels |= _files_under(tmp_path, skip={script, task})
+    assert any(name.endswith("transcript.ndjson") for name in channels)
+    assert any(name.endswith("state.json") for name in channels)
+    leaked = {name: _leaks(text) for name, text in channels.items() if _leaks(text)}
+    assert not leaked, leaked
+    assert "[REDACTED]" in result.stdout
