@@ -1,16 +1,14 @@
 """Best-effort redaction of secrets in everything jlgcli writes (RG-007, DESIGN "secrets").
 
-Recognised: ``Bearer``/``Authorization`` credentials, OpenAI/Anthropic keys
-(``sk-…``, ``sk-proj-…``, ``sk-ant-…``), GitHub tokens (``ghp_``/``gho_``/
-``ghu_``/``ghs_``/``ghr_``/``github_pat_``), JWTs, AWS access key ids, Google
-API keys, Slack tokens and webhooks, Stripe ``sk_live_``/``rk_live_``/``sk_test_``
-keys, GitLab/npm/Hugging Face/PyPI tokens, URL user-info passwords
-(``postgres://admin:pw@db``), Sentry-style DSN keys, PEM private-key blocks (held
-back across reads until their END line), values assigned to names ending in
-TOKEN/KEY/SECRET/PASSWORD (``NAME=value``, ``"name": "value"``, ``name: value``)
-and, verbatim, the values (8+ characters) of such variables in the current
-environment. The provider shapes follow the rule families of the well-kept
-scanners (gitleaks, detect-secrets), written here from their documented formats.
+Recognised (docs/secrets.md): the provider token shapes of ``rules.py`` (taken
+from gitleaks' rules, MIT, each pattern naming its rule), ``Bearer``/``Authorization``
+credentials, URL user-info passwords (``postgres://admin:pw@db``), Sentry-style DSN
+keys, PEM/PGP private-key blocks (held back across reads until their END line),
+``curl -u``/``mysql -p``/netrc/Docker ``auth`` secrets, values assigned to secret
+names (``NAME=value``, ``"name": "value"``, ``name: value``; ``is_secret_name``)
+and, verbatim, the values (8+ characters) of such variables in the environment.
+Tokens are found wherever they start, and lines holding a backslash or an ESC
+byte are also read decoded (``views.py``): issue 32.
 
 Speed (issue 18): on inputs of 8 KiB or more, one Hyperscan database
 (``candidates.py``: a SIMD multi-pattern matcher, ~2 GB/s where ``re``
