@@ -420,12 +420,13 @@ class StreamRedactor:
     def feed(self, data: bytes) -> bytes:
         """Redacted bytes that are safe to emit after appending ``data``."""
         buf = self._pending + data if self._pending else data
+        # One candidate scan of the whole buffer serves the forced cut, the
+        # private-key check (a 10-byte substring search would cost as much again)
+        # and the redaction.
+        spans = self._redactor.candidate_spans(buf)
         cut = buf.rfind(b"\n") + 1
         if len(buf) - cut > _HOLD_LIMIT:
-            cut = self._forced_cut(buf, floor=cut)
-        # One candidate scan of the whole buffer serves both the private-key check
-        # (a 10-byte substring search would cost as much again) and the redaction.
-        spans = self._redactor.candidate_spans(buf)
+            cut = self._forced_cut(buf, floor=cut, spans=spans)
         if spans is None:
             private_key = _PEM_BEGIN in buf
         else:
@@ -453,13 +454,14 @@ class StreamRedactor:
         """Bytes held back, waiting for the end of their line."""
         return len(self._pending)
 
-    def _forced_cut(self, buf: bytes, *, floor: int) -> int:
+    def _forced_cut(self, buf: bytes, *, floor: int, spans: list[Span] | None) -> int:
         cut = len(buf) - _TAIL
         limit = max(floor, cut - _JOIN_BACK)
         while cut > limit and buf[cut - 1] in _JOIN_CHARS:
             cut -= 1
         moved = True
-        edits = self._redactor.edits(buf)
+        # near the candidates only: a long JSON line is not read whole on every read
+        edits = self._redactor._edits_near_candidates(buf, spans)
         while moved:
             moved = False
             for start, end, _ in edits:

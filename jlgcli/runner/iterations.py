@@ -208,6 +208,7 @@ class IterationLoop:
             extra_sinks=self.recorder.sinks(),
             cancel=self.cancel,
             on_text=on_text,
+            redactor=self.recorder.redactor,
             show_live=spec.completion_mode != "rebound" or self.console.verbosity >= 2,
         )  # fmt: skip
 

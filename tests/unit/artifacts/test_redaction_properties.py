@@ -49,7 +49,7 @@ def _encodings(secret: str) -> list[str]:
         f"\x1b[1;31m{secret}\x1b[0m",
         json.dumps(f"line one\n{secret}\nline two")[1:-1],  # a raw JSON stream: \nsk-…
         json.dumps({"text": f"\t{secret}"}),
-        "\\u%04x" % ord(secret[0]) + secret[1:],  # \u0073k-ant-…
+        f"\\u{ord(secret[0]):04x}" + secret[1:],  # \u0073k-ant-…
     ]
 
 
@@ -89,8 +89,12 @@ def test_no_family_survives_any_position_or_encoding(
 
 
 @settings(max_examples=100, deadline=None)
-@given(name=st.sampled_from(["DB_PASS", "GCP_CREDENTIALS", "SESSION_COOKIE", "API_TOKEN_2",
-                             "MY_SECRET", "db_pwd"]), value=st.from_regex(r"[A-Za-z0-9]{8,24}", fullmatch=True))  # fmt: skip
+@given(
+    name=st.sampled_from(
+        ["DB_PASS", "GCP_CREDENTIALS", "SESSION_COOKIE", "API_TOKEN_2", "MY_SECRET", "db_pwd"]
+    ),
+    value=st.from_regex(r"[A-Za-z0-9]{8,24}", fullmatch=True),
+)
 def test_widened_names_are_masked_assigned_and_as_known_values(name: str, value: str) -> None:
     redactor = Redactor(environ={name: value})
     assert value not in redactor.redact(f"{name}={value}")
