@@ -12,10 +12,15 @@ then searched for each canary. On main the transcript and state kept them.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from support.cli import Runner
+
+from jlgcli.artifacts.redact import MASK
 
 BODY = "Cn7Xw2Lm9Pk4Rt6Vb8Nc3Hd5Jf1Gs0Ya"
 CANARIES = {
@@ -27,6 +32,7 @@ CANARIES = {
     "slack-app": "xapp-1-A0123BCDEF-" + BODY,
 }
 KEY = CANARIES["anthropic"]
+INVOKE_TASKS = "from jlgcli.invoke_tasks import dev, loop, run  # noqa: F401\n"
 
 
 def _agent_text() -> str:
@@ -92,3 +98,40 @@ def test_canaries_leave_through_no_channel(jlg: Runner, tmp_path: Path, backend:
     leaked = {name: _leaks(text) for name, text in channels.items() if _leaks(text)}
     assert not leaked, leaked
     assert "[REDACTED]" in result.stdout
+
+
+DONE_WITH_KEYS = {"text": "done\n" + json.dumps({"status": "done", "summary": f"used {KEY}"})}
+
+
+def _door(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv, cwd=cwd, capture_output=True, text=True, encoding="utf-8", errors="replace",
+        timeout=120, stdin=subprocess.DEVNULL, env={**os.environ, **env},
+    )  # fmt: skip
+
+
+def test_the_invoke_task_and_the_action_print_the_summary_redacted(tmp_path: Path) -> None:
+    # issue 32: both doors called human_summary on the raw summary
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tasks.py").write_text(INVOKE_TASKS, encoding="utf-8")
+    (project / "task.md").write_text("Fix it.\n", encoding="utf-8")
+    script = tmp_path / "fake.json"
+    script.write_text(json.dumps({"turns": [DONE_WITH_KEYS]}), "utf-8")
+    outputs, step_summary = tmp_path / "gh-output", tmp_path / "gh-summary.md"
+    env = {"JLGCLI_FAKE_SCRIPT": str(script)}
+    invoked = _door(
+        [sys.executable, "-m", "invoke", "loop", "--task", "task.md", "--backend", "claude",
+         "--args", "--completion json"], project, env,
+    )  # fmt: skip
+    action = _door(
+        [sys.executable, "-m", "jlgcli.integrations.action"], project,
+        env | {"JLG_COMMAND": "loop", "JLG_PROMPT_FILE": "task.md", "JLG_BACKEND": "claude",
+               "JLG_COMPLETION": "json", "GITHUB_OUTPUT": str(outputs),
+               "GITHUB_STEP_SUMMARY": str(step_summary)},
+    )  # fmt: skip
+    for name, done in (("invoke", invoked), ("action", action)):
+        assert done.returncode == 0, (name, done.stderr)
+        assert f"summary     used {MASK}" in done.stderr, (name, done.stderr)
+        assert not _leaks(done.stdout + done.stderr), name
+    assert not _leaks(outputs.read_text("utf-8") + step_summary.read_text("utf-8"))
