@@ -135,3 +135,21 @@ def test_the_invoke_task_and_the_action_print_the_summary_redacted(tmp_path: Pat
         assert f"summary     used {MASK}" in done.stderr, (name, done.stderr)
         assert not _leaks(done.stdout + done.stderr), name
     assert not _leaks(outputs.read_text("utf-8") + step_summary.read_text("utf-8"))
+
+
+@pytest.mark.slow
+def test_the_dev_loop_prints_replies_redacted_and_without_osc52(tmp_path: Path) -> None:
+    # issue 32: dev/report.Reporter wrote raw text; "its reply ended with: …" showed the key
+    from support.dev_e2e import implement, run_dev, write_script
+    from support.devproject import make_project
+
+    root = make_project(tmp_path / "proj")
+    reply = f"Done.\n{KEY}\nflag-{CANARIES['github']}\n\x1b]52;c;c2VjcmV0\x07copied"
+    script = write_script(tmp_path / "s.json", implement(notes=None, text=reply))
+    done = run_dev(root, "run", "--yes", "--verbose", script=script)
+    assert done.returncode != 0
+    assert "its reply ended with" in done.stderr, done.stderr
+    for stream in (done.stdout, done.stderr):
+        assert not _leaks(stream)
+        assert "\x1b]52" not in stream
+    assert MASK in done.stderr
