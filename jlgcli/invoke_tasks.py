@@ -87,6 +87,7 @@ def _core(
     ``args`` (and invoke.yaml's ``jlgcli.args``) may say ``--json`` too.
     """
     from jlgcli.api import execute
+    from jlgcli.artifacts.redact import Redactor
     from jlgcli.output import emit_json, show
     from jlgcli.runner.report import human_summary
 
@@ -99,7 +100,7 @@ def _core(
     if json:
         emit_json(summary.to_json())
     else:
-        show(human_summary(summary))  # redacted like `jlgcli loop` shows it (issue 32)
+        show(Redactor().redact(human_summary(summary)))  # as `jlgcli loop` shows it (issue 32)
     if summary.exitCode:
         raise Exit(code=summary.exitCode)
     return summary

@@ -8,6 +8,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
+    from jlgcli.artifacts.redact import Redacted
+
 
 def configure_streams(
     *, is_windows: bool | None = None, streams: tuple[Any, ...] | None = None
@@ -48,14 +50,14 @@ def err(message: str) -> None:
     sys.stderr.flush()
 
 
-def show(text: str, stream: TextIO | None = None) -> None:
-    """Text for a person on stderr, as ``run``/``loop``'s console writes it: redacted,
-    without terminal control sequences other than colours (the Invoke and Action doors)."""
+def show(text: Redacted, stream: TextIO | None = None) -> None:
+    """Text for a person on stderr, as ``run``/``loop``'s console writes it: redacted (the
+    type says so: ``Redactor.redact`` gives it), without terminal control sequences other
+    than colours (the Invoke and Action doors)."""
     from jlgcli.ansi import terminal_safe
-    from jlgcli.artifacts.redact import Redactor
 
     out = sys.stderr if stream is None else stream
-    out.write(terminal_safe(Redactor().redact(text)))
+    out.write(terminal_safe(text))
     out.flush()
 
 

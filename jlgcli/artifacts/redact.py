@@ -31,7 +31,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, NewType
 
 from jlgcli.artifacts.candidates import (
     FINDER_MIN,
@@ -51,6 +51,10 @@ from jlgcli.artifacts.rules import (
 from jlgcli.artifacts.views import DecodedView, needs_view
 
 MASK = "[REDACTED]"
+# Text that went through a Redactor. The functions that show text to a person
+# (output.show, the dev reporter) take only this type: a new door that hands
+# them raw text fails the type check (mypy --strict), not a review (issue 32).
+Redacted = NewType("Redacted", str)
 _MASK = MASK.encode()
 
 _NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
@@ -143,10 +147,10 @@ class Redactor:
         self.count = 0
         self.finder_min = FINDER_MIN  # inputs shorter than this skip the finder
 
-    def redact(self, text: str) -> str:
+    def redact(self, text: str) -> Redacted:
         """``text`` with every recognised secret replaced by ``[REDACTED]``."""
         data = text.encode("utf-8", "surrogatepass")
-        return self.redact_bytes(data).decode("utf-8", "surrogatepass")
+        return Redacted(self.redact_bytes(data).decode("utf-8", "surrogatepass"))
 
     def redact_bytes(self, data: bytes, *, spans: list[Span] | None = None) -> bytes:
         """The same on UTF-8 bytes (the transcript's fast path).
@@ -440,9 +444,14 @@ class StreamRedactor:
             spans = [span for span in spans if span[1] <= cut]
         return self._redactor.redact_bytes(buf[:cut], spans=spans)
 
-    def feed_text(self, text: str) -> str:
+    def feed_text(self, text: str) -> Redacted:
         """``feed`` for text; cuts fall on character boundaries."""
-        return self.feed(text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
+        data = self.feed(text.encode("utf-8", "surrogatepass"))
+        return Redacted(data.decode("utf-8", "surrogatepass"))
+
+    def flush_text(self) -> Redacted:
+        """``flush`` for text."""
+        return Redacted(self.flush().decode("utf-8", "surrogatepass"))
 
     def flush(self) -> bytes:
         """Everything still held back, redacted."""

@@ -22,7 +22,7 @@ import sys
 from typing import Literal, TextIO
 
 from jlgcli.ansi import terminal_safe
-from jlgcli.artifacts.redact import Redactor
+from jlgcli.artifacts.redact import Redacted, Redactor
 
 Level = Literal["quiet", "normal", "verbose"]
 STEP_NAMES: tuple[str, ...] = (
@@ -109,7 +109,7 @@ class Reporter:
     def end_live(self) -> None:
         """Write what the live stream held back (a last line without its newline)."""
         if self._live.pending:
-            self._show(self.out, self._live.flush().decode("utf-8", "surrogatepass"))
+            self._show(self.out, self._live.flush_text())
 
     def _emit(self, stream: TextIO, line: str, minimum: Level) -> None:
         order = {"quiet": 0, "normal": 1, "verbose": 2}
@@ -120,12 +120,12 @@ class Reporter:
         self.end_live()
         self._show(stream, self._redactor.redact(text))
 
-    def _show(self, stream: TextIO, text: str) -> None:
-        text = terminal_safe(text)
-        if not text:
+    def _show(self, stream: TextIO, text: Redacted) -> None:
+        shown = terminal_safe(text)
+        if not shown:
             return
         encoding = getattr(stream, "encoding", None)
-        if encoding and not can_encode(text, encoding):
-            text = text.encode(encoding, "replace").decode(encoding)
-        stream.write(text)
+        if encoding and not can_encode(shown, encoding):
+            shown = shown.encode(encoding, "replace").decode(encoding)
+        stream.write(shown)
         stream.flush()
