@@ -102,6 +102,7 @@ _SECRET_WORDS = ("CREDENTIAL", "CREDS", "COOKIE", "COOKIES")  # a secret even al
 _QUALIFIED_WORDS = ("KEY", "PASS", "PWD")  # a secret after another word: DB_PASS, not PWD
 _KEY_COMPOUNDS = ("APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "SIGNINGKEY", "MASTERKEY")
 ENV_VALUE_MIN = 8
+_VIEW_DEPTH = 3
 
 Edit = tuple[int, int, bytes]  # (start, end, replacement)
 
@@ -236,13 +237,21 @@ class Redactor:
         the raw bytes behind it.
         """
         edits = self._spelled_edits(data)
-        if needs_view(data):
-            view = DecodedView(data)
-            if view.text != data:
-                for start, end, new in self._spelled_edits(view.text):
-                    raw_start, raw_end = view.raw_span(start, end)
-                    if raw_end > raw_start:
-                        edits.append((raw_start, raw_end, new))
+        views: list[DecodedView] = []
+        text = data
+        # JSON inside JSON (a tool call's input, a script's source in a reply) is
+        # escaped once per level: read up to _VIEW_DEPTH levels down.
+        while len(views) < _VIEW_DEPTH and needs_view(text):
+            view = DecodedView(text)
+            if view.text == text:
+                break
+            views.append(view)
+            text = view.text
+            for start, end, new in self._spelled_edits(text):
+                for outer in reversed(views):
+                    start, end = outer.raw_span(start, end)
+                if end > start:
+                    edits.append((start, end, new))
         return edits
 
     def _spelled_edits(self, data: bytes) -> list[Edit]:

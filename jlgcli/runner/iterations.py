@@ -133,7 +133,8 @@ class IterationLoop:
     def _call(self, iteration: int) -> tuple[CallResult, str]:
         spec, record, backend = self.spec, self.record, self.chain.current
         session = record.session_id if spec.session_mode == "continue" else None
-        prompt = self.prompter.prompt_for(iteration, session)
+        # the task file and the last report enter here: the model is sent redacted text
+        prompt = self.recorder.redactor.redact(self.prompter.prompt_for(iteration, session))
         if spec.is_loop:
             limit = self.rails.max_iterations
             elapsed = _human_ms(record.elapsed_ms(self.clock))

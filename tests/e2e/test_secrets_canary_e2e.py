@@ -153,3 +153,54 @@ def test_the_dev_loop_prints_replies_redacted_and_without_osc52(tmp_path: Path) 
         assert not _leaks(stream)
         assert "\x1b]52" not in stream
     assert MASK in done.stderr
+
+
+def _reply(obj: dict[str, object]) -> dict[str, str]:
+    return {"text": "Working on it.\n```json\n" + json.dumps(obj) + "\n```"}
+
+
+REBOUND_SCRIPT = f"""\
+import sys, time
+key = {KEY!r}
+print("\\x1b[31m" + key + "\\x1b[0m")
+print("key_{CANARIES["github"]}")
+sys.stdout.write("split " + key[:20]); sys.stdout.flush(); time.sleep(0.2)
+print(key[20:] + " done")
+print({json.dumps(json.dumps({"api_key": "Hunter2Hunter2Pw9", "nl": "x"}))})
+"""
+
+
+def test_a_failover_and_a_rebound_session_leak_no_canary(jlg: Runner, tmp_path: Path) -> None:
+    # issue 32: ANSI-wrapped keys and key_<token> printed by a rebound script reached the
+    # model, the ledger and iterations/NNN/prompt.md; a failover carries the quota error on
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "task.md").write_text(f"Deploy.\n{KEY}\n", encoding="utf-8")
+    script = tmp_path / "agent-script.json"
+    turns = [
+        {"error": "quota", "stderr": f"quota gone for -{KEY}"},  # claude: switch to codex
+        _reply({
+            "thought_process": f"found\n{KEY}",
+            "artifacts": [{"path": "workbench/scripts/leak.py", "content": REBOUND_SCRIPT}],
+            "next_action": {"type": "exec_and_chain", "target_script": "workbench/scripts/leak.py",
+                            "continuation_prompt": "Go on."},
+        }),
+        _reply({"status": "done", "summary": f"done with 9{KEY}"}),
+    ]  # fmt: skip
+    script.write_text(json.dumps({"turns": turns}), "utf-8")
+    result = jlg(
+        "loop", "task.md", "-b", "claude", "--fallback", "codex", "--completion", "rebound",
+        "--json", "--artifacts", "-v", cwd=project, env={"JLGCLI_FAKE_SCRIPT": str(script)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["iterationMetrics"][-1]["backend"] == "codex", summary  # the failover
+    prompts = sorted((tmp_path / "agent-script.json.prompts").glob("[0-9][0-9][0-9].txt"))
+    channels = {"stdout": result.stdout, "stderr": result.stderr}
+    channels |= {f"prompt {p.name}": p.read_text("utf-8") for p in prompts}
+    channels |= _files_under(tmp_path, skip={script, project / "task.md"})
+    channels = {n: t for n, t in channels.items() if "workbench/scripts" not in n}
+    assert any("ledger" in name for name in channels)
+    assert "[REDACTED]" in channels[f"prompt {prompts[-1].name}"]
+    leaked = {name: _leaks(text) for name, text in channels.items() if _leaks(text)}
+    assert not leaked, leaked
