@@ -326,7 +326,7 @@ def test_bytes_never_raise(data: bytes) -> None:
 )
 @pytest.mark.parametrize("before_cut", [1, 3, 9, 14])
 def test_forced_cut_never_lands_inside_a_secret(secret: str, hidden: str, before_cut: int) -> None:
-    from jlgcli.artifacts import redact
+    from jlgcli.artifacts import streaming as redact  # the stream half of redact.py (issue 32)
 
     total = redact._HOLD_LIMIT + 10_000  # one line, no newline: the stream must cut it
     start = total - redact._TAIL - before_cut  # the naive cut falls inside the secret
