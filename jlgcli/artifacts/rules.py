@@ -85,7 +85,8 @@ def token_spans(data: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-# Hyperscan candidates for TOKEN (a superset; no look-around in Hyperscan syntax).
+# Hyperscan candidates for TOKEN (a superset; no look-around in Hyperscan syntax);
+# the last one starts with a character class (candidates.END_ONLY_PATTERNS).
 TOKEN_CANDIDATES = (
     rb"sk-|gh[pousr]_|github_pat_|eyJ|A3T|A[KSB]IA|ACCA|AIza|ya29\.|GOCSPX-",
     rb"xox[a-z]-|xapp-|[sr]k_(?:live|test)_|glpat-|npm_|hf_|pypi-|gsk_|xai-|r8_|SG\.",
