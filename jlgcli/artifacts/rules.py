@@ -61,17 +61,23 @@ _PREFIXES = (
 )  # fmt: skip
 
 
+_SCAN_BY_PREFIX = 4096
+
+
 def token_spans(data: bytes) -> list[tuple[int, int]]:
     """Where a provider token is in ``data`` (the boundary check is ``glued_ok``'s)."""
-    spans = []
-    match_at = TOKEN.match
-    for prefix in _PREFIXES:
-        pos = data.find(prefix)
-        while pos >= 0:
-            found = match_at(data, pos)
-            if found:
-                spans.append(found.span())
-            pos = data.find(prefix, pos + 1)
+    if len(data) < _SCAN_BY_PREFIX:  # a window around a candidate: one regex pass is cheaper
+        spans = [match.span() for match in TOKEN.finditer(data)]
+    else:
+        spans = []
+        match_at = TOKEN.match
+        for prefix in _PREFIXES:
+            pos = data.find(prefix)
+            while pos >= 0:
+                found = match_at(data, pos)
+                if found:
+                    spans.append(found.span())
+                pos = data.find(prefix, pos + 1)
     for match in _TELEGRAM.finditer(data):
         bot_id = _TELEGRAM_ID.search(data, max(0, match.start() - 16), match.start())
         if bot_id:
