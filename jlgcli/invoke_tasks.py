@@ -30,7 +30,6 @@ claude`` wins over both), and a key no task knows is an error naming it
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
 try:
@@ -108,7 +107,8 @@ def _core(command: str, given: dict[str, Any], c: Any, args: str) -> RunSummary:
     either may say ``--json`` too.
     """
     from jlgcli.api import execute
-    from jlgcli.output import emit_json
+    from jlgcli.artifacts.redact import Redactor
+    from jlgcli.output import emit_json, show
     from jlgcli.runner.report import human_summary
 
     try:
@@ -121,7 +121,7 @@ def _core(command: str, given: dict[str, Any], c: Any, args: str) -> RunSummary:
     if json:
         emit_json(summary.to_json())
     else:
-        sys.stderr.write(human_summary(summary))
+        show(Redactor().redact(human_summary(summary)))  # as `jlgcli loop` shows it (issue 32)
     if summary.exitCode:
         raise Exit(code=summary.exitCode)
     return summary

@@ -8,6 +8,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
+    from jlgcli.artifacts.redact import Redacted
+
 
 def configure_streams(
     *, is_windows: bool | None = None, streams: tuple[Any, ...] | None = None
@@ -46,6 +48,17 @@ def err(message: str) -> None:
 
     sys.stderr.write(Redactor().redact(message) + "\n")
     sys.stderr.flush()
+
+
+def show(text: Redacted, stream: TextIO | None = None) -> None:
+    """Text for a person on stderr, as ``run``/``loop``'s console writes it: redacted (the
+    type says so: ``Redactor.redact`` gives it), without terminal control sequences other
+    than colours (the Invoke and Action doors)."""
+    from jlgcli.ansi import terminal_safe
+
+    out = sys.stderr if stream is None else stream
+    out.write(terminal_safe(text))
+    out.flush()
 
 
 def print_table(rows: list[list[str]], headers: list[str], stream: TextIO | None = None) -> None:

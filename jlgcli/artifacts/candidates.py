@@ -7,7 +7,8 @@ into the spans (lines, bounded) the exact rules of ``redact.py`` then examine.
 The patterns are a superset of those rules, so the result is the same as
 scanning everything.
 
-The database is compiled on first use (~4 ms, plus ~5 ms to import the
+The database is compiled on first use (10-40 ms with the issue-32 families, plus ~5 ms
+to import the
 module): the redactor only asks for it on inputs of ``FINDER_MIN`` bytes or
 more, so a run whose output is short never pays for it.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from jlgcli.artifacts.probes import ScanDatabase, compile_database
+from jlgcli.artifacts.rules import CONTEXT_CANDIDATES, TOKEN_CANDIDATES
 
 PEM_BEGIN = b"-----BEGIN"
 PEM_END = b"-----END"
@@ -26,10 +28,22 @@ _SNAP_CHARS = _TOKEN_CHARS | frozenset(b". \t\"':=/+~")
 # Where a secret may be (a superset of every exact rule in redact.py), as
 # (pattern, ignore case). Hyperscan syntax: no look-around.
 CANDIDATE_PATTERNS: tuple[tuple[bytes, bool], ...] = (
-    (rb"sk-|gh[pousr]_|github_pat_|eyJ|A[KS]IA|AIza|xox[a-z]-|[sr]k_(?:live|test)_|glpat-", False),
-    (rb"npm_|hf_|pypi-|://|-----BEGIN", False),
-    (rb"bearer[ \t]|authorization", True),
-    (rb"(?:token|key|secret|pass(?:w(?:or)?d|phrase))[\"']?[ \t]*[:=]", True),
+    *((pattern, False) for pattern in TOKEN_CANDIDATES[:-1]),
+    (rb"://|-----BEGIN", False),
+    (rb"bearer[ \t]|authorization|" + CONTEXT_CANDIDATES, True),
+    # an escaped ASCII character (\u0073k-…) or escaped ESC: read decoded (views.py)
+    (rb"\\u00[0-7][0-9a-fA-F]", False),
+)
+# Patterns that start with a repeat or a character class: asked for their end only
+# (no SOM_LEFTMOST: the leftmost start of "name [ \t]*=" alone made the whole scan
+# 3x slower). Their window is the line around that end, which holds the start too.
+END_ONLY_PATTERNS: tuple[tuple[bytes, bool], ...] = (
+    (TOKEN_CANDIDATES[-1], False),
+    (
+        rb"(?:token|key|secret|pass(?:w(?:or)?d|phrase)?|pwd|cred(?:ential)?s?|cookies?)"
+        rb"(?:_?[0-9]{1,3})?\\?[\"']?[ \t]*[:=]",
+        True,
+    ),
 )
 # Inputs shorter than this are read by the exact rules directly (faster than a scan
 # plus windows, and no database to compile for a short run).
@@ -44,16 +58,19 @@ Span = tuple[int, int]
 class CandidateFinder:
     """A compiled candidate database; ``spans`` is thread-safe (probes.ScanDatabase)."""
 
-    def __init__(self, database: ScanDatabase) -> None:
+    def __init__(self, database: ScanDatabase, end_only: int) -> None:
         self._database = database
+        self._end_only = end_only  # the ids of END_ONLY_PATTERNS start here
 
     def spans(self, data: bytes) -> list[Span]:
-        """Every candidate's (start, end) in ``data``, sorted by start."""
+        """Every candidate's (start, end) in ``data``, sorted by start (``end`` for both
+        of a name-before-separator candidate)."""
         found: list[Span] = []
         add = found.append
+        end_only = self._end_only
 
-        def on_match(_id: int, start: int, end: int, _flags: int, _context: object) -> None:
-            add((start, end))
+        def on_match(id_: int, start: int, end: int, _flags: int, _context: object) -> None:
+            add((end, end) if end_only <= id_ < end_only + len(END_ONLY_PATTERNS) else (start, end))
 
         self._database.scan(data, on_match)
         found.sort()  # reported by end offset
@@ -67,13 +84,16 @@ def compile_candidates(literals: Iterable[bytes]) -> CandidateFinder | None:
     for the compiler) means the exact rules scan everything: slower, same result.
     """
     expressions = [pattern for pattern, _ in CANDIDATE_PATTERNS]
-    flags = [("SOM_LEFTMOST", "CASELESS") if nocase else ("SOM_LEFTMOST",)
-             for _, nocase in CANDIDATE_PATTERNS]  # fmt: skip
+    flags: list[tuple[str, ...]] = [("SOM_LEFTMOST", "CASELESS") if nocase else ("SOM_LEFTMOST",)
+                                    for _, nocase in CANDIDATE_PATTERNS]  # fmt: skip
+    end_only = len(expressions)
+    expressions += [pattern for pattern, _ in END_ONLY_PATTERNS]
+    flags += [("CASELESS",) if nocase else () for _, nocase in END_ONLY_PATTERNS]
     for literal in literals:
         expressions.append(b"".join(b"\\x%02x" % byte for byte in literal))
         flags.append(("SOM_LEFTMOST",))
     database = compile_database(expressions, flags)
-    return None if database is None else CandidateFinder(database)
+    return None if database is None else CandidateFinder(database, end_only)
 
 
 def windows(data: bytes, spans: Iterable[Span]) -> Iterator[Span]:

@@ -1,16 +1,14 @@
 """Best-effort redaction of secrets in everything jlgcli writes (RG-007, DESIGN "secrets").
 
-Recognised: ``Bearer``/``Authorization`` credentials, OpenAI/Anthropic keys
-(``sk-…``, ``sk-proj-…``, ``sk-ant-…``), GitHub tokens (``ghp_``/``gho_``/
-``ghu_``/``ghs_``/``ghr_``/``github_pat_``), JWTs, AWS access key ids, Google
-API keys, Slack tokens and webhooks, Stripe ``sk_live_``/``rk_live_``/``sk_test_``
-keys, GitLab/npm/Hugging Face/PyPI tokens, URL user-info passwords
-(``postgres://admin:pw@db``), Sentry-style DSN keys, PEM private-key blocks (held
-back across reads until their END line), values assigned to names ending in
-TOKEN/KEY/SECRET/PASSWORD (``NAME=value``, ``"name": "value"``, ``name: value``)
-and, verbatim, the values (8+ characters) of such variables in the current
-environment. The provider shapes follow the rule families of the well-kept
-scanners (gitleaks, detect-secrets), written here from their documented formats.
+Recognised (docs/secrets.md): the provider token shapes of ``rules.py`` (taken
+from gitleaks' rules, MIT, each pattern naming its rule), ``Bearer``/``Authorization``
+credentials, URL user-info passwords (``postgres://admin:pw@db``), Sentry-style DSN
+keys, PEM/PGP private-key blocks (held back across reads until their END line),
+``curl -u``/``mysql -p``/netrc/Docker ``auth`` secrets, values assigned to secret
+names (``NAME=value``, ``"name": "value"``, ``name: value``; ``is_secret_name``)
+and, verbatim, the values (8+ characters) of such variables in the environment.
+Tokens are found wherever they start, and lines holding a backslash or an ESC
+byte are also read decoded (``views.py``): issue 32.
 
 Speed (issue 18): on inputs of 8 KiB or more, one Hyperscan database
 (``candidates.py``: a SIMD multi-pattern matcher, ~2 GB/s where ``re``
@@ -33,7 +31,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, NewType
 
 from jlgcli.artifacts.candidates import (
     FINDER_MIN,
@@ -43,34 +41,26 @@ from jlgcli.artifacts.candidates import (
     compile_candidates,
     windows,
 )
+from jlgcli.artifacts.rules import (
+    CONTEXT,
+    NETRC,
+    glued_ok,
+    looks_like_password,
+    token_spans,
+)
+from jlgcli.artifacts.views import DecodedView, needs_view
+
+if TYPE_CHECKING:
+    from jlgcli.artifacts.streaming import StreamRedactor as StreamRedactor
 
 MASK = "[REDACTED]"
+# Text that went through a Redactor. The functions that show text to a person
+# (output.show, the dev reporter) take only this type: a new door that hands
+# them raw text fails the type check (mypy --strict), not a review (issue 32).
+Redacted = NewType("Redacted", str)
 _MASK = MASK.encode()
 
-_TOKEN_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-_NAME_CHARS = _TOKEN_CHARS | frozenset(b".")
-# Token-shaped secrets all start a run of 16+ token characters. In a copy where
-# token characters are "a" and the rest " ", one substring search finds those
-# runs; the token pattern is then tried at each run start only.
-_RUN_TABLE = bytes(0x61 if c in _TOKEN_CHARS else 0x20 for c in range(256))
-_RUN_LENGTH = 16
-_RUN_START = b" " + b"a" * _RUN_LENGTH
-_TOKEN = re.compile(
-    b"|".join((
-        rb"sk-[A-Za-z0-9_\-]{16,1024}",  # OpenAI (sk-, sk-proj-), Anthropic (sk-ant-)
-        rb"gh[pousr]_[A-Za-z0-9]{30,255}",  # GitHub classic tokens
-        rb"github_pat_[A-Za-z0-9_]{30,255}",  # GitHub fine-grained tokens
-        rb"eyJ[A-Za-z0-9_\-]{13,1024}\.[A-Za-z0-9_\-]{8,8192}\.[A-Za-z0-9_\-]{8,1024}",  # JWT
-        rb"A(?:KIA|SIA)[0-9A-Z]{16}(?![A-Za-z0-9_\-])",  # AWS access key ids
-        rb"AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])",  # Google API keys (Gemini)
-        rb"xox[abposre]-[0-9A-Za-z\-]{11,255}",  # Slack
-        rb"[sr]k_(?:live|test)_[0-9A-Za-z]{10,247}",  # Stripe secret / restricted keys
-        rb"glpat-[0-9A-Za-z_\-]{20,64}",  # GitLab personal access tokens
-        rb"npm_[0-9A-Za-z]{36}(?![A-Za-z0-9_\-])",  # npm
-        rb"hf_[A-Za-z]{34}(?![A-Za-z0-9_\-])",  # Hugging Face
-        rb"pypi-AgEIcHlwaS5vcmc[0-9A-Za-z_\-]{50,1024}",  # PyPI upload tokens
-    ))
-)  # fmt: skip
+_NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 
 # Shapes anchored on a rare literal ("://", "-----BEGIN"): one regex, replacement
 # in group "secret". URL user-info passwords (postgres://admin:pw@db), Slack
@@ -82,19 +72,21 @@ _ANCHORED = re.compile(
     rb"|(?P<dsn>[0-9a-f]{32})(?=@)"
     rb"|hooks\.slack\.com/services/(?P<webhook>[0-9A-Za-z_/\-]{8,512})"
     rb")"
-    rb"|(?P<pem>-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY-----"
-    rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY-----|[\s\S]{0,65536}\Z))"
+    rb"|(?P<pem>-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
+    rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----|[\s\S]{0,65536}\Z))"
 )
 _ANCHORED_GROUPS = ("password", "dsn", "webhook", "pem")
 _PEM_BEGIN = PEM_BEGIN
-_PEM_PRIVATE_BEGIN = re.compile(rb"-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY-----")
-_PEM_PRIVATE_END = re.compile(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY-----")
 
-# Searched in the lowered text. A hit is a name ending in the keyword, then a separator.
+# Searched in the lowered text. A hit is a name ending in the keyword (and maybe
+# a number: API_TOKEN_2), then a separator.
 _ASSIGN_RULES = tuple(
-    re.compile(kw + rb"""["']?[ \t]*[:=]""")
-    for kw in (rb"token", rb"key", rb"secret", rb"pass(?:w(?:or)?d|phrase)")
-)
+    re.compile(kw + rb"""(?:_?[0-9]{1,3})?["']?[ \t]*[:=]""")
+    for kw in (
+        rb"token", rb"key", rb"secret", rb"pass(?:w(?:or)?d|phrase)?", rb"pwd",
+        rb"cred(?:ential)?s?", rb"cookies?",
+    )
+)  # fmt: skip
 _AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""")
 _SCHEME_CREDENTIAL = re.compile(rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)([^\s\"'\x80-\xff]{8,4096})")
 _BEARER = re.compile(rb"bearer[ \t]+")
@@ -106,9 +98,12 @@ _NAME_MAX = 128
 _QUOTED_MAX = 4096
 
 _WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_SECRET_SUFFIXES = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE")
+_SECRET_SUFFIXES = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIALS")
+_SECRET_WORDS = ("CREDENTIAL", "CREDS", "COOKIE", "COOKIES")  # a secret even alone
+_QUALIFIED_WORDS = ("KEY", "PASS", "PWD")  # a secret after another word: DB_PASS, not PWD
 _KEY_COMPOUNDS = ("APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "SIGNINGKEY", "MASTERKEY")
 ENV_VALUE_MIN = 8
+_VIEW_DEPTH = 3
 
 Edit = tuple[int, int, bytes]  # (start, end, replacement)
 
@@ -116,16 +111,20 @@ Edit = tuple[int, int, bytes]  # (start, end, replacement)
 def is_secret_name(name: str) -> bool:
     """Whether a variable/key name says its value is a secret (``GITHUB_TOKEN``, ``apiKey``).
 
-    The last word decides: ``…TOKEN``, ``…SECRET``, ``…PASSWORD`` (``PGPASSWORD``),
-    ``KEY`` after another word (``sort_key`` yes, bare ``key``/``monkey`` no).
+    The last word decides (a trailing number is skipped: ``API_TOKEN_2``):
+    ``…TOKEN``, ``…SECRET``, ``…PASSWORD`` (``PGPASSWORD``), ``…CREDENTIALS``,
+    ``COOKIE``; ``KEY``, ``PASS``, ``PWD`` after another word (``sort_key``,
+    ``DB_PASS`` yes; bare ``key``/``monkey``/``PWD`` no).
     """
     words: list[str] = _WORD_RE.findall(name)
+    while words and words[-1].isdigit():
+        words.pop()
     if not words:
         return False
     last = words[-1].upper()
-    if last.endswith(_SECRET_SUFFIXES):
+    if last.endswith(_SECRET_SUFFIXES) or last in _SECRET_WORDS:
         return True
-    if last == "KEY":
+    if last in _QUALIFIED_WORDS:
         return len(words) >= 2
     return last.endswith(_KEY_COMPOUNDS)
 
@@ -150,10 +149,10 @@ class Redactor:
         self.count = 0
         self.finder_min = FINDER_MIN  # inputs shorter than this skip the finder
 
-    def redact(self, text: str) -> str:
+    def redact(self, text: str) -> Redacted:
         """``text`` with every recognised secret replaced by ``[REDACTED]``."""
         data = text.encode("utf-8", "surrogatepass")
-        return self.redact_bytes(data).decode("utf-8", "surrogatepass")
+        return Redacted(self.redact_bytes(data).decode("utf-8", "surrogatepass"))
 
     def redact_bytes(self, data: bytes, *, spans: list[Span] | None = None) -> bytes:
         """The same on UTF-8 bytes (the transcript's fast path).
@@ -200,6 +199,8 @@ class Redactor:
 
     def stream(self) -> StreamRedactor:
         """A redactor for a stream cut into arbitrary chunks (one per output stream)."""
+        from jlgcli.artifacts.streaming import StreamRedactor
+
         return StreamRedactor(self)
 
     def finder(self) -> CandidateFinder | None:
@@ -232,7 +233,31 @@ class Redactor:
         return edits
 
     def edits(self, data: bytes) -> list[Edit]:
-        """Every replacement the rules want in ``data`` (possibly overlapping)."""
+        """Every replacement the rules want in ``data`` (possibly overlapping).
+
+        The rules read ``data`` as it is and, when it holds a backslash or an ESC
+        byte, as it reads decoded (views.py); a match in the decoded text masks
+        the raw bytes behind it.
+        """
+        edits = self._spelled_edits(data)
+        views: list[DecodedView] = []
+        text = data
+        # JSON inside JSON (a tool call's input, a script's source in a reply) is
+        # escaped once per level: read up to _VIEW_DEPTH levels down.
+        while len(views) < _VIEW_DEPTH and needs_view(text):
+            view = DecodedView(text)
+            if view.text == text:
+                break
+            views.append(view)
+            text = view.text
+            for start, end, new in self._spelled_edits(text):
+                for outer in reversed(views):
+                    start, end = outer.raw_span(start, end)
+                if end > start:
+                    edits.append((start, end, new))
+        return edits
+
+    def _spelled_edits(self, data: bytes) -> list[Edit]:
         edits: list[Edit] = []
         for literal in self._literals:
             start = data.find(literal)
@@ -247,6 +272,7 @@ class Redactor:
         if b"=" in data or b":" in data:
             edits += _authorization_edits(data, lowered)
             edits += _assignment_edits(data, lowered)
+        edits += _context_edits(data, lowered)
         return edits
 
 
@@ -263,10 +289,21 @@ def _non_overlapping(edits: list[Edit]) -> list[Edit]:
 
 
 def _token_edits(data: bytes) -> Iterator[Edit]:
-    for start in _run_starts(data.translate(_RUN_TABLE)):
-        match = _TOKEN.match(data, start)
-        if match:
-            yield start, match.end(), _MASK
+    for start, end in token_spans(data):
+        if glued_ok(data, start, end):
+            yield start, end, _MASK
+
+
+def _context_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
+    for rule in CONTEXT:
+        for match in rule.finditer(lowered):
+            start, end = match.span(1)
+            if rule is NETRC and not (
+                (match.start() == 0 or lowered[match.start() - 1] in b" \t\r\n\"'")
+                and looks_like_password(data[start:end])
+            ):
+                continue
+            yield start, end, _MASK
 
 
 def _anchored_edits(data: bytes) -> Iterator[Edit]:
@@ -275,16 +312,6 @@ def _anchored_edits(data: bytes) -> Iterator[Edit]:
             if match.start(group) >= 0:
                 yield match.start(group), match.end(group), _MASK
                 break
-
-
-def _run_starts(runs: bytes) -> Iterator[int]:
-    """Where the runs of 16+ token characters begin (a token never starts mid-word)."""
-    if runs.startswith(_RUN_START[1:]):
-        yield 0
-    found = runs.find(_RUN_START)
-    while found >= 0:
-        yield found + 1
-        found = runs.find(_RUN_START, found + 1 + _RUN_LENGTH)
 
 
 def _bearer_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
@@ -366,94 +393,10 @@ def _assigned_value(data: bytes, pos: int, *, colon: bool) -> tuple[int, int] | 
     return found.span()
 
 
-# A stream is cut after its last newline (no pattern spans a newline, so the
-# result is the same as redacting the whole stream); a line longer than
-# _HOLD_LIMIT is cut _TAIL bytes from its end, moved back so no match and no
-# half-written "name = " or "Bearer " straddles the cut.
-_HOLD_LIMIT = 32 * 1024
-_TAIL = 8 * 1024
-_JOIN_BACK = 512
-_PEM_HOLD = 64 * 1024
-_JOIN_CHARS = _NAME_CHARS | frozenset(b" \t\"':=/+~")
+def __getattr__(name: str) -> Any:
+    """``StreamRedactor`` (streaming.py) is importable from here, as it always was."""
+    if name == "StreamRedactor":
+        from jlgcli.artifacts.streaming import StreamRedactor
 
-
-def _before_open_private_key(buf: bytes, cut: int) -> int:
-    """``cut``, moved back to the start of a private-key block still open before it.
-
-    A PEM block spans lines: its body is held back until its END line arrives
-    (up to ``_PEM_HOLD`` bytes; a longer "block" is no key and is cut as usual).
-    Blocks are taken from the first, as ``_ANCHORED`` takes them from the whole
-    text: a second BEGIN inside an open block neither closes nor reopens it.
-    """
-    pos = 0
-    while True:
-        begin = _PEM_PRIVATE_BEGIN.search(buf, pos, cut)
-        if begin is None:
-            return cut
-        end = _PEM_PRIVATE_END.search(buf, begin.end(), cut)
-        if end is None:
-            return begin.start() if len(buf) - begin.start() <= _PEM_HOLD else cut
-        pos = end.end()
-
-
-class StreamRedactor:
-    """Redacts a chunked stream, holding back at most one partial line (<= 32 KiB).
-
-    ``feed`` returns what can be written now; ``flush`` returns the rest at the end.
-    """
-
-    def __init__(self, redactor: Redactor) -> None:
-        self._redactor = redactor
-        self._pending = b""
-
-    def feed(self, data: bytes) -> bytes:
-        """Redacted bytes that are safe to emit after appending ``data``."""
-        buf = self._pending + data if self._pending else data
-        cut = buf.rfind(b"\n") + 1
-        if len(buf) - cut > _HOLD_LIMIT:
-            cut = self._forced_cut(buf, floor=cut)
-        # One candidate scan of the whole buffer serves both the private-key check
-        # (a 10-byte substring search would cost as much again) and the redaction.
-        spans = self._redactor.candidate_spans(buf)
-        if spans is None:
-            private_key = _PEM_BEGIN in buf
-        else:
-            private_key = any(buf.startswith(_PEM_BEGIN, start) for start, _ in spans)
-        if private_key:
-            cut = _before_open_private_key(buf, cut)
-        self._pending = buf[cut:]
-        if not cut:
-            return b""
-        if spans is not None:  # a scan of buf[:cut] finds exactly those ending by the cut
-            spans = [span for span in spans if span[1] <= cut]
-        return self._redactor.redact_bytes(buf[:cut], spans=spans)
-
-    def feed_text(self, text: str) -> str:
-        """``feed`` for text; cuts fall on character boundaries."""
-        return self.feed(text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
-
-    def flush(self) -> bytes:
-        """Everything still held back, redacted."""
-        buf, self._pending = self._pending, b""
-        return self._redactor.redact_bytes(buf) if buf else b""
-
-    @property
-    def pending(self) -> int:
-        """Bytes held back, waiting for the end of their line."""
-        return len(self._pending)
-
-    def _forced_cut(self, buf: bytes, *, floor: int) -> int:
-        cut = len(buf) - _TAIL
-        limit = max(floor, cut - _JOIN_BACK)
-        while cut > limit and buf[cut - 1] in _JOIN_CHARS:
-            cut -= 1
-        moved = True
-        edits = self._redactor.edits(buf)
-        while moved:
-            moved = False
-            for start, end, _ in edits:
-                if start < cut < end:
-                    cut, moved = start, True
-        while cut > floor and 0x80 <= buf[cut] < 0xC0:
-            cut -= 1  # never split a UTF-8 sequence
-        return max(cut, floor)
+        return StreamRedactor
+    raise AttributeError(name)

@@ -9,12 +9,20 @@
 Progress goes to ``out`` (stdout, or stderr when stdout carries JSON);
 errors always go to ``err``. Characters the console cannot encode (an old
 Windows code page) are replaced instead of crashing the run.
+
+Everything goes out as ``run``/``loop``'s console writes it (issue 32): through
+the redactor (live text through a stream redactor, so a key split across reads
+is still caught) and without terminal control sequences other than colours
+(``ansi.terminal_safe``: no OSC 52 clipboard write reaches the terminal).
 """
 
 from __future__ import annotations
 
 import sys
 from typing import Literal, TextIO
+
+from jlgcli.ansi import terminal_safe
+from jlgcli.artifacts.redact import Redacted, Redactor
 
 Level = Literal["quiet", "normal", "verbose"]
 STEP_NAMES: tuple[str, ...] = (
@@ -53,6 +61,8 @@ class Reporter:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.arrow = arrow_for(getattr(self.out, "encoding", None))
+        self._redactor = Redactor()
+        self._live = self._redactor.stream()
 
     @property
     def verbose(self) -> bool:
@@ -94,7 +104,12 @@ class Reporter:
     def live(self, text: str) -> None:
         """Agent or command output as it arrives (verbose only)."""
         if self.verbose and text:
-            self._write(self.out, text)
+            self._show(self.out, self._live.feed_text(text))
+
+    def end_live(self) -> None:
+        """Write what the live stream held back (a last line without its newline)."""
+        if self._live.pending:
+            self._show(self.out, self._live.flush_text())
 
     def _emit(self, stream: TextIO, line: str, minimum: Level) -> None:
         order = {"quiet": 0, "normal": 1, "verbose": 2}
@@ -102,8 +117,15 @@ class Reporter:
             self._write(stream, line + "\n")
 
     def _write(self, stream: TextIO, text: str) -> None:
+        self.end_live()
+        self._show(stream, self._redactor.redact(text))
+
+    def _show(self, stream: TextIO, text: Redacted) -> None:
+        shown = terminal_safe(text)
+        if not shown:
+            return
         encoding = getattr(stream, "encoding", None)
-        if encoding and not can_encode(text, encoding):
-            text = text.encode(encoding, "replace").decode(encoding)
-        stream.write(text)
+        if encoding and not can_encode(shown, encoding):
+            shown = shown.encode(encoding, "replace").decode(encoding)
+        stream.write(shown)
         stream.flush()

@@ -72,11 +72,13 @@ def action_options(env: Mapping[str, str], *, is_windows: bool = os.name == "nt"
 def run_core(command: str, options: RunOptions, env: Mapping[str, str]) -> RunSummary:
     """Run through ``jlgcli.api``, then print the human summary and publish it."""
     from jlgcli.api import execute
+    from jlgcli.artifacts.redact import Redactor
     from jlgcli.integrations.github import publish
+    from jlgcli.output import show
     from jlgcli.runner.report import human_summary
 
     summary = execute(command, options)  # type: ignore[arg-type]
-    sys.stderr.write(human_summary(summary))
+    show(Redactor().redact(human_summary(summary)))  # as `jlgcli loop` shows it (issue 32)
     publish(summary, env=env, force=True)
     return summary
 

@@ -6,6 +6,11 @@ master) and reads up to ``CHUNK`` (256 KiB) at a time, emitting one
 character boundary (the tail of a character split across reads waits for the
 next read), so a sink that wants text decodes its event alone, lazily, and a
 sink that does not costs no decode.
+With ``filters`` (the run's redactor, issue 32) each stream is redacted here,
+where its bytes enter jlgcli, before any sink sees them: the parser, the
+console, the transcript and every tail cut from them only ever hold redacted
+text. The terminal responder and the interactive driver still read the raw
+bytes (a terminal query or a prompt must not wait for its line to end).
 Nothing keeps the output. Every stop — total timeout,
 idle timeout, cancel event, Ctrl-C (KeyboardInterrupt in the main thread), the
 interactive driver finishing — goes through the same ladder on the whole
@@ -47,6 +52,7 @@ from jlgcli.process.model import (
     StopReason,
     StreamName,
 )
+from jlgcli.process.outcome import ByteFilter
 from jlgcli.process.signals import interrupt_signal, signal_name
 from jlgcli.process.spawn import (
     IS_WINDOWS,
@@ -76,8 +82,12 @@ def run_invocation(
     sinks: Sequence[Sink] = (),
     cancel: threading.Event | None = None,
     log: Log | None = None,
+    filters: Callable[[], ByteFilter] | None = None,
 ) -> ProcessOutcome:
     """Run ``inv`` to its end or until a limit fires; stream its output to ``sinks``.
+
+    ``filters``: a factory giving each stream its own streaming transform (a
+    ``StreamRedactor``): the sinks get what it returns.
 
     ``cancel``: setting the event stops the run (CANCELLED). Ctrl-C in
     the main thread stops the tree too: every byte received so far is still
@@ -109,7 +119,10 @@ def run_invocation(
         say(str(exc))
         return ProcessOutcome.not_started(str(exc))
     say(f"started {Path(argv[0]).name} (pid {child.tree.pid}, {inv.transport})")
-    return _Run(inv, child, limits, tuple(sinks), cancel, say, data).execute()
+    run = _Run(inv, child, limits, tuple(sinks), cancel, say, data)
+    if filters is not None:
+        run.filters = {"stdout": filters(), "stderr": filters()}
+    return run.execute()
 
 
 class _Run:
@@ -132,6 +145,7 @@ class _Run:
         self.log = log
         self.start = self.last_output = time.monotonic()
         self.carry: dict[StreamName, bytes] = {"stdout": b"", "stderr": b""}
+        self.filters: dict[StreamName, ByteFilter] = {}
         self.counts: dict[StreamName, int] = {"stdout": 0, "stderr": 0}
         self.pending: deque[tuple[OutputEvent, int]] = deque()
         self.stop_reason: StopReason | None = None
@@ -239,8 +253,8 @@ class _Run:
         now = time.monotonic()
         if not data:  # end of the stream: what was held back goes out as it is
             data, self.carry[stream] = self.carry[stream], b""
-            if not data:
-                return
+            self._emit(stream, data, now, last=True)
+            return
         else:
             self.counts[stream] += len(data)
             self.last_output = now
@@ -253,12 +267,19 @@ class _Run:
                 self.carry[stream] = b""
             if not data:
                 return
-        event = OutputEvent(stream, data, now)
-        self.pending.append((event, 0))
         if self.responder is not None and (reply := self.responder.feed(data)):
             self.child.channel.send(reply)
         if self.driver is not None:
-            self.driver.feed(event.text)
+            self.driver.feed(data.decode("utf-8", "replace"))
+        self._emit(stream, data, now)
+
+    def _emit(self, stream: StreamName, data: bytes, now: float, *, last: bool = False) -> None:
+        """Queue ``data`` for the sinks, through the stream's filter when there is one."""
+        kept = self.filters.get(stream)
+        if kept is not None:
+            data = kept.feed(data) + (kept.flush() if last else b"")
+        if data:
+            self.pending.append((OutputEvent(stream, data, now), 0))
 
     def _deliver(self) -> None:
         # At most once per sink even when Ctrl-C lands inside a sink call.
@@ -272,9 +293,8 @@ class _Run:
 
     def _flush_carry(self) -> None:
         for stream, rest in self.carry.items():
-            if rest:
-                self.carry[stream] = b""
-                self.pending.append((OutputEvent(stream, rest, time.monotonic()), 0))
+            self.carry[stream] = b""
+            self._emit(stream, rest, time.monotonic(), last=True)
 
     def _drive(self, now: float) -> None:
         assert self.driver is not None

@@ -159,7 +159,8 @@ def _run_gate(
     if outcome.stop_reason is StopReason.TIMEOUT:
         text = (text + "\n" if text else "") + f"(stopped after {round(timeout_s)}s)"
     duration = round((time.monotonic() - started) * 1000)
-    return GateResult(command, outcome.exit_code, duration, outcome.ok, redact(text[-TAIL_CHARS:]))
+    # redacted whole, then cut: a cut never starts inside a key (issue 32)
+    return GateResult(command, outcome.exit_code, duration, outcome.ok, redact(text)[-TAIL_CHARS:])
 
 
 def failed_gates_block(results: list[GateResult]) -> str:

@@ -11,6 +11,10 @@ from jlgcli.process.model import Limits, OutputEvent, ProcessOutcome, Sink
 from jlgcli.records import record
 from jlgcli.runner.console import Console
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from jlgcli.artifacts.redact import Redactor
+
 
 @record
 class CallResult:
@@ -35,12 +39,15 @@ def call_backend(
     cancel: threading.Event | None = None,
     on_text: Callable[[str], None] | None = None,
     show_live: bool = True,
+    redactor: Redactor | None = None,
 ) -> CallResult:
     """Run ``request`` on ``backend``; the assistant's text is shown live as it arrives.
 
     ``on_text`` also gets the live text (the event stream's agent activity);
     ``show_live=False`` keeps it off the console (rebound's raw JSON replies at
-    default verbosity: the steps are shown instead).
+    default verbosity: the steps are shown instead). ``redactor``: the run's, applied
+    to each stream where its bytes enter (issue 32), so the parser, the console,
+    the transcript and the result only ever see redacted text.
     """
     from jlgcli.process import run_invocation
 
@@ -58,8 +65,9 @@ def call_backend(
     console.detail(f"spawn: {_quoted(invocation.argv)} ({invocation.transport})")
     started = time.monotonic()
     outcome = run_invocation(
-        invocation, limits=limits, sinks=(show, *extra_sinks), cancel=cancel, log=console.debug
-    )
+        invocation, limits=limits, sinks=(show, *extra_sinks), cancel=cancel, log=console.debug,
+        filters=None if redactor is None else redactor.stream,
+    )  # fmt: skip
     console.end_live()
     result = parser.finish(outcome)
     return CallResult(result, outcome, round((time.monotonic() - started) * 1000))

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jlgcli import records
 from jlgcli.backends.base import Backend, BackendRequest
 from jlgcli.completion import Decision
 from jlgcli.completion.protocol import Completion, Reply
@@ -155,7 +156,8 @@ class IterationLoop:
         spec, record, backend = self.spec, self.record, self.chain.current
         resumable = spec.session_mode == "continue" and self.chain.resumes_sessions
         session = record.session_id if resumable else None  # else the task is restated
-        prompt = self.prompter.prompt_for(iteration, session)
+        # the task file and the last report enter here: the model is sent redacted text
+        prompt = self.recorder.redactor.redact(self.prompter.prompt_for(iteration, session))
         if spec.is_loop:
             limit = self.rails.max_iterations
             elapsed = _human_ms(record.elapsed_ms(self.clock))
@@ -174,7 +176,16 @@ class IterationLoop:
 
         with status:
             call = self._invoke(backend, prompt, session, remaining, per_call, on_text)
-        result = call.result
+        # Redacted here, where the reply enters the run core, before any tail or
+        # report is cut from it (issue 32): a cut never starts inside a key.
+        redact = self.recorder.redactor.redact
+        result = records.replace(
+            call.result,
+            text=redact(call.result.text),
+            error=None if call.result.error is None else redact(call.result.error),
+            output_tail=redact(call.result.output_tail),
+        )
+        call = records.replace(call, result=result)
         record.last_text = result.text
         record.session_id = result.session_id or record.session_id
         metrics = IterationMetrics(
@@ -231,6 +242,7 @@ class IterationLoop:
             extra_sinks=self.recorder.sinks(),
             cancel=self.cancel,
             on_text=on_text,
+            redactor=self.recorder.redactor,
             show_live=spec.completion_mode != "rebound" or self.console.verbosity >= 2,
         )  # fmt: skip
 

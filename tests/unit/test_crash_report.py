@@ -56,3 +56,12 @@ def test_an_existing_file_is_never_overwritten(
     with pytest.raises(FileExistsError):
         crash._write_new(log_dir / "crash-same.log", b"x")
     assert "kept" in (log_dir / "crash-same.log").read_text()
+
+
+def test_a_key_behind_an_escaped_newline_in_the_message_is_redacted(log_dir: Path) -> None:
+    # issue 32: repr() of a message writes a newline as \n, gluing it to the key
+    key = "sk-ant-api03-" + "CrashKey0123456789ABCDEFabcdef"
+    error = _boom(repr(f"config:\n{key}\n"))
+    text = crash.write_crash_report(error).read_text(encoding="utf-8")
+    assert "\\n" + key not in text and key[13:] not in text
+    assert "[REDACTED]" in text

@@ -24,7 +24,7 @@ NAMED_REPOSITORY = [
     ROOT / "installer" / "install.ps1",
 ]
 OWN_REPOSITORY = re.compile(r"github\.com/([\w.<>-]+/[\w.<>-]+)|uses: ([\w.<>-]+/[\w.<>-]+)@")
-THIRD_PARTY = ("actions/", "pypa/", "microsoft/winget-pkgs", "./")
+THIRD_PARTY = ("actions/", "pypa/", "microsoft/winget-pkgs", "./", "gitleaks/", "Yelp/")
 
 
 def relative_links(page: Path) -> list[str]:

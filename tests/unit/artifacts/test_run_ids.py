@@ -109,6 +109,8 @@ def test_package_surface_is_lazy_and_complete() -> None:
         "jlgcli.artifacts.ids",
         "jlgcli.artifacts.probes",  # the Hyperscan wrapper the candidate finder scans through
         "jlgcli.artifacts.redact",
+        "jlgcli.artifacts.rules",  # the secret shapes and where they come from (issue 32)
+        "jlgcli.artifacts.views",  # the decoded view of JSON escapes and ANSI (issue 32)
     ]
     import jlgcli.artifacts as artifacts
 

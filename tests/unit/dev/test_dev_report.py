@@ -43,10 +43,29 @@ def test_verbose_adds_prompts_file_operations_and_live_output() -> None:
     reporter = Reporter("verbose", out, err)
     assert reporter.verbose
     emit_all(reporter)
+    reporter.end_live()  # a partial live line waits for its newline (it may end in a key)
     text = out.getvalue()
     assert "  [write] context/current-task.md\n" in text
     assert "-------------------- prompt --------------------\nfull prompt\n" in text
     assert text.endswith("streamed")
+
+
+KEY = "sk-ant-api03-" + "DevReporterKey0123456789ABCDEFabcdef"
+
+
+def test_every_line_is_redacted_and_terminal_safe() -> None:
+    # issue 32: the dev reporter writes as run/loop's console does
+    out, err = Stream(), Stream()
+    reporter = Reporter("verbose", out, err)
+    reporter.error(f"its reply ended with:\n{KEY}")
+    reporter.detail("reply", f"key={KEY}\x1b]52;c;c2VjcmV0\x07")
+    reporter.live(KEY[:10])
+    reporter.live(KEY[10:] + "\n")
+    reporter.info(f"\\n{KEY}")
+    for text in (out.getvalue(), err.getvalue()):
+        assert KEY not in text and KEY[10:] not in text
+        assert "\x1b]52" not in text
+    assert "[REDACTED]" in err.getvalue()
 
 
 def test_quiet_shows_only_errors() -> None:

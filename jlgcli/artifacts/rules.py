@@ -1,0 +1,139 @@
+"""The secret shapes the redactor knows, and where each comes from (issue 32).
+
+The provider shapes follow gitleaks' rule set (https://github.com/gitleaks/gitleaks,
+``cmd/generate/config/rules/*.go`` → ``config/gitleaks.toml``, MIT licence,
+Copyright (c) 2019 Zachary Rice), read in 2026; the Discord bot token shape
+follows detect-secrets' ``discord.py`` plugin (https://github.com/Yelp/detect-secrets,
+Apache-2.0). They are written here as bytes patterns: gitleaks' entropy filters
+and allow-lists are left out (masking a look-alike costs nothing; a leak does).
+The comment after each pattern names the rule it follows.
+
+Every token pattern starts with its own literal: the token is found wherever it
+starts (after ``-``, ``_``, a digit, ``%22``, an ANSI colour code or a JSON
+escape), not only at the start of a word. A token glued to a preceding letter
+or digit must also look random (``glued_ok``), so ``task-runner-configuration``
+is not taken for an ``sk-`` key.
+"""
+
+from __future__ import annotations
+
+import re
+
+TOKEN = re.compile(
+    b"|".join((
+        rb"sk-[A-Za-z0-9_\-]{16,1024}",  # openai-api-key, anthropic-api-key (sk-proj-, sk-ant-)
+        rb"gh[pousr]_[A-Za-z0-9]{30,255}",  # github-pat, github-oauth, github-app-token
+        rb"github_pat_[A-Za-z0-9_]{30,255}",  # github-fine-grained-pat
+        rb"eyJ[A-Za-z0-9_\-]{13,1024}\.[A-Za-z0-9_\-]{8,8192}\.[A-Za-z0-9_\-]{8,1024}",  # jwt
+        rb"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9_\-])",  # aws-access-token
+        rb"AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])",  # gcp-api-key
+        rb"ya29\.[0-9A-Za-z_\-]{20,2048}",  # gcp oauth access token (ya29.)
+        rb"GOCSPX-[0-9A-Za-z_\-]{28}",  # gcp oauth client secret
+        rb"xox[abposre]-[0-9A-Za-z\-]{11,255}",  # slack-bot/user/legacy tokens
+        rb"xapp-[0-9]-[0-9A-Za-z\-]{10,255}",  # slack-app-token
+        rb"[sr]k_(?:live|test)_[0-9A-Za-z]{10,247}",  # stripe-access-token
+        rb"glpat-[0-9A-Za-z_\-]{20,64}",  # gitlab-pat
+        rb"npm_[0-9A-Za-z]{36}(?![A-Za-z0-9_\-])",  # npm-access-token
+        rb"hf_[A-Za-z]{34}(?![A-Za-z0-9_\-])",  # huggingface-access-token
+        rb"pypi-AgEIcHlwaS5vcmc[0-9A-Za-z_\-]{50,1024}",  # pypi-upload-token
+        rb"gsk_[A-Za-z0-9]{48}",  # groq-api-key
+        rb"xai-[A-Za-z0-9_]{32,128}",  # xai-api-key
+        rb"r8_[A-Za-z0-9]{37}",  # replicate api token (r8_ + 37)
+        rb"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",  # sendgrid-api-token
+        rb"SK[0-9a-fA-F]{32}(?![A-Za-z0-9])",  # twilio-api-key
+    ))
+)  # fmt: skip
+# Shapes that start with a character class make a ``re`` alternation try every
+# position (20x slower): each is searched from a literal inside it instead.
+_DISCORD = re.compile(rb"[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}")
+_DISCORD_DOT = re.compile(rb"\.[A-Za-z0-9_\-]{6}\.")  # discord bot token (detect-secrets)
+_TELEGRAM = re.compile(rb":A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])")  # telegram-bot-api-token
+_TELEGRAM_ID = re.compile(rb"[0-9]{5,16}\Z")
+
+
+# The literals TOKEN's branches start with: a substring search for each (~GB/s)
+# and a match where one is found beat one ``re`` scan of the alternation (~30 MB/s).
+_PREFIXES = (
+    b"sk-", b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_", b"github_pat_", b"eyJ", b"A3T",
+    b"AKIA", b"ASIA", b"ABIA", b"ACCA", b"AIza", b"ya29.", b"GOCSPX-", b"xox", b"xapp-",
+    b"sk_", b"rk_", b"glpat-", b"npm_", b"hf_", b"pypi-", b"gsk_", b"xai-", b"r8_", b"SG.",
+    b"SK",
+)  # fmt: skip
+
+
+_SCAN_BY_PREFIX = 4096
+
+
+def token_spans(data: bytes) -> list[tuple[int, int]]:
+    """Where a provider token is in ``data`` (the boundary check is ``glued_ok``'s)."""
+    if len(data) < _SCAN_BY_PREFIX:  # a window around a candidate: one regex pass is cheaper
+        spans = [match.span() for match in TOKEN.finditer(data)]
+    else:
+        spans = []
+        match_at = TOKEN.match
+        for prefix in _PREFIXES:
+            pos = data.find(prefix)
+            while pos >= 0:
+                found = match_at(data, pos)
+                if found:
+                    spans.append(found.span())
+                pos = data.find(prefix, pos + 1)
+    for match in _TELEGRAM.finditer(data):
+        bot_id = _TELEGRAM_ID.search(data, max(0, match.start() - 16), match.start())
+        if bot_id:
+            spans.append((bot_id.start(), match.end()))
+    for match in _DISCORD_DOT.finditer(data):
+        for back in (24, 25, 26):
+            found = _DISCORD.match(data, max(0, match.start() - back))
+            if found and found.start() + back == match.start():
+                spans.append(found.span())
+                break
+    return spans
+
+
+# Hyperscan candidates for TOKEN (a superset; no look-around in Hyperscan syntax);
+# the last one starts with a character class (candidates.END_ONLY_PATTERNS).
+TOKEN_CANDIDATES = (
+    rb"sk-|gh[pousr]_|github_pat_|eyJ|A3T|A[KSB]IA|ACCA|AIza|ya29\.|GOCSPX-",
+    rb"xox[a-z]-|xapp-|[sr]k_(?:live|test)_|glpat-|npm_|hf_|pypi-|gsk_|xai-|r8_|SG\.",
+    rb"SK[0-9a-fA-F]{8}|[0-9]{5}:A|[MNO][A-Za-z0-9_\-]{23}\.",
+)
+
+# Secrets given in a command line or a config format (gitleaks curl-auth-user;
+# mysql's -pPASSWORD; netrc's password field; Docker's config.json "auth"),
+# replaced in group "secret". Matched case-insensitively on whole lines.
+# Each is searched in the lowered text (so case-insensitive) from its literal.
+CONTEXT = (
+    re.compile(
+        rb"curl\b[^\n]{0,2048}?[ \t](?:-u|--user)(?:=|[ \t]{1,5})[\"']?[^\s:\"']{1,256}:"
+        rb"([^\s\"']{3,256})"
+    ),
+    re.compile(
+        rb"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,2048}?[ \t]-p([^\s\"'\-][^\s\"']{0,255})"
+    ),
+    re.compile(rb"password[ \t]+([^\s\"']{3,1024})"),  # netrc: only after a space or a line start
+    re.compile(rb"\"auth\"[ \t]*:[ \t]*\"([a-z0-9+/=]{8,4096})\""),
+)
+NETRC = CONTEXT[2]
+CONTEXT_CANDIDATES = rb"curl|mysql|mariadb|password[ \t]|\"auth\""
+
+_DIGITS = frozenset(b"0123456789")
+_UPPER = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_ALNUM = _DIGITS | _UPPER | frozenset(b"abcdefghijklmnopqrstuvwxyz")
+
+
+def glued_ok(data: bytes, start: int, end: int) -> bool:
+    """Whether a token at ``start`` counts: it starts a word, or it looks random.
+
+    A key glued to a letter or digit (``9sk-…``, ``%22sk-…``, ``\\nsk-…``) is
+    still a key: real ones mix digits and capitals; kebab-case words do not.
+    """
+    if start == 0 or data[start - 1] not in _ALNUM:
+        return True
+    value = data[start:end]
+    return any(c in _DIGITS for c in value) and any(c in _UPPER for c in value)
+
+
+def looks_like_password(value: bytes) -> bool:
+    """A netrc/prose ``password word``: a word of lower-case letters is prose, not a secret."""
+    return not value.isalpha() or not value.islower()

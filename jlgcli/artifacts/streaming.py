@@ -1,0 +1,122 @@
+"""Redaction of a stream cut into arbitrary chunks: one partial line held back (issue 15).
+
+Split from ``redact.py`` (issue 32). A secret split across two reads is still
+caught: a stream is cut after its last newline; a line longer than
+``_HOLD_LIMIT`` is cut so no match straddles the cut; a private-key block is
+held back until its END line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from jlgcli.artifacts.candidates import PEM_BEGIN, Span
+from jlgcli.artifacts.redact import Redacted
+
+if TYPE_CHECKING:
+    from jlgcli.artifacts.redact import Redactor
+
+_NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+_PEM_BEGIN = PEM_BEGIN
+_PEM_PRIVATE_BEGIN = re.compile(rb"-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_PRIVATE_END = re.compile(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
+
+# A stream is cut after its last newline (no pattern spans a newline, so the
+# result is the same as redacting the whole stream); a line longer than
+# _HOLD_LIMIT is cut _TAIL bytes from its end, moved back so no match and no
+# half-written "name = " or "Bearer " straddles the cut.
+_HOLD_LIMIT = 32 * 1024
+_TAIL = 8 * 1024
+_JOIN_BACK = 512
+_PEM_HOLD = 64 * 1024
+_JOIN_CHARS = _NAME_CHARS | frozenset(b" \t\"':=/+~")
+
+
+def _before_open_private_key(buf: bytes, cut: int) -> int:
+    """``cut``, moved back to the start of a private-key block still open before it.
+
+    A PEM block spans lines: its body is held back until its END line arrives
+    (up to ``_PEM_HOLD`` bytes; a longer "block" is no key and is cut as usual).
+    Blocks are taken from the first, as ``_ANCHORED`` takes them from the whole
+    text: a second BEGIN inside an open block neither closes nor reopens it.
+    """
+    pos = 0
+    while True:
+        begin = _PEM_PRIVATE_BEGIN.search(buf, pos, cut)
+        if begin is None:
+            return cut
+        end = _PEM_PRIVATE_END.search(buf, begin.end(), cut)
+        if end is None:
+            return begin.start() if len(buf) - begin.start() <= _PEM_HOLD else cut
+        pos = end.end()
+
+
+class StreamRedactor:
+    """Redacts a chunked stream, holding back at most one partial line (<= 32 KiB).
+
+    ``feed`` returns what can be written now; ``flush`` returns the rest at the end.
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._pending = b""
+
+    def feed(self, data: bytes) -> bytes:
+        """Redacted bytes that are safe to emit after appending ``data``."""
+        buf = self._pending + data if self._pending else data
+        # One candidate scan of the whole buffer serves the forced cut, the
+        # private-key check (a 10-byte substring search would cost as much again)
+        # and the redaction.
+        spans = self._redactor.candidate_spans(buf)
+        cut = buf.rfind(b"\n") + 1
+        if len(buf) - cut > _HOLD_LIMIT:
+            cut = self._forced_cut(buf, floor=cut, spans=spans)
+        if spans is None:
+            private_key = _PEM_BEGIN in buf
+        else:
+            private_key = any(buf.startswith(_PEM_BEGIN, start) for start, _ in spans)
+        if private_key:
+            cut = _before_open_private_key(buf, cut)
+        self._pending = buf[cut:]
+        if not cut:
+            return b""
+        if spans is not None:  # a scan of buf[:cut] finds exactly those ending by the cut
+            spans = [span for span in spans if span[1] <= cut]
+        return self._redactor.redact_bytes(buf[:cut], spans=spans)
+
+    def feed_text(self, text: str) -> Redacted:
+        """``feed`` for text; cuts fall on character boundaries."""
+        data = self.feed(text.encode("utf-8", "surrogatepass"))
+        return Redacted(data.decode("utf-8", "surrogatepass"))
+
+    def flush_text(self) -> Redacted:
+        """``flush`` for text."""
+        return Redacted(self.flush().decode("utf-8", "surrogatepass"))
+
+    def flush(self) -> bytes:
+        """Everything still held back, redacted."""
+        buf, self._pending = self._pending, b""
+        return self._redactor.redact_bytes(buf) if buf else b""
+
+    @property
+    def pending(self) -> int:
+        """Bytes held back, waiting for the end of their line."""
+        return len(self._pending)
+
+    def _forced_cut(self, buf: bytes, *, floor: int, spans: list[Span] | None) -> int:
+        cut = len(buf) - _TAIL
+        limit = max(floor, cut - _JOIN_BACK)
+        while cut > limit and buf[cut - 1] in _JOIN_CHARS:
+            cut -= 1
+        moved = True
+        # near the candidates only: a long JSON line is not read whole on every read
+        edits = self._redactor._edits_near_candidates(buf, spans)
+        while moved:
+            moved = False
+            for start, end, _ in edits:
+                if start < cut < end:
+                    cut, moved = start, True
+        while cut > floor and 0x80 <= buf[cut] < 0xC0:
+            cut -= 1  # never split a UTF-8 sequence
+        return max(cut, floor)

@@ -1,0 +1,206 @@
+"""Issue 32 end to end: canary secrets in every position and encoding leave through no channel.
+
+Through the installed console script with the fake agent CLIs (tests/fakes), each
+backend prints canary keys of several families at a line start (``\\nsk-…`` in its
+raw JSON stream), after ``-``, ``_``, a digit, ``%22``, inside ANSI colours, as a
+JSON-escaped ``"api_key": "…"`` and with the last report cut inside a key; the
+task file holds one at a line start. Every byte jlgcli printed or wrote (stdout,
+stderr, GitHub outputs and step summary, transcript, state, result, events) is
+then searched for each canary. On main the transcript and state kept them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.cli import Runner
+
+from jlgcli.artifacts.redact import MASK
+
+BODY = "Cn7Xw2Lm9Pk4Rt6Vb8Nc3Hd5Jf1Gs0Ya"
+CANARIES = {
+    "anthropic": "sk-ant-api03-" + BODY + BODY,
+    "github": "ghp_" + BODY + "AbCd",
+    "aws": "AKIA" + "C7XW2LM9PK4RT6VB",
+    "groq": "gsk_" + BODY + BODY[:16],
+    "telegram": "123456789:A" + BODY + "Ab",
+    "slack-app": "xapp-1-A0123BCDEF-" + BODY,
+}
+KEY = CANARIES["anthropic"]
+INVOKE_TASKS = "from jlgcli.invoke_tasks import dev, loop, run  # noqa: F401\n"
+
+
+def _agent_text() -> str:
+    anthropic, github, aws, groq, telegram, slack = CANARIES.values()
+    lines = [
+        "Looking at the config.",
+        anthropic,  # a line start: \nsk-ant-… in the raw JSON stream
+        f"flag-{github} and var_{aws} and 9{groq}",
+        f"url?q=%22{telegram}%22",
+        f"\x1b[31m{slack}\x1b[0m",
+        json.dumps({"api_key": "Hunter2Hunter2Pw9"}),  # \"api_key\": \"…\" once in the stream
+        "and finally " + KEY,
+    ]
+    # the last report is cut 2000 characters from the end: inside the key above
+    return "\n".join(lines) + " " + "y" * (2000 - len(KEY) // 2)
+
+
+def _files_under(folder: Path, skip: set[Path]) -> dict[str, str]:
+    return {
+        str(path): path.read_text("utf-8", errors="replace")
+        for path in folder.rglob("*")
+        if path.is_file()
+        and path not in skip
+        and "home" not in path.relative_to(folder).parts[:1]
+        and ".prompts" not in str(path)
+    }
+
+
+def _leaks(text: str) -> list[str]:
+    found = [name for name, secret in CANARIES.items() if secret[-16:] in text]
+    return found + (["api_key"] if "Hunter2Hunter2Pw9" in text else [])
+
+
+@pytest.mark.parametrize("backend", ["claude", "codex", "gemini", "copilot"])
+def test_canaries_leave_through_no_channel(jlg: Runner, tmp_path: Path, backend: str) -> None:
+    # issue 32
+    project = tmp_path / "project"
+    project.mkdir()
+    task = project / "task.md"
+    task.write_text(f"Fix the deploy.\n{KEY}\nThanks.\n", encoding="utf-8")
+    script = tmp_path / "agent-script.json"
+    turn = {"text": _agent_text(), "stderr": f"warn: -{KEY}"}
+    script.write_text(json.dumps({"turns": [turn]}), "utf-8")
+    outputs, step_summary = tmp_path / "gh-output", tmp_path / "gh-summary.md"
+    env = {
+        "JLGCLI_FAKE_SCRIPT": str(script),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_STEP_SUMMARY": str(step_summary),
+        "GEMINI_API_KEY": "fake-gemini-login",  # dummies the fakes accept as a login
+        "COPILOT_GITHUB_TOKEN": "github_pat_test",
+    }
+    result = jlg(
+        "loop", "task.md", "-b", backend, "--max-iterations", "2", "--json", "--github",
+        "--artifacts", "--events", str(tmp_path / "events.ndjson"), "-v",
+        cwd=project, env=env,
+    )  # fmt: skip
+    assert result.returncode == 4, result.stderr  # not done after 2 iterations
+    channels = {"stdout": result.stdout, "stderr": result.stderr}
+    # everything jlgcli wrote; the fake agents' own session files (under HOME) are not ours
+    channels |= _files_under(tmp_path, skip={script, task})
+    assert any(name.endswith("transcript.ndjson") for name in channels)
+    assert any(name.endswith("state.json") for name in channels)
+    leaked = {name: _leaks(text) for name, text in channels.items() if _leaks(text)}
+    assert not leaked, leaked
+    assert "[REDACTED]" in result.stdout
+
+
+DONE_WITH_KEYS = {"text": "done\n" + json.dumps({"status": "done", "summary": f"used {KEY}"})}
+
+
+def _door(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv, cwd=cwd, capture_output=True, text=True, encoding="utf-8", errors="replace",
+        timeout=120, stdin=subprocess.DEVNULL, env={**os.environ, **env},
+    )  # fmt: skip
+
+
+def test_the_invoke_task_and_the_action_print_the_summary_redacted(tmp_path: Path) -> None:
+    # issue 32: both doors called human_summary on the raw summary
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tasks.py").write_text(INVOKE_TASKS, encoding="utf-8")
+    (project / "task.md").write_text("Fix it.\n", encoding="utf-8")
+    script = tmp_path / "fake.json"
+    script.write_text(json.dumps({"turns": [DONE_WITH_KEYS]}), "utf-8")
+    outputs, step_summary = tmp_path / "gh-output", tmp_path / "gh-summary.md"
+    env = {"JLGCLI_FAKE_SCRIPT": str(script)}
+    invoked = _door(
+        [sys.executable, "-m", "invoke", "loop", "--task", "task.md", "--backend", "claude",
+         "--args", "--completion json"], project, env,
+    )  # fmt: skip
+    action = _door(
+        [sys.executable, "-m", "jlgcli.integrations.action"], project,
+        env | {"JLG_COMMAND": "loop", "JLG_PROMPT_FILE": "task.md", "JLG_BACKEND": "claude",
+               "JLG_COMPLETION": "json", "GITHUB_OUTPUT": str(outputs),
+               "GITHUB_STEP_SUMMARY": str(step_summary)},
+    )  # fmt: skip
+    for name, done in (("invoke", invoked), ("action", action)):
+        assert done.returncode == 0, (name, done.stderr)
+        assert f"summary     used {MASK}" in done.stderr, (name, done.stderr)
+        assert not _leaks(done.stdout + done.stderr), name
+    assert not _leaks(outputs.read_text("utf-8") + step_summary.read_text("utf-8"))
+
+
+@pytest.mark.slow
+def test_the_dev_loop_prints_replies_redacted_and_without_osc52(tmp_path: Path) -> None:
+    # issue 32: dev/report.Reporter wrote raw text; "its reply ended with: …" showed the key
+    from support.dev_e2e import implement, run_dev, write_script
+    from support.devproject import make_project
+
+    root = make_project(tmp_path / "proj")
+    reply = f"Done.\n{KEY}\nflag-{CANARIES['github']}\n\x1b]52;c;c2VjcmV0\x07copied"
+    script = write_script(tmp_path / "s.json", implement(notes=None, text=reply))
+    done = run_dev(root, "run", "--yes", "--verbose", script=script)
+    assert done.returncode != 0
+    assert "its reply ended with" in done.stderr, done.stderr
+    for stream in (done.stdout, done.stderr):
+        assert not _leaks(stream)
+        assert "\x1b]52" not in stream
+    assert MASK in done.stderr
+
+
+def _reply(obj: dict[str, object]) -> dict[str, str]:
+    return {"text": "Working on it.\n```json\n" + json.dumps(obj) + "\n```"}
+
+
+REBOUND_SCRIPT = f"""\
+import sys, time
+key = {KEY!r}
+print("\\x1b[31m" + key + "\\x1b[0m")
+print("key_{CANARIES["github"]}")
+sys.stdout.write("split " + key[:20]); sys.stdout.flush(); time.sleep(0.2)
+print(key[20:] + " done")
+print({json.dumps(json.dumps({"api_key": "Hunter2Hunter2Pw9", "nl": "x"}))})
+"""
+
+
+def test_a_failover_and_a_rebound_session_leak_no_canary(jlg: Runner, tmp_path: Path) -> None:
+    # issue 32: ANSI-wrapped keys and key_<token> printed by a rebound script reached the
+    # model, the ledger and iterations/NNN/prompt.md; a failover carries the quota error on
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "task.md").write_text(f"Deploy.\n{KEY}\n", encoding="utf-8")
+    script = tmp_path / "agent-script.json"
+    turns = [
+        {"error": "quota", "stderr": f"quota gone for -{KEY}"},  # claude: switch to codex
+        _reply({
+            "thought_process": f"found\n{KEY}",
+            "artifacts": [{"path": "workbench/scripts/leak.py", "content": REBOUND_SCRIPT}],
+            "next_action": {"type": "exec_and_chain", "target_script": "workbench/scripts/leak.py",
+                            "continuation_prompt": "Go on."},
+        }),
+        _reply({"status": "done", "summary": f"done with 9{KEY}"}),
+    ]  # fmt: skip
+    script.write_text(json.dumps({"turns": turns}), "utf-8")
+    result = jlg(
+        "loop", "task.md", "-b", "claude", "--fallback", "codex", "--completion", "rebound",
+        "--json", "--artifacts", "-v", cwd=project, env={"JLGCLI_FAKE_SCRIPT": str(script)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["iterationMetrics"][-1]["backend"] == "codex", summary  # the failover
+    prompts = sorted((tmp_path / "agent-script.json.prompts").glob("[0-9][0-9][0-9].txt"))
+    channels = {"stdout": result.stdout, "stderr": result.stderr}
+    channels |= {f"prompt {p.name}": p.read_text("utf-8") for p in prompts}
+    channels |= _files_under(tmp_path, skip={script, project / "task.md"})
+    channels = {n: t for n, t in channels.items() if "workbench/scripts" not in n}
+    assert any("ledger" in name for name in channels)
+    assert "[REDACTED]" in channels[f"prompt {prompts[-1].name}"]
+    leaked = {name: _leaks(text) for name, text in channels.items() if _leaks(text)}
+    assert not leaked, leaked
