@@ -21,7 +21,13 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from support import platform_names
 from support.environ import COVERAGE_VARIABLES, SUBPROCESS_COVERAGE
+
+# The Windows proxy of .ci/run (issue 35): names removed before any test module is imported,
+# put back once collection is over (pytest_collection_finish).
+if platform_names.simulating():
+    platform_names.simulate_windows_names()
 
 # Hypothesis fails an example that runs over 200 ms by default (its "deadline"): a timing
 # asserted in a test. Two workers a core with coverage on made it fail at random
@@ -141,6 +147,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.xdist_group(group))
         if SIGHUP_IGNORED and sends_sighup(item):
             item.add_marker(pytest.mark.skip(reason=_SIGHUP_SKIP))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The Windows proxy: a pytest-xdist controller collects nothing, so it gets the names back
+    at once (it needs ``os.getuid`` for the workers' temporary directory)."""
+    controller = not hasattr(config, "workerinput") and getattr(config.option, "dist", "no") != "no"
+    if controller:
+        platform_names.restore_names()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The Windows proxy: the tests were collected as on Windows; they run on this OS.
+
+    jlgcli takes this OS's branches at run time (``sys.platform`` is still
+    ``linux``), and pytest itself needs ``os.getuid`` for ``tmp_path``.
+    """
+    platform_names.restore_names()
 
 
 def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
+from support.platform_names import chmod_stops_us
 
 from jlgcli.backends.base import Availability
 from jlgcli.doctor import (
@@ -102,7 +102,7 @@ def test_runs_dir(tmp_path: Path) -> None:
     assert runs_dir_check(tmp_path / "missing").status == "fail"
 
 
-@pytest.mark.skipif(os.name == "nt" or os.geteuid() == 0, reason="permissions")
+@pytest.mark.skipif(not chmod_stops_us(), reason="Windows, or root: permissions")
 def test_runs_dir_not_writable(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir()
