@@ -23,6 +23,7 @@ import pytest
 from hypothesis import settings
 from support import platform_names
 from support.environ import COVERAGE_VARIABLES, SUBPROCESS_COVERAGE
+from support.redaction_engine import engine_skip_reason
 
 # The Windows proxy of .ci/run (issue 35): names removed before any test module is imported,
 # put back once collection is over (pytest_collection_finish).
@@ -130,7 +131,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the tests of ``_ONE_WORKER_GROUPS`` with their ``xdist_group``; skip SIGHUP cases
-    when the suite started with SIGHUP ignored.
+    when the suite started with SIGHUP ignored, and the tests of Hyperscan where it is not.
 
     xdist turns the mark into the ``@group`` suffix of the node id in its own
     ``pytest_collection_modifyitems``, which its scheduler reads.
@@ -147,6 +148,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.xdist_group(group))
         if SIGHUP_IGNORED and sends_sighup(item):
             item.add_marker(pytest.mark.skip(reason=_SIGHUP_SKIP))
+    engine = [i for i in items if getattr(i, "get_closest_marker", lambda _: None)("hyperscan")]
+    reason = engine_skip_reason() if engine else None
+    for item in engine if reason is not None else ():  # Hyperscan's own tests (issue 35)
+        item.add_marker(pytest.mark.skip(reason=reason))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -206,3 +206,49 @@ def test_the_windows_proxy_collects_what_used_a_posix_name_at_import(tmp_path: P
     assert skipped.returncode == 0, skipped.stdout + skipped.stderr
     assert "2 skipped" in skipped.stdout
     assert "signal.SIGHUP: not on this OS (POSIX only)" in skipped.stdout
+
+
+@pytest.mark.parametrize(
+    ("sys_platform", "machine", "required"),
+    [("linux", "x86_64", True), ("win32", "AMD64", True), ("darwin", "arm64", True),
+     ("darwin", "x86_64", True), ("linux", "aarch64", False), ("win32", "ARM64", False)],
+)  # fmt: skip
+def test_hyperscan_is_a_dependency_exactly_where_it_has_wheels(
+    sys_platform: str, machine: str, required: bool
+) -> None:
+    # issue 35: without a wheel pip builds hyperscan from source, and `pip install jlgcli` failed
+    from packaging.requirements import Requirement
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    dependency = next(
+        r for r in map(Requirement, config["project"]["dependencies"]) if r.name == "hyperscan"
+    )
+    assert dependency.marker is not None
+    assert dependency.marker.evaluate(
+        {"sys_platform": sys_platform, "platform_machine": machine}
+    ) is required  # fmt: skip
+    assert config["project"]["optional-dependencies"]["hyperscan"] == [
+        f"hyperscan{dependency.specifier}"
+    ]
+
+
+def test_the_tests_of_hyperscan_skip_only_where_it_is_optional_or_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support import redaction_engine
+
+    monkeypatch.delenv(redaction_engine.HIDE_VARIABLE, raising=False)
+    optional = tmp_path / "pyproject.toml"
+    optional.write_text(
+        "[project]\ndependencies = [\"hyperscan>=0.9; sys_platform == 'nowhere'\"]\n",
+        encoding="utf-8",
+    )
+    assert not redaction_engine.hyperscan_required_here(optional)
+    optional.write_text('[project]\ndependencies = ["hyperscan>=0.9"]\n', encoding="utf-8")
+    assert redaction_engine.hyperscan_required_here(optional)
+    monkeypatch.setattr(redaction_engine, "hyperscan_loads", lambda: False)
+    assert redaction_engine.engine_skip_reason() is None  # required and absent: the tests fail
+    monkeypatch.setattr(redaction_engine, "hyperscan_required_here", lambda: False)
+    assert "optional on this platform" in (redaction_engine.engine_skip_reason() or "")
+    monkeypatch.setenv(redaction_engine.HIDE_VARIABLE, "1")
+    assert "hidden" in (redaction_engine.engine_skip_reason() or "")

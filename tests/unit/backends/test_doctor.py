@@ -152,6 +152,7 @@ def test_run_checks_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert len(availabilities) == 4 and exit_code(checks) == 0
 
 
+@pytest.mark.hyperscan
 def test_redaction_check_says_whether_the_fast_finder_loads() -> None:
     """Issue 18: without Hyperscan the redactor is right but slow; doctor says so."""
     assert redaction_check().status == "ok"  # the real one: hyperscan is a dependency
