@@ -196,3 +196,15 @@ def test_no_checkout_keeps_the_token_and_nothing_published_comes_from_a_cache(na
                 assert step["with"]["persist-credentials"] is False
             if name == "release.yml" and str(step.get("uses", "")).startswith("actions/setup-"):
                 assert "cache" not in step.get("with", {})
+
+
+def test_ci_meets_the_windows_exe_as_a_user_does() -> None:
+    # issue 35: the exe and its first minute were only ever tried on Linux here
+    yaml = pytest.importorskip("yaml")
+    ci = yaml.safe_load((WORKFLOW.parent / "ci.yml").read_text(encoding="utf-8"))
+    exe = ci["jobs"]["exe"]
+    assert exe["runs-on"] == "windows-latest"
+    scripts = [str(step.get("run", "")) for step in exe["steps"]]
+    first_minute = "python installer/first_minute.py --exe dist/jlgcli/jlgcli.exe"
+    assert scripts[-2:] == ["python installer/freeze.py", first_minute]
+    assert "lint" in ci["jobs"] and "mypy --platform win32" in str(ci["jobs"]["lint"]["steps"])
