@@ -55,6 +55,13 @@ $key.Close()
 if ($Zip) {
     if (-not $InstallDir) { $InstallDir = Join-Path $env:RUNNER_TEMP 'jlgcli-ps' }
     $dir = [IO.Path]::GetFullPath($InstallDir)
+} else {
+    $dir = Join-Path $env:LOCALAPPDATA 'Programs\jlgcli'
+}
+$path = Get-RawPath
+Assert-True (-not (($path.Value -split ';') -contains $dir)) "before the install, the user PATH does not hold $dir"
+
+if ($Zip) {
     $threw = $false
     try {
         & "$PSScriptRoot\install.ps1" -ArchivePath $Zip -Sha256 ('0' * 64) -InstallDir $dir
@@ -64,7 +71,6 @@ if ($Zip) {
     Assert-True ($threw -and -not (Test-Path -LiteralPath "$dir\jlgcli.exe")) 'a wrong checksum installs nothing'
     & "$PSScriptRoot\install.ps1" -ArchivePath $Zip -InstallDir $dir
 } else {
-    $dir = Join-Path $env:LOCALAPPDATA 'Programs\jlgcli'
     $Setup = (Resolve-Path -LiteralPath $Setup).Path
     $process = Start-Process -FilePath $Setup -ArgumentList '/S' -Wait -PassThru
     Assert-True ($process.ExitCode -eq 0) "silent setup exits 0 (got $($process.ExitCode))"

@@ -3,6 +3,7 @@
 #
 #   curl -fsSL https://github.com/OWNER/REPO/releases/latest/download/install.sh | sh
 #   sh install.sh [--version vX.Y.Z] [--prefix DIR] [--archive ZIP [--sha256 HEX]] [--uninstall]
+#   sh install.sh --print-target      # the <os>-<cpu> of the zip this machine gets
 #
 # Downloads jlgcli-<os>-<cpu>.zip from the GitHub release, verifies its SHA-256 against
 # the published .sha256 file, unpacks it into PREFIX/lib/jlgcli and links PREFIX/bin/jlgcli
@@ -25,7 +26,7 @@ say() { printf '%s\n' "$*"; }
 die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-    sed -n '2,9p' "$0" 2>/dev/null | sed 's/^# \{0,1\}//'
+    sed -n '2,10p' "$0" 2>/dev/null | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -36,6 +37,7 @@ while [ $# -gt 0 ]; do
         --sha256) [ $# -ge 2 ] || die "--sha256 needs a value"; SHA256="$2"; shift 2 ;;
         --repo) [ $# -ge 2 ] || die "--repo needs a value"; REPO="$2"; shift 2 ;;
         --uninstall) ACTION="uninstall"; shift ;;
+        --print-target) ACTION="print-target"; shift ;;
         -h|--help) usage; exit 0 ;;
         *) die "unknown option: $1 (see --help)" ;;
     esac
@@ -164,6 +166,9 @@ do_install() {
 
 if [ "$ACTION" = "uninstall" ]; then
     do_uninstall
+elif [ "$ACTION" = "print-target" ]; then
+    target
+    echo
 else
     do_install
 fi

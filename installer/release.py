@@ -9,6 +9,8 @@ scripts and the docs use these names (a test checks they agree).
     python installer/release.py stamp --repo OWNER/NAME --out release  # install.* for this tag
     python installer/release.py sums release                           # SHA256SUMS
     python installer/release.py check-version --tag v1.2.3             # tag == jlgcli version
+    python installer/release.py major-tag --tag v1.2.3                 # v1 (nothing: a pre-release)
+    python installer/release.py notes --repo OWNER/NAME --tag v1.2.3   # the release's notes
 """
 
 from __future__ import annotations
@@ -218,6 +220,24 @@ def stamp(text: str, *, repo: str, tag: str) -> str:
     return text
 
 
+def major_tag(tag: str) -> str | None:
+    """The floating tag a release moves (``v1.2.3`` → ``v1``), None for a pre-release (``rc``).
+
+    ``uses: OWNER/REPO@v1`` in a workflow follows it. The release workflow runs
+    on ``v*.*.*`` only, so moving ``v1`` never starts another release.
+    """
+    match = re.fullmatch(r"v(\d+)\.\d+\.\d+", tag)
+    return f"v{match.group(1)}" if match else None
+
+
+def release_notes(repo: str, tag: str) -> str:
+    """``installer/release-notes.md`` for this release: the install lines and the pins."""
+    version_text = tag.removeprefix("v")
+    values = {"REPO": repo, "TAG": tag, "VERSION": version_text,
+              "MAJOR_TAG": major_tag(tag) or tag}  # fmt: skip
+    return fill((INSTALLER / "release-notes.md").read_text(encoding="utf-8"), values)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line of this script (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -237,6 +257,10 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--assets", type=Path, default=ROOT / "release")
     sub.add_parser("sums").add_argument("folder", type=Path)
     sub.add_parser("check-version").add_argument("--tag", required=True)
+    sub.add_parser("major-tag").add_argument("--tag", required=True)
+    p = sub.add_parser("notes")
+    p.add_argument("--repo", required=True)
+    p.add_argument("--tag", required=True)
     args = parser.parse_args(argv)
 
     if args.command == "package":
@@ -256,6 +280,10 @@ def main(argv: list[str] | None = None) -> int:
             print(args.out / name)
     elif args.command == "sums":
         print(write_sums(args.folder))
+    elif args.command == "major-tag":
+        print(major_tag(args.tag) or "")
+    elif args.command == "notes":
+        print(release_notes(args.repo, args.tag), end="")
     elif args.tag.removeprefix("v") != version():
         print(f"release: tag {args.tag} does not match jlgcli {version()}", file=sys.stderr)
         return 1

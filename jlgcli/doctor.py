@@ -79,8 +79,9 @@ def redaction_check(loads: bool | None = None) -> Check:
         "warn",
         "Hyperscan does not load here: secrets are found by the exact rules alone (same "
         "result, several times slower on long output)",
-        "reinstall jlgcli so its hyperscan dependency is installed (pip install hyperscan); "
-        "Hyperscan needs an x86-64 CPU with SSSE3 or an ARM64 one",
+        "install it where it has wheels: pip install 'jlgcli[hyperscan]' (a dependency on "
+        "x86-64 Linux and Windows and on macOS; Hyperscan needs an x86-64 CPU with SSSE3 or an "
+        "ARM64 one)",
     )
 
 

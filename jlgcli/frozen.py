@@ -92,9 +92,11 @@ def sanitize_process(
     environ.update({k: v for k, v in cleaned.items() if environ.get(k) != v})
     if platform == "win32":
         if reset_dll_directory is None:  # pragma: no cover - exercised by the Windows release job
+            if sys.platform != "win32":  # narrows for mypy: ctypes.windll (issue 35)
+                raise OSError("Windows only")
             import ctypes
 
-            reset_dll_directory = ctypes.windll.kernel32.SetDllDirectoryW  # type: ignore[attr-defined]
+            reset_dll_directory = ctypes.windll.kernel32.SetDllDirectoryW
         reset_dll_directory(None)  # undo the bootloader's SetDllDirectoryW(_MEIPASS) for children
 
 

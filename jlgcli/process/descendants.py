@@ -206,6 +206,8 @@ def die_with_parent_preexec(*, is_linux: bool = IS_LINUX) -> Callable[[], None] 
     """A ``preexec_fn`` giving the child SIGKILL when jlgcli dies (Linux), else None."""
     if not is_linux:
         return None
+    if sys.platform == "win32":  # pragma: no cover - narrows for mypy (issue 35)
+        raise OSError("POSIX only")
     import ctypes
 
     parent = os.getpid()

@@ -234,3 +234,16 @@ def test_demo_replays_the_bundled_recording(frozen, package) -> None:
     assert ours.returncode == theirs.returncode == 0, ours.stderr
     assert json_out(ours)["iterations"] == 3
     assert stable(json_out(ours)) == stable(json_out(theirs))
+
+
+def test_the_first_minute_of_a_released_exe(frozen_exe: Path) -> None:
+    # issue 35: what the release workflow runs on every target against the unzipped zip:
+    # --version, demo, doctor and a loop with the fake claude (a .cmd shim on Windows).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "installer" / "first_minute.py"), "--exe", str(frozen_exe)],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "first minute: ok" in result.stderr
+    assert "standalone executable" in result.stdout

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import importlib
+import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from support import platform_names
+from support.environ import tool_environ
+from support.platform_names import signal_param
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -118,17 +124,20 @@ def test_module_scoped_dev_runs_are_measured_only_when_asked(
 
 
 @pytest.mark.parametrize(
-    ("params", "skipped"),
-    [({"name": "SIGHUP"}, True), ({"transport": "pipe", "signum": signal.SIGHUP}, True),
-     ({"name": "SIGTERM"}, False), ({"count": 1}, False), (None, False)],
+    ("params", "signum", "skipped"),
+    [({"name": "SIGHUP"}, None, True),
+     signal_param({"transport": "pipe"}, "SIGHUP", True, id="signum-SIGHUP"),  # issue 35
+     ({"name": "SIGTERM"}, None, False), ({"count": 1}, None, False), (None, None, False)],
 )  # fmt: skip
 def test_under_nohup_the_sighup_cases_skip_and_say_why(
-    params: dict[str, Any] | None, skipped: bool, request: pytest.FixtureRequest,
-    monkeypatch: pytest.MonkeyPatch,
+    params: dict[str, Any] | None, signum: signal.Signals | None, skipped: bool,
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     conftest = suite_conftest(request)
     markers: list[Any] = []
     item = SimpleNamespace(path=ROOT / "tests/e2e/test_containment.py", add_marker=markers.append)
+    if signum is not None:  # the parameter is the signal itself, as in test_process_interrupt
+        params = {**(params or {}), "signum": signum}
     if params is not None:
         item.callspec = SimpleNamespace(params=params)
     monkeypatch.setattr(conftest, "SIGHUP_IGNORED", True)
@@ -140,3 +149,106 @@ def test_under_nohup_the_sighup_cases_skip_and_say_why(
     monkeypatch.setattr(conftest, "SIGHUP_IGNORED", False)
     conftest.pytest_collection_modifyitems(request.config, [item])
     assert markers == []
+
+
+def test_a_signal_parameter_is_skipped_with_its_reason_where_the_signal_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # issue 35: signal.SIGHUP in a parametrize list stopped the whole suite collecting on Windows
+    present = signal_param("pipe", "SIGTERM")
+    assert (present.values, present.marks, present.id) == (
+        ("pipe", signal.SIGTERM), (), "pipe-SIGTERM"
+    )  # fmt: skip
+    monkeypatch.delattr(signal, "SIGHUP")
+    missing = signal_param("pipe", "SIGHUP")
+    assert (missing.values, missing.id) == (("pipe", "SIGHUP"), "pipe-SIGHUP")
+    assert [m.name for m in missing.marks] == ["skip"]
+    assert missing.marks[0].kwargs["reason"] == "signal.SIGHUP: not on this OS (POSIX only)"
+    assert signal_param(3, "SIGTERM", id="three").id == "three"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the proxy stands in for Windows elsewhere")
+def test_the_windows_proxy_removes_what_windows_lacks_then_puts_it_back() -> None:
+    killpg, sighup = os.killpg, signal.SIGHUP
+    try:
+        removed = platform_names.simulate_windows_names()
+        assert {"signal.SIGHUP", "signal.SIGKILL", "os.killpg", "fcntl"} <= set(removed)
+        assert not hasattr(signal, "SIGKILL") and not hasattr(os, "getpgid")
+        assert not hasattr(signal.Signals, "SIGQUIT") and signal.SIGINT.name == "SIGINT"
+        with pytest.raises(ImportError):
+            importlib.import_module("termios")
+    finally:
+        platform_names.restore_names()
+    assert (os.killpg, signal.SIGHUP, signal.Signals.SIGHUP) == (killpg, sighup, sighup)
+    assert importlib.import_module("termios") is not None
+    platform_names.restore_names()  # twice: nothing left to put back
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the proxy stands in for Windows elsewhere")
+def test_the_windows_proxy_collects_what_used_a_posix_name_at_import(tmp_path: Path) -> None:
+    # issue 35: these modules failed to collect without SIGHUP/SIGKILL/os.geteuid (as on Windows)
+    modules = [
+        "tests/e2e/test_process_interrupt.py", "tests/e2e/test_dev_resume.py",
+        "tests/unit/test_suite_setup.py", "tests/unit/artifacts/test_run_directory.py",
+        "tests/unit/artifacts/test_runs_listing.py", "tests/unit/backends/test_doctor.py",
+    ]  # fmt: skip
+    env = tool_environ(**{platform_names.SIMULATE_VARIABLE: "1"})
+    argv = [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", "-q"]
+    collected = subprocess.run(
+        [*argv, "--collect-only", *modules], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    assert "[pipe-SIGHUP]" in collected.stdout and "[4-SIGKILL]" in collected.stdout
+    skipped = subprocess.run(
+        [*argv, "-rs", "tests/e2e/test_process_interrupt.py", "-k", "SIGHUP or SIGQUIT"],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
+    assert "2 skipped" in skipped.stdout
+    assert "signal.SIGHUP: not on this OS (POSIX only)" in skipped.stdout
+
+
+@pytest.mark.parametrize(
+    ("sys_platform", "machine", "required"),
+    [("linux", "x86_64", True), ("win32", "AMD64", True), ("darwin", "arm64", True),
+     ("darwin", "x86_64", True), ("linux", "aarch64", False), ("win32", "ARM64", False)],
+)  # fmt: skip
+def test_hyperscan_is_a_dependency_exactly_where_it_has_wheels(
+    sys_platform: str, machine: str, required: bool
+) -> None:
+    # issue 35: without a wheel pip builds hyperscan from source, and `pip install jlgcli` failed
+    from packaging.requirements import Requirement
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    dependency = next(
+        r for r in map(Requirement, config["project"]["dependencies"]) if r.name == "hyperscan"
+    )
+    assert dependency.marker is not None
+    assert dependency.marker.evaluate(
+        {"sys_platform": sys_platform, "platform_machine": machine}
+    ) is required  # fmt: skip
+    assert config["project"]["optional-dependencies"]["hyperscan"] == [
+        f"hyperscan{dependency.specifier}"
+    ]
+
+
+def test_the_tests_of_hyperscan_skip_only_where_it_is_optional_or_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support import redaction_engine
+
+    monkeypatch.delenv(redaction_engine.HIDE_VARIABLE, raising=False)
+    optional = tmp_path / "pyproject.toml"
+    optional.write_text(
+        "[project]\ndependencies = [\"hyperscan>=0.9; sys_platform == 'nowhere'\"]\n",
+        encoding="utf-8",
+    )
+    assert not redaction_engine.hyperscan_required_here(optional)
+    optional.write_text('[project]\ndependencies = ["hyperscan>=0.9"]\n', encoding="utf-8")
+    assert redaction_engine.hyperscan_required_here(optional)
+    monkeypatch.setattr(redaction_engine, "hyperscan_loads", lambda: False)
+    assert redaction_engine.engine_skip_reason() is None  # required and absent: the tests fail
+    monkeypatch.setattr(redaction_engine, "hyperscan_required_here", lambda: False)
+    assert "optional on this platform" in (redaction_engine.engine_skip_reason() or "")
+    monkeypatch.setenv(redaction_engine.HIDE_VARIABLE, "1")
+    assert "hidden" in (redaction_engine.engine_skip_reason() or "")

@@ -29,6 +29,7 @@ def invalid_utf8() -> BytesProbe:
     return probe
 
 
+@pytest.mark.hyperscan
 def test_every_short_byte_string_is_judged_as_decode_does(invalid_utf8: BytesProbe) -> None:
     # Exhaustive up to 3 bytes over every edge of the grammar: overlongs (C0, E0 80),
     # surrogates (ED A0), beyond U+10FFFF (F4 90, F5), stray and missing continuations.
@@ -61,6 +62,7 @@ def _damaged_utf8(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
+@pytest.mark.hyperscan
 @given(st.one_of(_VALID_TEXT, _damaged_utf8(), st.binary(max_size=64)))
 @settings(max_examples=500)
 @example("résumé ✓ 😀".encode()[:-1])  # a cut 4-byte sequence at the end
@@ -70,6 +72,7 @@ def test_any_bytes_are_judged_as_decode_does(invalid_utf8: BytesProbe, data: byt
     assert invalid_utf8.found(data) is not _decodes(data)
 
 
+@pytest.mark.hyperscan
 @given(st.sets(st.integers(0, 255), min_size=1), st.binary(max_size=64))
 @settings(max_examples=200)
 def test_a_byte_class_probe_finds_any_member(members: set[int], data: bytes) -> None:
@@ -78,6 +81,7 @@ def test_a_byte_class_probe_finds_any_member(members: set[int], data: bytes) -> 
     assert probe.found(data) is any(byte in members for byte in data)
 
 
+@pytest.mark.hyperscan
 def test_a_probe_answers_from_several_threads() -> None:
     from concurrent.futures import ThreadPoolExecutor
 

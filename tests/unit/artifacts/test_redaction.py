@@ -354,10 +354,12 @@ def _with_finder(redactor: Redactor) -> Redactor:
     return redactor
 
 
+@pytest.mark.hyperscan
 def test_candidate_finder_is_in_use() -> None:
     assert Redactor(environ={}).finder() is not None
 
 
+@pytest.mark.hyperscan
 def test_short_inputs_skip_the_finder_and_long_ones_use_it(monkeypatch: pytest.MonkeyPatch) -> None:
     from jlgcli.artifacts.candidates import FINDER_MIN, CandidateFinder
 
@@ -407,6 +409,7 @@ def test_streaming_with_the_finder_equals_the_exact_rules(pieces: list[str],
     assert streamed.count == exact.count
 
 
+@pytest.mark.hyperscan
 def test_environment_values_with_regex_characters_keep_the_fast_finder() -> None:
     env = {"A_TOKEN": "correct horse battery", "B_SECRET": "a.b*c(d)é{x}#y~z"}
     redactor = _with_finder(Redactor(environ=env))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from support.platform_names import chmod_stops_us
 
 from jlgcli.artifacts import rundir
 from jlgcli.artifacts.ids import is_safe_run_id
@@ -128,8 +128,9 @@ def test_root_under_a_regular_file_is_exit_73_with_hint(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(
-    sys.platform == "win32" or os.geteuid() == 0,
-    reason="read-only directories do not stop root (the regular-file test covers that case)",
+    not chmod_stops_us(),
+    reason="Windows, or root: read-only directories do not stop root (the regular-file test "
+    "covers that case)",
 )
 def test_read_only_root_is_exit_73(tmp_path: Path) -> None:  # pragma: no cover - not as root
     root = tmp_path / "ro"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from support.platform_names import chmod_stops_us
 
 from jlgcli.artifacts.listing import INCOMPLETE, UNREADABLE, list_runs, load_run, read_run
 from jlgcli.artifacts.rundir import RunDirectory
@@ -220,7 +220,7 @@ def test_path_traversal_is_not_a_run(root: Path) -> None:
         load_run(root / "runs", "../outside")
 
 
-@pytest.mark.skipif(os.name == "nt" or os.geteuid() == 0, reason="chmod does not stop root")
+@pytest.mark.skipif(not chmod_stops_us(), reason="Windows, or chmod does not stop root")
 def test_unreadable_file_is_unreadable(root: Path) -> None:  # pragma: no cover - not as root
     path = _make(root, NEW, result=_result())
     (path / "result.json").chmod(0)

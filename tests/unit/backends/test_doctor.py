@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pytest
+from support.platform_names import chmod_stops_us
 
 from jlgcli.backends.base import Availability
 from jlgcli.doctor import (
@@ -102,7 +102,7 @@ def test_runs_dir(tmp_path: Path) -> None:
     assert runs_dir_check(tmp_path / "missing").status == "fail"
 
 
-@pytest.mark.skipif(os.name == "nt" or os.geteuid() == 0, reason="permissions")
+@pytest.mark.skipif(not chmod_stops_us(), reason="Windows, or root: permissions")
 def test_runs_dir_not_writable(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir()
@@ -152,6 +152,7 @@ def test_run_checks_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert len(availabilities) == 4 and exit_code(checks) == 0
 
 
+@pytest.mark.hyperscan
 def test_redaction_check_says_whether_the_fast_finder_loads() -> None:
     """Issue 18: without Hyperscan the redactor is right but slow; doctor says so."""
     assert redaction_check().status == "ok"  # the real one: hyperscan is a dependency

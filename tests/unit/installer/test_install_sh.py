@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import zipfile
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -123,3 +124,28 @@ def test_shellcheck_is_clean() -> None:
         [str(SHELLCHECK), "-s", "sh", str(SCRIPT)], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout
+
+
+@pytest.mark.parametrize(
+    ("system", "machine"),
+    [("Linux", "x86_64"), ("Linux", "aarch64"), ("Darwin", "arm64"), ("Darwin", "x86_64")],
+)
+def test_each_platform_asks_for_the_zip_the_release_builds_for_it(
+    tmp_path: Path, release: ModuleType, system: str, machine: str
+) -> None:
+    # issue 35: `curl … install.sh | sh` 404'd on Intel macOS and Linux arm64 (no such zip)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    uname = fake / "uname"
+    uname.write_text(
+        f'#!/bin/sh\ncase "$1" in -s) echo {system} ;; -m) echo {machine} ;; esac\n',
+        encoding="utf-8",
+    )
+    uname.chmod(0o755)
+    env = {"PATH": f"{fake}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    result = subprocess.run(["sh", str(SCRIPT), "--print-target"], env=env,
+                            capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    target = result.stdout.strip()
+    assert target == release.target_name(system, machine)
+    assert f"target: {target}\n" in (ROOT / ".github/workflows/release.yml").read_text("utf-8")

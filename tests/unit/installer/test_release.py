@@ -241,3 +241,27 @@ def test_setup_needs_the_windows_build(release: ModuleType, tmp_path: Path) -> N
     _fake_onedir(tmp_path)
     with pytest.raises(SystemExit, match=r"jlgcli\.exe"):
         release.build_setup(tmp_path / "jlgcli", tmp_path / "out")
+
+
+@pytest.mark.parametrize(
+    ("tag", "major"),
+    [("v1.2.3", "v1"), ("v0.1.0", "v0"), ("v10.0.1", "v10"), ("v1.2.3rc1", None),
+     ("v1", None), ("1.2.3", None)],
+)  # fmt: skip
+def test_major_tag(release: ModuleType, tag: str, major: str | None) -> None:
+    # issue 35: the floating tag `uses: OWNER/REPO@v1` follows; a pre-release moves none
+    assert release.major_tag(tag) == major
+
+
+def test_release_notes_and_the_major_tag_from_the_command_line(
+    release: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert release.main(["notes", "--repo", "me/jl", "--tag", "v2.3.4"]) == 0
+    notes = capsys.readouterr().out
+    assert "rev: v2.3.4" in notes and "- uses: me/jl@v2\n" in notes
+    assert "releases/download/v2.3.4/install.sh" in notes and "jlgcli==2.3.4" in notes
+    assert "@" not in notes.replace("me/jl@v2", "")  # every placeholder filled
+    assert release.main(["major-tag", "--tag", "v2.3.4"]) == 0
+    assert capsys.readouterr().out == "v2\n"
+    assert release.main(["major-tag", "--tag", "v2.3.4rc1"]) == 0
+    assert capsys.readouterr().out == "\n"
