@@ -55,7 +55,7 @@ t jlgcli loop --timeout ''
         "complete -F _jlgcli jlgcli",
         "loop",
         "claude codex copilot gemini replay auto",
-        "maxIterations maxCostUsd",
+        "maxIterations maxCostUsd maxPromptBytes",
         "task.md",
         "",
     ]

@@ -89,7 +89,7 @@ def test_configured_backends_are_offered(tmp_path: Path) -> None:
 
 
 def test_config_keys_and_their_values(tmp_path: Path) -> None:
-    assert _offers("config set max", tmp_path) == ["maxIterations", "maxCostUsd"]
+    assert _offers("config set max", tmp_path) == ["maxIterations", "maxCostUsd", "maxPromptBytes"]
     assert _offers("config get comp", tmp_path) == ["completionMode"]
     assert _offers("config unset --project v", tmp_path) == ["verbosity"]
     assert _offers("config set completionMode ", tmp_path) == ["marker", "json", "rebound"]
