@@ -3,8 +3,9 @@
 A run directory holds ``result.json`` and ``meta.json`` with ``--artifacts``, and
 ``state.json`` for every loop (issue 31): the status, backends, cost and counts
 come from the result when there is one, else from the state (its stop cause).
-A run whose lock a live process holds is "running"; one killed before it
-recorded an ending is "incomplete", one whose JSON is corrupt is "unreadable";
+A run whose lock a live process holds is "running"; a loop whose lock was left
+behind with no ending recorded was "killed" (SIGKILL, the OOM killer: issue 33);
+any other run without an ending is "incomplete", one whose JSON is corrupt is "unreadable";
 none makes the listing fail. Everything read here is input: shown, never run.
 """
 
@@ -31,6 +32,7 @@ from jlgcli.records import record
 INCOMPLETE = "incomplete"
 UNREADABLE = "unreadable"
 RUNNING = "running"
+KILLED = "killed"
 STATE_FILE = "state.json"
 _HINT_DIR = "pass --dir DIR to read another artifacts directory"
 LATEST = "latest"  # ``runs show latest``, like ``ledger show latest``
@@ -42,7 +44,7 @@ class RunInfo:
 
     run_id: str
     path: Path
-    # The RunSummary status, or "incomplete" (no result.json: killed or still running)
+    # The RunSummary status, or "running", "killed" or "incomplete" (no ending recorded)
     # or "unreadable" (corrupt files).
     status: str
     started_at: datetime | None
@@ -186,7 +188,7 @@ def read_run(path: Path) -> RunInfo:
     elif result is not None:
         status = result["status"]
     else:
-        status = RUNNING if _is_running(path) else INCOMPLETE  # killed before its end
+        status = _unended(path)
     facts = {**(meta or {}), **(result or {})}
     iterations = facts.get("iterations")
     if isinstance(iterations, list):
@@ -238,9 +240,9 @@ def _result_of_state(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any] |
         "costUsd": state.get("cost_usd"),
         "startedAt": state.get("started_at"),
     }
-    running = _is_running(path)
-    if cause is None or running:  # going on, or killed before it recorded its end
-        return {**facts, "status": RUNNING if running else INCOMPLETE}, None
+    status = _unended(path)
+    if cause is None or status == RUNNING:  # going on, or killed before it recorded its end
+        return {**facts, "status": status}, None
     from jlgcli.runner.causes import CAUSES
 
     row = CAUSES[cause]
@@ -258,10 +260,14 @@ def _backends_of(facts: dict[str, Any]) -> tuple[str, ...]:
     return (backend,) if isinstance(backend, str) else ()
 
 
-def _is_running(path: Path) -> bool:
-    from jlgcli.artifacts.started import is_running
+def _unended(path: Path) -> str:
+    """The status of a run with no ending recorded: its lock held (running), left by a
+    process that died without writing its end (killed), or neither (incomplete)."""
+    from jlgcli.artifacts.started import LOCK_FILE, is_running
 
-    return is_running(path)
+    if is_running(path):
+        return RUNNING
+    return KILLED if (path / LOCK_FILE).is_file() else INCOMPLETE
 
 
 def _run_names(root: Path) -> list[str]:

@@ -44,8 +44,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="List the runs recorded in this project's .jlgcli/runs (found from any "
         "sub-directory), newest first: id, date, backends, status, iterations, duration, "
         "cost. Every loop is recorded (its state.json), a one-shot run with --artifacts. "
-        "A run still going is 'running'; one killed before it finished is "
-        "'incomplete'; a run directory with corrupt files is 'unreadable'.",
+        "A run still going is 'running'; a loop killed before it recorded its end "
+        "(kill -9, the OOM killer) is 'killed', another run without an end 'incomplete'; "
+        "a run directory with corrupt files is 'unreadable'.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -156,13 +157,16 @@ def _show(root: Path, run_id: str, want_json: bool) -> int:
 
 def _short_view(detail: RunDetail) -> list[str]:
     """A few lines a person reads: how it ended, on what, for how much, and what next."""
+    from jlgcli.artifacts.listing import KILLED
+
     info = detail.info
     status = info.outcome if info.exit_code is None else f"{info.outcome} (exit {info.exit_code})"
     record = detail.result or {}
     error: dict[str, Any] = record["error"] if isinstance(record.get("error"), dict) else {}
     state = detail.state or {}
     task = state.get("task") if isinstance(state.get("task"), str) else None
-    resumable = detail.state is not None and info.stop_cause not in (None, "done")
+    ended = info.stop_cause not in (None, "done")
+    resumable = detail.state is not None and (ended or info.status == KILLED)
     lines = [
         ("run", info.run_id),
         ("status", status),

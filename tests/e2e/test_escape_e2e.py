@@ -199,6 +199,15 @@ def test_after_kill_of_jlgcli_nothing_of_its_tree_is_alive_within_5s(
             time.sleep(0.05)
         if name == "SIGTERM":  # a catchable signal: jlgcli still writes its result
             assert list((project / ".jlgcli" / "runs").glob("*/result.json"))
+        else:  # nothing ran to record the end: the next look says what happened
+            listed = subprocess.run([jlgcli, "runs", "--json"], cwd=project, env=without_coverage(),
+                                    capture_output=True, text=True, timeout=60)  # fmt: skip
+            assert listed.returncode == 0, listed.stderr
+            assert [run["status"] for run in json.loads(listed.stdout)["runs"]] == ["killed"]
+            shown = subprocess.run([jlgcli, "runs", "show", "latest"], cwd=project,
+                                   env=without_coverage(), capture_output=True, text=True,
+                                   timeout=60)  # fmt: skip
+            assert "status      killed\n" in shown.stdout  # in its first call: no state to resume
     finally:
         if proc.poll() is None:
             proc.kill()

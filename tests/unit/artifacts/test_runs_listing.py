@@ -274,6 +274,13 @@ def test_a_state_without_an_ending_is_running_while_its_lock_is_held(root: Path)
         assert read_run(path).status == "running"
     finally:
         lock.release()
+    # issue 33: the lock a dead process left, with no ending recorded: it was killed
+    assert read_run(path).status == "killed"
+    (path / "run.lock").unlink()
+    meta_only = root / "20260101T000000Z-bbbbbb"
+    meta_only.mkdir()
+    (meta_only / "run.lock").write_text("", encoding="utf-8")
+    assert read_run(meta_only).status == "killed"
 
 
 def test_an_interrupted_state_has_no_made_up_exit_code_and_a_damaged_one_is_unreadable(
