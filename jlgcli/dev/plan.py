@@ -65,16 +65,8 @@ class _Heading:
 
 def parse_plan(text: str, label: str = "implementation-plan.md") -> Plan:
     """Parse the plan text; raise ``JlgError`` (exit 2) listing every problem with its line."""
-    # Lines end at "\n" only, as in editors (str.splitlines also splits at \x85, \u2028, ...).
-    lines = text.split("\n")
-    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-    headings = _find_headings(lines)
-    for pos, head in enumerate(headings):
-        end = headings[pos + 1].index if pos + 1 < len(headings) else len(lines)
-        _read_fields(head, lines, starts, end)
+    lines, starts, headings = _read_headings(text)
+    for head in headings:
         head.heading_id, _ = pf.heading_task_id(head.title)
         head.is_task = "id" in head.values or (head.heading_id is not None and bool(head.values))
     problems: list[tuple[int, str]] = []
@@ -90,13 +82,11 @@ def parse_plan(text: str, label: str = "implementation-plan.md") -> Plan:
     return Plan(label, tuple(tasks))
 
 
-def block_task_id(text: str) -> str | None:
-    """The id of the first task in a task block (``context/current-task.md``), or None.
-
-    Only the id is read: a block copied out of its plan is not a plan (its
-    dependencies point to tasks that are not in it), so it is never validated as one.
-    """
-    lines = [line + "\n" for line in text.split("\n")]
+def _read_headings(text: str) -> tuple[list[str], list[int], list[_Heading]]:
+    """The text's lines, each line's start offset, and its headings with their fields read."""
+    # Lines end at "\n" only, as in editors (str.splitlines also splits at \x85, \u2028, ...).
+    lines = text.split("\n")
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
@@ -104,6 +94,16 @@ def block_task_id(text: str) -> str | None:
     for pos, head in enumerate(headings):
         end = headings[pos + 1].index if pos + 1 < len(headings) else len(lines)
         _read_fields(head, lines, starts, end)
+    return lines, starts, headings
+
+
+def block_task_id(text: str) -> str | None:
+    """The id of the first task in a task block (``context/current-task.md``), or None.
+
+    Only the id is read: a block copied out of its plan is not a plan (its
+    dependencies point to tasks that are not in it), so it is never validated as one.
+    """
+    for head in _read_headings(text)[2]:
         field_id = pf.id_field_value(head.values["id"][0]) if head.values.get("id") else None
         heading_id, _ = pf.heading_task_id(head.title)
         if field_id or (heading_id and head.values):
