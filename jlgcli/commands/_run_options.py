@@ -11,9 +11,11 @@ def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     """Flags of ``run`` (and, with ``loop=True``, the loop's guardrails)."""
     parser.add_argument(
         "prompt",
-        metavar="PROMPT_FILE",
-        nargs="?" if loop else None,
-        help="file holding the prompt/task (UTF-8); - reads it from stdin",
+        metavar="TASK" if loop else "PROMPT_FILE",
+        nargs="*" if loop else None,
+        help="file holding the task (UTF-8); - reads it from stdin; several: a batch (see -j)"
+        if loop
+        else "file holding the prompt (UTF-8); - reads it from stdin",
     )
     parser.add_argument(
         "--backend",
