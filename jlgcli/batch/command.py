@@ -110,9 +110,9 @@ def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None)
             make_worktrees(repo, record)  # a worktree removed by hand comes back from its branch
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
-    summaries = _run(args, record, repo, runs_root, jobs=jobs, budget=budget)
-    if summaries is None:  # stopped by a signal: every task's state is written
-        return _finish(args, record, {}, code=record.exitCode)
+    summaries, signalled = _run(args, record, repo, runs_root, jobs=jobs, budget=budget)
+    if signalled:  # stopped by a signal: every task's state is written
+        return _finish(args, record, summaries, code=record.exitCode)
     if repo is not None and record.merge:
         from jlgcli.batch.finish import merge_all
 
@@ -130,7 +130,7 @@ def _run(
     *,
     jobs: int,
     budget: float | None,
-) -> dict[str, dict[str, Any] | None] | None:
+) -> tuple[dict[str, dict[str, Any] | None], bool]:
     from jlgcli.process import install_termination_handlers
     from jlgcli.process.signals import Interrupted
     from jlgcli.selfcmd import self_argv
@@ -201,11 +201,11 @@ def _run(
                 schedule.stop_all()
                 record.exitCode = 128 + int(exc.signum)
                 save(runs_root, record)
-                return None
+                return summaries, True
     finally:
         if events is not None:
             events.close()
-    return summaries
+    return summaries, False
 
 
 def _note_ending(task: TaskRecord, slot: Slot, summary: dict[str, Any] | None) -> None:

@@ -7,7 +7,11 @@ Each task's fake claude follows its own script (``fake-script:`` in the task,
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from support.batch import git, make_repo, make_tasks
@@ -55,3 +59,89 @@ def test_four_tasks_two_merged_one_conflicting_one_out_of_iterations(
     assert git(repo, "status", "--porcelain") == ""
     events = [json.loads(line) for line in (tmp_path / "ev.jsonl").read_text("utf-8").splitlines()]
     assert events and all(event["task"] in FOUR for event in events)
+
+
+def test_ctrl_c_stops_every_task_and_resume_latest_finishes_the_rest(
+    jlgcli_exe: str, jlg: Runner, tmp_path: Path
+) -> None:
+    """Issue 37: Ctrl-C writes every task's state (exit 130); --resume latest goes on."""
+    repo = make_repo(tmp_path / "repo")
+    slow = {"text": "working", "delay_seconds": 60}
+    turns = {name: [{"text": f"did {name}\nDONE", "files": {f"{name}.txt": name}}]
+             for name in ("alpha", "beta", "gamma", "delta")}  # fmt: skip
+    for name in ("alpha", "beta"):  # the tasks started first (in the order given) hang
+        turns[name].insert(0, slow)
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    argv = [jlgcli_exe, "loop", *tasks, "-j", "2", "--merge", "-b", "claude", "--gate", GATE]
+    with subprocess.Popen(
+        [*argv, "--json"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as parent:
+        prompts = [tmp_path / "scripts" / f"{name}.json.prompts" / "000.txt" for name in turns]
+        deadline = time.monotonic() + 60
+        while sum(path.exists() for path in prompts) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        parent.send_signal(signal.SIGINT)
+        out, err = parent.communicate(timeout=60)
+    assert parent.returncode == 130, err
+    first = {task["id"]: task for task in json.loads(out)["tasks"]}
+    codes = [task["exitCode"] for task in first.values()]
+    assert codes == [130, 130, None, None], first
+    stopped = ["alpha", "beta"]
+    assert all(first[name]["summary"]["stopCause"] == "interrupted" for name in stopped)
+    second = jlg("loop", "--resume", "latest", "-b", "claude", "--gate", GATE, "--json",
+                 cwd=repo, env={"JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")})  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    data = json.loads(second.stdout)
+    assert all(task["merged"] for task in data["tasks"]), data
+    for name in turns:
+        assert (repo / f"{name}.txt").read_text("utf-8") == name
+    # The interrupted ones were resumed (their run counts on), not started again.
+    resumed = {task["id"]: task for task in data["tasks"]}
+    for name in stopped:
+        assert resumed[name]["summary"]["resumedFrom"] == first[name]["runId"]
+        assert resumed[name]["iterations"] == 2
+
+
+def test_several_tasks_outside_git_are_refused_with_64(jlg: Runner, tmp_path: Path) -> None:
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", {"one": [], "two": []})
+    result = jlg("loop", *tasks, "-b", "claude", cwd=tmp_path / "tasks")
+    assert result.returncode == 64, result.stderr
+    assert "need a git repository" in result.stderr and "-j 1" in result.stderr
+
+
+def test_j1_outside_git_runs_the_tasks_one_after_another_in_place(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    turns = {
+        name: [{"text": "ok\nDONE", "files": {f"{name}.txt": name}}] for name in ("one", "two")
+    }
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    env = {"JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    result = jlg("loop", *tasks, "-j", "1", "-b", "claude", cwd=tmp_path / "tasks", env=env)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "tasks" / "one.txt").exists() and (tmp_path / "tasks" / "two.txt").exists()
+    assert not (tmp_path / "tasks" / ".jlgcli" / "worktrees").exists()
+    assert "(in place)" in result.stderr and "2 done" in result.stderr
+
+
+def test_max_cost_is_one_budget_shared_by_every_task(jlg: Runner, tmp_path: Path) -> None:
+    """Three tasks at $0.0123 a call under --max-cost 0.03: alone each would spend 0.0369."""
+    repo = make_repo(tmp_path / "repo")
+    turn = {"text": "still working", "delay_seconds": 1}
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", {n: [turn] for n in "xyz"})
+    env = {"JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    result = jlg("loop", *tasks, "-j", "3", "-b", "claude", "--max-cost", "0.03", "--json",
+                 cwd=repo, env=env)  # fmt: skip
+    assert result.returncode == 4, result.stderr
+    data = json.loads(result.stdout)
+    assert [task["exitCode"] for task in data["tasks"]] == [4, 4, 4]
+    assert 0.03 <= data["totals"]["costUsd"] < 2 * 0.0369  # stopped within the second round
+    # Every stopped task wrote its state: each can be resumed later with more budget.
+    assert all(task["runId"] for task in data["tasks"])
