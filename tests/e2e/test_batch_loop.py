@@ -145,3 +145,23 @@ def test_max_cost_is_one_budget_shared_by_every_task(jlg: Runner, tmp_path: Path
     assert 0.03 <= data["totals"]["costUsd"] < 2 * 0.0369  # stopped within the second round
     # Every stopped task wrote its state: each can be resumed later with more budget.
     assert all(task["runId"] for task in data["tasks"])
+
+
+def test_runs_lists_the_batch_and_its_tasks(jlg: Runner, tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    turns = {"one": [{"text": "ok\nDONE", "files": {"one.txt": "1"}}], "two": [{"text": "no"}]}
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    env = {"JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    first = jlg("loop", *tasks, "-b", "claude", "-n", "1", cwd=repo, env=env)
+    assert first.returncode == 4, first.stderr
+    assert "jlgcli/one" in first.stderr and "1 file changed" in first.stderr
+    listed = jlg("runs", "--json", cwd=repo)
+    assert listed.returncode == 0, listed.stderr
+    (batch,) = json.loads(listed.stdout)["batches"]
+    assert [(t["id"], t["status"]) for t in batch["tasks"]] == [
+        ("one", "done"),
+        ("two", "max-iterations"),
+    ]
+    assert all(t["runId"] for t in batch["tasks"]) and batch["exitCode"] == 4
+    text = jlg("runs", cwd=repo)
+    assert batch["batchId"] in text.stderr and "jlgcli/one" in text.stderr
