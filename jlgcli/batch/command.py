@@ -62,6 +62,8 @@ def execute_loop(args: argparse.Namespace) -> int:
 def is_batch_ref(ref: str, runs_root: Path) -> bool:
     """Whether ``--resume ref`` means a batch: its id, or ``latest`` when the newest thing
     started here is an unfinished batch rather than a single loop."""
+    from datetime import datetime, timezone
+
     from jlgcli.artifacts.ids import run_id_time
     from jlgcli.artifacts.started import started_here
     from jlgcli.batch.record import latest
@@ -77,12 +79,14 @@ def is_batch_ref(ref: str, runs_root: Path) -> bool:
     if batch_code(record) == 0:
         return False
     own = {task.runId for task in record.tasks}
-    batch_time = run_id_time(newest.removeprefix("batch-"))
+    try:  # when the batch last wrote its record: its end, or its Ctrl-C
+        ended = datetime.strptime(record.updated, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return True
     for run_id in started_here(runs_root):
-        if run_id in own:
-            continue
-        single_time = run_id_time(run_id)
-        return not (single_time and batch_time and single_time > batch_time)
+        if run_id not in own:
+            single = run_id_time(run_id)
+            return not (single is not None and single >= ended)
     return True
 
 
