@@ -75,6 +75,7 @@ class ChildRun:
     events_path: Path
     stdout_path: Path
     stderr_path: Path
+    env: dict[str, str] = field(default_factory=dict)
     cancel: threading.Event = field(default_factory=threading.Event)
     live: Live = field(default_factory=Live)
     exit_code: int | None = None
@@ -102,7 +103,9 @@ class ChildRun:
             sink = _FileSink(out, err)
             outcome = run_invocation(
                 Invocation(
-                    tuple(self.argv), cwd=str(self.cwd), env={"JLGCLI_BATCH_TASK": self.name}
+                    tuple(self.argv),
+                    cwd=str(self.cwd),
+                    env={"JLGCLI_BATCH_TASK": self.name, **self.env},
                 ),
                 limits=Limits(kill_grace=10.0),
                 sinks=(sink,),

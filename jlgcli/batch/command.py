@@ -28,6 +28,7 @@ from jlgcli.batch.setup import (
     worktree_of,
 )
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.runner.shared_limits import ENV as SHARED_LIMITS
 
 
 def execute_loop(args: argparse.Namespace) -> int:
@@ -153,6 +154,7 @@ def _run(
             folder / f"{task.name}.events.jsonl",
             folder / f"{task.name}.out.json",
             folder / f"{task.name}.err.log",
+            env={SHARED_LIMITS: str(folder / "limits")},  # one task's rate limit is everyone's
         )
         slot = Slot(child, Row(task.name), cost_before=task.costUsd or 0.0)
         slot.ended = task.finished

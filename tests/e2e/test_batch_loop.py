@@ -165,3 +165,25 @@ def test_runs_lists_the_batch_and_its_tasks(jlg: Runner, tmp_path: Path) -> None
     assert all(t["runId"] for t in batch["tasks"]) and batch["exitCode"] == 4
     text = jlg("runs", cwd=repo)
     assert batch["batchId"] in text.stderr and "jlgcli/one" in text.stderr
+
+
+def test_a_rate_limit_met_by_one_task_makes_the_others_on_that_backend_wait(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    """Issue 37: the other task waits for the same reset instead of hammering the backend."""
+    repo = make_repo(tmp_path / "repo")
+    turns = {
+        "limited": [{"error": "rate-limit", "reset_in_seconds": 4}, {"text": "ok\nDONE"}],
+        # still in its first call when "limited" meets the limit; its next call must wait
+        "other": [{"text": "working", "delay_seconds": 2}, {"text": "ok\nDONE"}],
+    }
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    env = {"JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    events = tmp_path / "ev.jsonl"
+    result = jlg("loop", *tasks, "-j", "2", "-b", "claude", "--json", "--events", str(events),
+                 cwd=repo, env=env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    waits = [json.loads(line) for line in events.read_text("utf-8").splitlines()]
+    waits = [(e["task"], e["reason"]) for e in waits if e["type"] == "limit-wait"]
+    assert ("other", "another task met claude's rate limit") in waits, waits
+    assert any(task == "limited" for task, _ in waits)
