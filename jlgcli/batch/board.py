@@ -28,6 +28,7 @@ class Row:
     cost: float | None = None
     started: float | None = None
     ended: float | None = None
+    activity: str = ""  # the last thing the task's events said (calling, text, gates…)
 
     def text(self, now: float) -> str:
         elapsed = "" if self.started is None else _duration((self.ended or now) - self.started)
@@ -38,7 +39,9 @@ class Row:
             f"iter {self.iteration:<3}",
             f"{elapsed:>7}",
             f"{cost:>9}",
-            self.state,
+            f"{self.state} ({self.activity})"
+            if self.activity and self.state == "running"
+            else self.state,
         ]
         return "  ".join(parts)
 

@@ -203,6 +203,9 @@ def _run(
         with install_termination_handlers():
             try:
                 schedule.run()
+                for slot in slots:  # never started: the shared budget ran out first
+                    if slot.budget_stopped and not slot.started:
+                        by_name[slot.child.name].budgetStopped = True
             except Interrupted as exc:
                 schedule.stop_all()
                 record.exitCode = 128 + int(exc.signum)

@@ -113,6 +113,7 @@ class Schedule:
             self.emit({**event, "task": slot.child.name})
         live, row = slot.child.live, slot.row
         row.backend, row.iteration, row.cost = live.backend, live.iteration, slot.cost
+        row.activity = live.activity
         if not slot.ended and not slot.budget_stopped:
             row.state = "waiting" if live.waiting else "running"
 

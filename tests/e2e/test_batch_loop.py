@@ -59,6 +59,16 @@ def test_four_tasks_two_merged_one_conflicting_one_out_of_iterations(
     assert git(repo, "status", "--porcelain") == ""
     events = [json.loads(line) for line in (tmp_path / "ev.jsonl").read_text("utf-8").splitlines()]
     assert events and all(event["task"] in FOUR for event in events)
+    # each task's summary is a RunSummary, checked against its published schema
+    import jsonschema
+
+    schemas = Path(__file__).parents[2] / "docs" / "schemas"
+    summary_schema = json.loads((schemas / "run-summary.schema.json").read_text("utf-8"))
+    for task in data["tasks"]:
+        jsonschema.validate(task["summary"], summary_schema)
+    events_schema = json.loads((schemas / "events.schema.json").read_text("utf-8"))
+    for event in events:  # the batch adds "task"; the rest is each loop's own event
+        jsonschema.validate({k: v for k, v in event.items() if k != "task"}, events_schema)
 
 
 def test_ctrl_c_stops_every_task_and_resume_latest_finishes_the_rest(

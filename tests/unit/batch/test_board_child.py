@@ -13,13 +13,13 @@ from jlgcli.batch.child import ChildRun, passed_flags
 
 def test_a_terminal_gets_the_task_lines_redrawn_in_place() -> None:
     stream = io.StringIO()
-    rows = [Row("alpha", "running", "claude", 2, 0.25, started=0.0), Row("beta")]
+    rows = [Row("alpha", "running", "claude", 2, 0.25, started=0.0, activity="gates"), Row("beta")]
     board = Board(rows, stream=stream, live=True)
     board.update(now=65.0)
     board.update(now=66.0)
     out = stream.getvalue()
     assert out.count("\x1b[2F") == 1 and "alpha" in out and "1m05s" in out and "$0.2500" in out
-    assert "cost ?" in out and "queued" in out
+    assert "cost ?" in out and "queued" in out and "running (gates)" in out
 
 
 def test_ci_gets_a_line_per_change_and_a_heartbeat() -> None:

@@ -100,3 +100,62 @@ def test_resume_latest_means_the_single_loop_started_after_the_batch(
     assert main(["loop", "--resume", "latest", "-b", "claude", "-n", "2", "--json"]) == 4
     resumed = json.loads(capsys.readouterr().out)
     assert resumed["resumedFrom"] == single["runId"]  # a run summary, not a batch
+
+
+def test_the_shared_budget_stops_the_running_tasks(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    slow = {"text": "working", "delay_seconds": 1}
+    paths = tasks(tmp_path, a=[slow], b=[slow], c=[slow])
+    assert main(["loop", *paths, "-j", "2", "-b", "claude", "--max-cost", "0.02", "--json"]) == 4
+    data = json.loads(capsys.readouterr().out)
+    assert [t["status"] for t in data["tasks"]] == ["budget spent", "budget spent",
+                                                    "not started (budget)"]  # fmt: skip
+    listed = main(["runs", "--json"])
+    assert listed == 0
+    (batch,) = json.loads(capsys.readouterr().out)["batches"]
+    assert batch["batchId"] == data["batchId"] and batch["tasks"][2]["runId"] is None
+    assert main(["runs"]) == 0
+    assert "not started (budget)" in capsys.readouterr().err
+
+
+def test_a_stop_signal_stops_every_task_and_keeps_the_record(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+
+    from jlgcli.batch.board import Board
+    from jlgcli.process.signals import Interrupted
+
+    paths = tasks(tmp_path, a=[{"text": "working", "delay_seconds": 30}], b=[DONE])
+    real = Board.update
+
+    def update(self: Board, now: float | None = None) -> None:
+        real(self, now)
+        if any(row.iteration for row in self.rows) and not getattr(self, "_stopped", False):
+            self._stopped = True  # type: ignore[attr-defined]
+            raise Interrupted(signal.SIGTERM)
+
+    monkeypatch.setattr(Board, "update", update)
+    assert main(["loop", *paths, "-j", "1", "-b", "claude"]) == 143
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "jlgcli loop --resume batch-" in err
+
+
+def test_the_publish_step_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jlgcli.batch.__main__ import main as publish_main
+
+    folder = make_repo(tmp_path / "repo")
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("JLG_BRANCH", "main")
+    assert publish_main() == 64
+    monkeypatch.setenv("JLG_BRANCH", "jlgcli/a")
+    monkeypatch.setenv("JLG_EXIT_CODE", "0")
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "out"))
+    assert publish_main() == 1  # push: there is no origin
+    assert "git push" in capsys.readouterr().err
+    monkeypatch.setenv("JLG_EXIT_CODE", "4")
+    assert publish_main() == 0
+    assert "published=false" in (tmp_path / "out").read_text("utf-8")
