@@ -19,7 +19,7 @@ from typing import Any
 from jlgcli.batch.board import Board, Row
 from jlgcli.batch.child import ChildRun
 
-POLL_S = 0.2
+POLL_S = 0.1
 
 
 @dataclass
@@ -93,12 +93,14 @@ class Schedule:
             slot.child.start()
 
     def _watch(self, running: list[Slot]) -> None:
+        finished = []
         for slot in running:
             self._copy_events(slot)
             if not slot.child.running():
                 slot.child.join()
                 self._copy_events(slot)
-                self._ended(slot)
+                slot.ended, slot.row.ended = True, time.monotonic()
+                finished.append(slot)
         if self.budget is not None and not self.budget_spent and self.spent() >= self.budget:
             self.budget_spent = True
             for slot in self.slots:
@@ -106,6 +108,10 @@ class Schedule:
                     slot.budget_stopped = True
                     slot.row.state = "stopping (budget spent)"
                     slot.child.cancel.set()
+        if finished:
+            self._start_more()  # the next tasks start before the ended ones' git work
+        for slot in finished:
+            self.on_end(slot)
         self.board.update()
 
     def _copy_events(self, slot: Slot) -> None:
