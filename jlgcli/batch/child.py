@@ -20,6 +20,8 @@ from typing import IO, Any
 
 from jlgcli.process.model import OutputEvent
 
+TASK_ENV = "JLGCLI_BATCH_TASK"  # set in each task's environment (its agent's too)
+
 # Flags of ``loop`` passed on to every task as given (the budget is the parent's).
 PASSED_VALUES = (
     ("backend", "--backend"),
@@ -105,7 +107,7 @@ class ChildRun:
                 Invocation(
                     tuple(self.argv),
                     cwd=str(self.cwd),
-                    env={"JLGCLI_BATCH_TASK": self.name, **self.env},
+                    env={TASK_ENV: self.name, **self.env},
                 ),
                 limits=Limits(kill_grace=10.0),
                 sinks=(sink,),

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.board import Board, Row
-from jlgcli.batch.child import ChildRun, passed_flags
+from jlgcli.batch.child import TASK_ENV, ChildRun, passed_flags
 from jlgcli.batch.record import BatchRecord, TaskRecord, batch_dir, load, save
 from jlgcli.batch.report import batch_code, render, to_json
 from jlgcli.batch.schedule import Schedule, Slot
@@ -92,6 +92,14 @@ def is_batch_ref(ref: str, runs_root: Path) -> bool:
 
 
 def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None) -> int:
+    import os
+
+    if os.environ.get(TASK_ENV):  # an agent of a batch's task must not fan out again
+        raise JlgError(
+            ExitCode.USAGE,
+            f"a batch cannot be started from inside a batch's task ({os.environ[TASK_ENV]})",
+            hint="run the batch from your own shell",
+        )
     if args.events == "-":
         raise JlgError(
             ExitCode.USAGE,

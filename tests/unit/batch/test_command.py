@@ -159,3 +159,13 @@ def test_the_publish_step_entry(
     monkeypatch.setenv("JLG_EXIT_CODE", "4")
     assert publish_main() == 0
     assert "published=false" in (tmp_path / "out").read_text("utf-8")
+
+
+def test_a_task_of_a_batch_cannot_start_a_batch(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = tasks(tmp_path, a=[DONE], b=[DONE])
+    monkeypatch.setenv("JLGCLI_BATCH_TASK", "outer")
+    assert main(["loop", *paths, "-b", "claude"]) == 64
+    assert "inside a batch's task (outer)" in capsys.readouterr().err
+    assert not (repo / ".jlgcli" / "worktrees").exists()
