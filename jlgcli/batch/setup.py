@@ -122,7 +122,11 @@ def make_worktrees(repo: Path, record: BatchRecord) -> None:
         ignore.write_text("# created by jlgcli: task worktrees stay out of git\n*\n", "utf-8")
     for task in record.tasks:
         path = worktree_of(repo, task.name)
-        if not path.exists():
+        if task.merged or path.exists():  # a merged task's worktree and branch are gone
+            continue
+        if gitops.branch_exists(repo, task.branch):  # removed by hand: back from its branch
+            gitops.git(repo, "worktree", "add", "--quiet", str(path), task.branch)
+        else:
             gitops.add_worktree(repo, path, task.branch, record.base or "HEAD")
 
 

@@ -95,3 +95,20 @@ def test_a_failed_git_command_raises_with_its_message(tmp_path: Path) -> None:
     git(repo, "checkout", "-q", "--detach")
     assert gitops.current_branch(repo) is None
     assert isinstance(TaskRecord("a", "t").finished, bool)
+
+
+def test_worktrees_come_back_from_their_branch_but_never_for_merged_tasks(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    record = batch(repo, tmp_path, "a", "b")
+    for task in record.tasks:
+        (worktree_of(repo, task.name) / f"{task.name}.txt").write_text("x", "utf-8")
+    a, b = record.tasks
+    a.exitCode = 0
+    commit_done(repo, record, a)
+    gitops.commit_all(worktree_of(repo, "b"), "b so far")  # b: unfinished, its work committed
+    merge_all(repo, record, ())
+    assert a.merged and not b.merged and not worktree_of(repo, "a").exists()
+    git(repo, "worktree", "remove", str(worktree_of(repo, "b")))
+    make_worktrees(repo, record)  # what a resume does
+    assert not worktree_of(repo, "a").exists() and not gitops.branch_exists(repo, "jlgcli/a")
+    assert (worktree_of(repo, "b") / "b.txt").exists()
