@@ -62,11 +62,12 @@ def merge_one(repo: Path, record: BatchRecord, task: TaskRecord, gates: tuple[st
         if failed:
             task.mergeNote = f"not merged: after the rebase onto {target}, {failed}; {look}"
             return
+    tip = gitops.head(repo)
     if not gitops.fast_forward(repo, task.branch):
         task.mergeNote = f"not merged: {target} cannot fast-forward to {task.branch}; {look}"
         return
     task.merged, task.mergeNote = True, f"merged into {target}"
-    task.diffStat = gitops.diff_stat(repo, record.base or target, task.branch) or task.diffStat
+    task.diffStat = gitops.diff_stat(repo, tip, task.branch) or task.diffStat  # its own change
     _clean_up(repo, task)
 
 

@@ -118,7 +118,9 @@ class Schedule:
         for event in slot.child.read_events():
             self.emit({**event, "task": slot.child.name})
         live, row = slot.child.live, slot.row
-        row.backend, row.iteration, row.cost = live.backend, live.iteration, slot.cost
+        known = live.cost_known or slot.cost_before > 0
+        row.backend, row.iteration = live.backend, live.iteration
+        row.cost = slot.cost if known else None
         row.activity = live.activity
         if not slot.ended and not slot.budget_stopped:
             row.state = "waiting" if live.waiting else "running"

@@ -65,6 +65,7 @@ def test_merge_rebases_reruns_the_gates_and_fast_forwards(tmp_path: Path) -> Non
     assert not worktree_of(repo, "a").exists() and worktree_of(repo, "c").is_dir()
     assert not gitops.branch_exists(repo, "jlgcli/a") and gitops.branch_exists(repo, "jlgcli/c")
     assert a.diffStat.startswith("1 file changed")
+    assert b.diffStat.startswith("1 file changed")  # its own change, not a's before it
 
 
 def test_merge_leaves_everything_when_the_tree_got_dirty(tmp_path: Path) -> None:
