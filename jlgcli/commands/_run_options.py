@@ -128,7 +128,8 @@ def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         metavar="RUN_ID",
         help="continue a recorded loop run (an id from 'jlgcli runs', or latest: the newest "
         "you started here): same task, session and counts; gates, permissions and the "
-        "folder come from the flags and trusted config, never from the record",
+        "folder come from the flags and trusted config, never from the record; a batch id "
+        "(or latest after a batch) continues that batch's unfinished tasks",
     )
 
 
