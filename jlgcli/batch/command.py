@@ -16,7 +16,14 @@ from typing import Any
 
 from jlgcli.batch.board import Board, Row
 from jlgcli.batch.child import TASK_ENV, ChildRun, passed_flags
-from jlgcli.batch.record import BatchRecord, TaskRecord, batch_dir, load, save
+from jlgcli.batch.record import (
+    BatchRecord,
+    TaskRecord,
+    batch_dir,
+    load,
+    record_started,
+    save,
+)
 from jlgcli.batch.report import batch_code, render, to_json
 from jlgcli.batch.schedule import Schedule, Slot
 from jlgcli.batch.setup import (
@@ -85,7 +92,7 @@ def is_batch_ref(ref: str, runs_root: Path) -> bool:
     except ValueError:
         return True
     for run_id in started_here(runs_root):
-        if run_id not in own:
+        if run_id not in own and not run_id.startswith("batch-"):
             single = run_id_time(run_id)
             return not (single is not None and single >= ended)
     return True
@@ -115,6 +122,8 @@ def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None)
         record = new_record(paths, repo, merge=bool(args.merge))
         if repo is not None:
             make_worktrees(repo, record)
+        save(runs_root, record)
+        record_started(runs_root, record)
     else:
         record = load(runs_root, resume)
         record.merge = record.merge or bool(args.merge)

@@ -152,9 +152,30 @@ def load(runs_root: Path, ref: str) -> BatchRecord:
 
 
 def latest(runs_root: Path) -> str | None:
-    """The newest batch id under ``runs_root`` (ids sort by time), or None."""
-    names = list_batches(runs_root)
-    return names[0] if names else None
+    """The newest batch this user started under ``runs_root`` (the user's own record of
+    starts, as for ``--resume latest`` of a loop: never a record a repository brought)."""
+    from jlgcli.artifacts.started import started_here
+
+    for name in started_here(runs_root):
+        if _BATCH_RE.fullmatch(name) and (batch_dir(runs_root, name) / RECORD).is_file():
+            return name
+    return None
+
+
+def record_started(runs_root: Path, record: BatchRecord) -> None:
+    """Note in the user's record that they started this batch (what ``latest`` reads)."""
+    from datetime import datetime, timezone
+
+    from jlgcli.artifacts.started import record_start
+
+    try:
+        record_start(runs_root, record.batchId, datetime.now(timezone.utc))
+    except OSError as exc:
+        raise JlgError(
+            ExitCode.CANT_CREATE,
+            f"cannot record the batch's start: {exc}",
+            hint="check the user config folder: space, permissions",
+        ) from None
 
 
 def list_batches(runs_root: Path) -> list[str]:

@@ -13,6 +13,7 @@ from jlgcli.batch.record import (
     batch_dir,
     latest,
     load,
+    record_started,
     save,
     task_name,
 )
@@ -38,9 +39,12 @@ def test_a_saved_record_loads_back_with_branches_derived(tmp_path: Path) -> None
     data = json.loads(path.read_text("utf-8"))
     data["tasks"][0]["branch"] = "main"  # a record is input: the branch is derived again
     path.write_text(json.dumps(data), "utf-8")
+    assert latest(tmp_path / "runs") is None  # a record this user did not start is not latest
+    record_started(tmp_path / "runs", rec)
     back = load(tmp_path / "runs", "latest")
     assert back.tasks[0].branch == "jlgcli/one" and back.tasks[0].exitCode == 0
     assert latest(tmp_path / "runs") == rec.batchId
+    assert load(tmp_path / "runs", rec.batchId).batchId == rec.batchId  # by id: any record
 
 
 @pytest.mark.parametrize(
@@ -71,6 +75,18 @@ def test_a_damaged_record_is_65(tmp_path: Path, change: object) -> None:
     with pytest.raises(JlgError) as info:
         load(tmp_path, rec.batchId)
     assert info.value.code == 65
+
+
+def test_a_start_that_cannot_be_recorded_is_73(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jlgcli.artifacts.started import RECORD_FILE
+
+    (tmp_path / "cfg" / RECORD_FILE).mkdir(parents=True)  # the record cannot be written
+    monkeypatch.setenv("JLGCLI_CONFIG_DIR", str(tmp_path / "cfg"))
+    with pytest.raises(JlgError) as info:
+        record_started(tmp_path / "runs", record())
+    assert info.value.code == 73
 
 
 def test_a_record_that_cannot_be_written_is_73(tmp_path: Path) -> None:
