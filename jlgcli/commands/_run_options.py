@@ -18,9 +18,11 @@ def add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
 def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     parser.add_argument(
         "prompt",
-        metavar="PROMPT_FILE",
-        nargs="?" if loop else None,
-        help="file holding the prompt/task (UTF-8); - reads it from stdin",
+        metavar="TASK" if loop else "PROMPT_FILE",
+        nargs="*" if loop else None,
+        help="file holding the task (UTF-8); - reads it from stdin; several: a batch (see -j)"
+        if loop
+        else "file holding the prompt (UTF-8); - reads it from stdin",
     )
     parser.add_argument(
         "--backend",
@@ -133,7 +135,8 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         metavar="RUN_ID",
         help="continue a recorded loop run (an id from 'jlgcli runs', or latest: the newest "
         "you started here): same task, session and counts; gates, permissions and the "
-        "folder come from the flags and trusted config, never from the record",
+        "folder come from the flags and trusted config, never from the record; a batch id "
+        "(or latest after a batch) continues that batch's unfinished tasks",
     )
 
 

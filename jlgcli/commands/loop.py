@@ -17,6 +17,10 @@ EPILOG = f"""examples:
   jlgcli loop task.md --completion json --json         JSON status protocol, JSON summary
   jlgcli loop task.md --completion rebound             the model may run sandboxed scripts
   jlgcli loop task.md --events events.jsonl            a JSON-lines event stream for tools
+  jlgcli loop a.md b.md c.md -j 2 --merge --gate "pytest -q"
+                                   each task in its own worktree and branch, 2 at a time,
+                                   merged back one by one only when the gates pass again
+  jlgcli loop --resume latest                          continue a batch's unfinished tasks
 
 {exit_codes_epilog()}
 """
@@ -33,4 +37,28 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_run_options(parser, loop=True)
-    parser.set_defaults(handler="jlgcli.commands.run_actions:execute_loop")
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=_positive,
+        metavar="N",
+        help="several TASKs: run N at a time, each in its own git worktree and branch "
+        "jlgcli/<task> (default 2; outside git only -j 1, in place)",
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="several TASKs: rebase each done branch onto yours, run the gates again, "
+        "fast-forward (needs a clean tree); else the branches are left and listed",
+    )
+    parser.set_defaults(handler="jlgcli.batch.command:execute_loop")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
+    return value

@@ -112,12 +112,15 @@ def _root(flag: str | None, cwd: Path) -> Path:
 
 def _list(root: Path, limit: int, want_json: bool, *, quiet: bool = False) -> int:
     from jlgcli.artifacts.listing import list_runs
+    from jlgcli.batch.listing import batch_lines, batches
     from jlgcli.output import emit_json, err, print_table
 
-    runs = list_runs(root, limit)
+    runs, groups = list_runs(root, limit), batches(root)  # batches: issue 37
     if want_json:
-        emit_json({"root": str(root), "runs": [info.to_json() for info in runs]})
+        emit_json({"root": str(root), "runs": [info.to_json() for info in runs], "batches": groups})
         return 0
+    if groups:
+        err("\n".join(["batches (jlgcli loop --resume BATCH_ID):", *batch_lines(groups)]))
     if not runs:
         err(f"no runs recorded in {root}: {NOT_RECORDED}")
         return 0

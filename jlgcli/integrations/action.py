@@ -38,6 +38,8 @@ INPUTS = {
     "artifacts": "JLG_ARTIFACTS",
     "args": "JLG_ARGS",
     "fail-on-error": "JLG_FAIL_ON_ERROR",
+    "branch": "JLG_BRANCH",  # a matrix task (issue 37): publish its branch when done
+    "publish": "JLG_PUBLISH",
 }
 COMMANDS = ("run", "loop", "dev")
 

@@ -17,6 +17,7 @@ from jlgcli.backends.base import Backend, BackendRequest
 from jlgcli.completion import Decision
 from jlgcli.completion.protocol import Completion, Reply
 from jlgcli.process.model import Limits
+from jlgcli.runner import shared_limits
 from jlgcli.runner.clock import Clock
 from jlgcli.runner.console import Console
 from jlgcli.runner.failover import BackendChain
@@ -92,6 +93,16 @@ class IterationLoop:
         self._gate_notes: list[str] = []  # the diagnosis lines of the last gates that failed
         self._outputs: OutputFiles | None = None  # where jlgcli's stdout/stderr go in the tree
 
+    def _wait_for_shared_limit(self, iteration: int) -> None:
+        """In a batch, another task's rate limit on this backend is ours too (issue 37)."""
+        backend = self.chain.current.id
+        wait = shared_limits.limited_until(backend) - self.clock.time()
+        if 0 < wait < self.record.remaining_s(self.clock):
+            reason = f"another task met {backend}'s rate limit"
+            self.recorder.events.emit("limit-wait", iteration=iteration, seconds=round(wait),
+                                      reason=reason)  # fmt: skip
+            countdown(self.console, self.clock, wait, reason)
+
     def run(self) -> None:
         iteration = len(self.record.metrics) + 1
         while iteration <= self.rails.max_iterations:
@@ -100,6 +111,7 @@ class IterationLoop:
                 return
             if self.chain.back_to_primary(self.clock.time()):
                 self._switched(f"back to {self.chain.current.id}: its limit has reset")
+            self._wait_for_shared_limit(iteration)
             call, prompt = self._call(iteration)
             verdict = judge_call(
                 call.outcome.stop_reason, call.result, self.counters, self.rails,
@@ -115,6 +127,7 @@ class IterationLoop:
                     seconds=round(verdict.wait_s),
                     reason=verdict.reason,
                 )
+                shared_limits.note(self.chain.current.id, self.clock.time() + verdict.wait_s)
                 countdown(self.console, self.clock, verdict.wait_s, verdict.reason)
                 continue  # the same iteration again: a rate limit does not burn iterations
             if isinstance(verdict, Switch):

@@ -236,6 +236,8 @@ def next_turn(prompt: str, argv: list[str]) -> Turn:
     if not script:
         return Turn()
     path = Path(script)
+    if path.is_dir():
+        path = path / (_script_name(prompt) + ".json")
     data = json.loads(path.read_text(encoding="utf-8"))
     index = _take_index(path)
     record = Path(f"{path}.prompts")
@@ -248,6 +250,15 @@ def next_turn(prompt: str, argv: list[str]) -> Turn:
     if turns and data.get("repeat_last", True):
         return Turn.from_json(turns[-1])
     fail("script exhausted", 1)
+
+
+def _script_name(prompt: str) -> str:
+    """The word after ``fake-script:`` in the prompt (a task names its own script)."""
+    _, found, rest = prompt.partition("fake-script:")
+    words = rest.split()
+    if not found or not words:
+        fail("the prompt names no fake-script", 1)
+    return words[0]
 
 
 def _take_index(path: Path) -> int:

@@ -1,0 +1,300 @@
+"""``jlgcli loop TASK... -j N [--merge]`` and ``--resume BATCH_ID|latest`` (issue 37).
+
+One task with neither ``-j`` nor ``--merge`` is the ordinary loop. Several
+tasks are a batch: each its own child loop in its own worktree and branch
+(``jlgcli.batch.child`` says why a child process), N at a time, one shared
+cost budget, results merged back only with evidence (``jlgcli.batch.finish``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from jlgcli.batch.board import Board, Row
+from jlgcli.batch.child import TASK_ENV, ChildRun, passed_flags
+from jlgcli.batch.record import (
+    BatchRecord,
+    TaskRecord,
+    batch_dir,
+    load,
+    record_started,
+    save,
+)
+from jlgcli.batch.report import batch_code, render, to_json
+from jlgcli.batch.schedule import Schedule, Slot
+from jlgcli.batch.setup import (
+    check_tasks,
+    make_worktrees,
+    new_record,
+    repository,
+    settings_for,
+    worktree_of,
+)
+from jlgcli.errors import ExitCode, JlgError
+from jlgcli.runner.shared_limits import ENV as SHARED_LIMITS
+
+
+def execute_loop(args: argparse.Namespace) -> int:
+    """``jlgcli loop``: the ordinary loop, or a batch of tasks."""
+    from jlgcli.commands.run_actions import execute_loop as single
+
+    tasks: list[str] = list(args.prompt or [])
+    batch = len(tasks) > 1 or (tasks and (args.jobs is not None or args.merge))
+    if args.resume is not None:
+        if tasks:
+            raise JlgError(
+                ExitCode.USAGE,
+                "--resume continues recorded tasks: give no TASK",
+                hint="jlgcli loop --resume latest",
+            )
+        cwd = Path(args.cwd or ".").resolve()
+        runs_root, _ = settings_for(args, cwd)
+        if is_batch_ref(str(args.resume), runs_root):
+            return run_batch(args, [], resume=str(args.resume))
+    elif batch:
+        return run_batch(args, tasks, resume=None)
+    elif args.merge:
+        raise JlgError(
+            ExitCode.USAGE,
+            "--merge merges the branches of a batch of tasks",
+            hint="jlgcli loop a.md b.md -j 2 --merge",
+        )
+    args.prompt = tasks[0] if tasks else None
+    return single(args)
+
+
+def is_batch_ref(ref: str, runs_root: Path) -> bool:
+    """Whether ``--resume ref`` means a batch: its id, or ``latest`` when the newest thing
+    started here is an unfinished batch rather than a single loop."""
+    from datetime import datetime, timezone
+
+    from jlgcli.artifacts.ids import run_id_time
+    from jlgcli.artifacts.started import started_here
+    from jlgcli.batch.record import latest
+
+    if ref.startswith("batch-"):
+        return True
+    if ref != "latest":
+        return False
+    newest = latest(runs_root)
+    if newest is None:
+        return False
+    record = load(runs_root, newest)
+    if batch_code(record) == 0:
+        return False
+    own = {task.runId for task in record.tasks}
+    try:  # when the batch last wrote its record: its end, or its Ctrl-C
+        ended = datetime.strptime(record.updated, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return True
+    for run_id in started_here(runs_root):
+        if run_id not in own and not run_id.startswith("batch-"):
+            single = run_id_time(run_id)
+            return not (single is not None and single >= ended)
+    return True
+
+
+def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None) -> int:
+    import os
+
+    if os.environ.get(TASK_ENV):  # an agent of a batch's task must not fan out again
+        raise JlgError(
+            ExitCode.USAGE,
+            f"a batch cannot be started from inside a batch's task ({os.environ[TASK_ENV]})",
+            hint="run the batch from your own shell",
+        )
+    if args.events == "-":
+        raise JlgError(
+            ExitCode.USAGE,
+            "a batch writes its events to a file, not stdout",
+            hint="--events events.jsonl (each event carries its task id)",
+        )
+    budget = _budget(args.max_cost)
+    cwd = Path(args.cwd or ".").resolve()
+    runs_root, gates = settings_for(args, cwd)
+    if resume is None:
+        paths = check_tasks(tasks)
+        repo = repository(cwd, jobs=args.jobs, merge=bool(args.merge))
+        record = new_record(paths, repo, merge=bool(args.merge))
+        if repo is not None:
+            make_worktrees(repo, record)
+        save(runs_root, record)
+        record_started(runs_root, record)
+    else:
+        record = load(runs_root, resume)
+        record.merge = record.merge or bool(args.merge)
+        repo = repository(cwd, jobs=args.jobs, merge=record.merge) if record.isolated else None
+        if repo is not None:
+            make_worktrees(repo, record)  # a worktree removed by hand comes back from its branch
+    save(runs_root, record)
+    jobs = args.jobs or (2 if repo is not None else 1)
+    summaries, signalled = _run(args, record, repo, runs_root, jobs=jobs, budget=budget)
+    if signalled:  # stopped by a signal: every task's state is written
+        return _finish(args, record, summaries, code=record.exitCode)
+    if repo is not None and record.merge:
+        from jlgcli.batch.finish import merge_all
+
+        merge_all(repo, record, gates)
+    record.exitCode = batch_code(record)
+    save(runs_root, record)
+    return _finish(args, record, summaries, code=record.exitCode)
+
+
+def _run(
+    args: argparse.Namespace,
+    record: BatchRecord,
+    repo: Path | None,
+    runs_root: Path,
+    *,
+    jobs: int,
+    budget: float | None,
+) -> tuple[dict[str, dict[str, Any] | None], bool]:
+    from jlgcli.process import install_termination_handlers
+    from jlgcli.process.signals import Interrupted
+    from jlgcli.selfcmd import self_argv
+
+    folder = batch_dir(runs_root, record.batchId)
+    summaries: dict[str, dict[str, Any] | None] = {}
+    slots = []
+    for task in record.tasks:
+        where = (
+            worktree_of(repo, task.name) if repo is not None else Path(args.cwd or ".").resolve()
+        )
+        child = ChildRun(
+            task.name,
+            [],
+            where,
+            folder / f"{task.name}.events.jsonl",
+            folder / f"{task.name}.out.json",
+            folder / f"{task.name}.err.log",
+            env={SHARED_LIMITS: str(folder / "limits")},  # one task's rate limit is everyone's
+        )
+        slot = Slot(child, Row(task.name), cost_before=task.costUsd or 0.0)
+        slot.ended = task.finished
+        slot.row.state = "finished before" if task.finished else "queued"
+        slots.append(slot)
+    by_name = {task.name: task for task in record.tasks}
+    flags = passed_flags(args)
+
+    def on_start(slot: Slot, left: float | None) -> None:
+        task = by_name[slot.child.name]
+        head = ["loop", "--resume", task.runId] if task.runId else ["loop", task.task]
+        budget_flag = [] if left is None else ["--max-cost", f"{max(left, 1e-6):.6f}"]
+        slot.child.argv = [
+            *self_argv(),
+            *head,
+            "--cwd",
+            str(slot.child.cwd),
+            "--json",
+            "--events",
+            str(slot.child.events_path),
+            "--artifacts-dir",
+            str(runs_root),
+            *flags,
+            *budget_flag,
+        ]
+
+    def on_end(slot: Slot) -> None:
+        task = by_name[slot.child.name]
+        summary = slot.child.summary
+        summaries[task.name] = summary
+        _note_ending(task, slot, summary)
+        if repo is not None:
+            from jlgcli.batch.finish import commit_done
+
+            commit_done(repo, record, task)
+        slot.row.state = (
+            "done" if task.exitCode == 0 else (task.stopCause or f"exit {task.exitCode}")
+        )
+        save(runs_root, record)
+
+    events = open(args.events, "a", encoding="utf-8") if args.events else None  # noqa: SIM115
+    quiet = bool(args.json) or args.verbosity == 0
+    board = Board([slot.row for slot in slots], quiet=quiet)
+    schedule = Schedule(slots, jobs, budget, board, _writer(events), on_start, on_end)
+    try:
+        with install_termination_handlers():
+            try:
+                schedule.run()
+                for slot in slots:  # never started: the shared budget ran out first
+                    if slot.budget_stopped and not slot.started:
+                        by_name[slot.child.name].budgetStopped = True
+            except Interrupted as exc:
+                schedule.stop_all()
+                record.exitCode = 128 + int(exc.signum)
+                save(runs_root, record)
+                return summaries, True
+    finally:
+        if events is not None:
+            events.close()
+    return summaries, False
+
+
+def _note_ending(task: TaskRecord, slot: Slot, summary: dict[str, Any] | None) -> None:
+    live = slot.child.live
+    task.runId = live.run_id or task.runId
+    if summary is not None:
+        task.runId = str(summary.get("runId") or task.runId or "") or None
+        task.exitCode = int(summary.get("exitCode", 1))
+        task.stopCause = str(summary.get("stopCause") or "") or None
+        task.iterations = int(summary.get("iterations") or 0)
+    else:
+        code = slot.child.exit_code
+        task.exitCode = 130 if slot.child.cancel.is_set() and code in (None, 130) else (code or 1)
+        task.stopCause = "interrupted" if task.exitCode == 130 else "child failed"
+    if live.cost_known or task.costUsd is not None:
+        task.costUsd = round(slot.cost, 6)
+    elif summary is not None and isinstance(summary.get("costUsd"), (int, float)):
+        task.costUsd = float(summary["costUsd"])
+    task.budgetStopped = task.stopCause == "max-cost" or (
+        slot.budget_stopped and task.exitCode != 0
+    )
+
+
+def _writer(events: Any) -> Any:
+    import json
+
+    def emit(event: dict[str, Any]) -> None:
+        if events is not None:
+            events.write(json.dumps(event, ensure_ascii=False) + "\n")
+            events.flush()
+
+    return emit
+
+
+def _finish(
+    args: argparse.Namespace,
+    record: BatchRecord,
+    summaries: dict[str, dict[str, Any] | None],
+    *,
+    code: int | None,
+) -> int:
+    if args.json:
+        from jlgcli.output import emit_json
+
+        data = to_json(record, summaries)
+        data["exitCode"] = code
+        emit_json(data)
+    else:
+        sys.stderr.write(render(record))
+    return int(code if code is not None else ExitCode.INTERNAL)
+
+
+def _budget(raw: str | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise JlgError(
+            ExitCode.USAGE,
+            f"--max-cost must be an amount above 0, not {raw!r}",
+            hint="example: --max-cost 2.50 (one budget shared by every task)",
+        )
+    return value

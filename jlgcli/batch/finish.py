@@ -1,0 +1,87 @@
+"""Results come back only with evidence (issue 37): commit, rebase, gates again, fast-forward.
+
+A task that ended done (its gates passed) gets its changes committed on its
+branch. With ``--merge`` the branches are integrated one at a time, in the
+order the tasks were given: rebase onto the target branch's tip inside the
+task's worktree, run the gates again on that result, then fast-forward the
+target — in the user's tree, which the batch checked clean at its start and
+checks again before each step. A conflict or a failing gate leaves the branch
+unmerged with the commands to look at it. Only a merged task's worktree is
+removed (``git worktree remove`` without ``--force``; never unmerged work).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jlgcli.batch import gitops
+from jlgcli.batch.record import BatchRecord, TaskRecord
+from jlgcli.batch.setup import worktree_of
+
+
+def commit_done(repo: Path, record: BatchRecord, task: TaskRecord) -> None:
+    """Commit a done task's changes on its branch; note its diff stat against the base."""
+    worktree = worktree_of(repo, task.name)
+    if task.exitCode == 0 and worktree.is_dir():
+        gitops.commit_all(
+            worktree,
+            f"jlgcli: {task.name} done\n\nTask: {Path(task.task).name}\n"
+            f"Batch: {record.batchId}, run {task.runId}",
+        )
+        task.committed = True
+    if record.base and gitops.branch_exists(repo, task.branch):
+        task.diffStat = gitops.diff_stat(repo, record.base, task.branch)
+
+
+def merge_all(repo: Path, record: BatchRecord, gates: tuple[str, ...]) -> None:
+    """Integrate every done, committed, unmerged task in turn (see the module docstring)."""
+    for task in record.tasks:
+        if task.exitCode == 0 and task.committed and not task.merged:
+            merge_one(repo, record, task, gates)
+
+
+def merge_one(repo: Path, record: BatchRecord, task: TaskRecord, gates: tuple[str, ...]) -> None:
+    target = record.target or "HEAD"
+    worktree = worktree_of(repo, task.name)
+    look = f"look at it: git -C {repo} log --stat {target}..{task.branch}  (worktree: {worktree})"
+    if gitops.current_branch(repo) != record.target or gitops.dirty(repo):
+        task.mergeNote = (
+            f"not merged: {repo} is no longer clean on {target}; "
+            f"merge it yourself: git merge {task.branch}"
+        )
+        return
+    if gitops.ahead(repo, task.branch, target) == 0:
+        task.merged, task.mergeNote = True, "nothing to merge (no changes)"
+        _clean_up(repo, task)
+        return
+    if not gitops.rebase(worktree, target):
+        task.mergeNote = f"not merged: conflicts with {target}; {look}"
+        return
+    if gates:
+        failed = _failed_gate(gates, worktree)
+        if failed:
+            task.mergeNote = f"not merged: after the rebase onto {target}, {failed}; {look}"
+            return
+    tip = gitops.head(repo)
+    if not gitops.fast_forward(repo, task.branch):
+        task.mergeNote = f"not merged: {target} cannot fast-forward to {task.branch}; {look}"
+        return
+    task.merged, task.mergeNote = True, f"merged into {target}"
+    task.diffStat = gitops.diff_stat(repo, tip, task.branch) or task.diffStat  # its own change
+    _clean_up(repo, task)
+
+
+def _failed_gate(gates: tuple[str, ...], cwd: Path) -> str | None:
+    from jlgcli.artifacts.redact import Redactor
+    from jlgcli.runner.gates import run_gates
+
+    for result in run_gates(gates, cwd, redact=Redactor().redact):
+        if not result.ok:
+            return f"the gate {result.command!r} failed (exit {result.exitCode})"
+    return None
+
+
+def _clean_up(repo: Path, task: TaskRecord) -> None:
+    """A merged task's worktree and branch go (git refuses if anything is left unmerged)."""
+    if gitops.remove_worktree(repo, worktree_of(repo, task.name)):
+        gitops.delete_merged_branch(repo, task.branch)

@@ -1,0 +1,161 @@
+"""The git commands a batch needs (issue 37): worktrees, commits, rebase, fast-forward.
+
+Every command is an argv list run through ``jlgcli.process.capture`` (own
+process group, time limit, the kill ladder); nothing goes through a shell.
+What git prints is only read for yes/no answers, branch names and diff stats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+GIT_TIMEOUT_S = 120.0
+# jlgcli's own folders never go into a task's commit (runs, worktrees, ledgers).
+OWN_PATHS = (":(exclude).jlgcli", ":(exclude)ledger")
+
+
+class GitError(Exception):
+    """A git command that had to succeed did not; ``detail`` is its stderr."""
+
+    def __init__(self, argv: list[str], detail: str) -> None:
+        super().__init__(f"git {' '.join(argv)}: {detail.strip() or 'failed'}")
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Done:
+    """What a git command left: its exit code and decoded output."""
+
+    code: int | None
+    out: str
+    err: str
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+
+def git(cwd: Path, *argv: str, check: bool = True) -> Done:
+    """Run ``git argv`` in ``cwd``; with ``check``, a non-zero exit raises ``GitError``."""
+    from jlgcli.process import capture
+
+    outcome = capture(
+        ["git", *argv],
+        timeout=GIT_TIMEOUT_S,
+        cwd=str(cwd),
+        env={"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+    )
+    done = Done(outcome.exit_code, outcome.stdout, outcome.stderr)
+    if check and not done.ok:
+        raise GitError(list(argv), done.err or done.out)
+    return done
+
+
+def toplevel(cwd: Path) -> Path | None:
+    """The root of the git work tree holding ``cwd``, or None outside a repository."""
+    try:
+        done = git(cwd, "rev-parse", "--show-toplevel", check=False)
+    except OSError:  # no git at all: treated as "not a repository"
+        return None
+    if not done.ok or not done.out.strip():
+        return None
+    return Path(done.out.strip())
+
+
+def head(cwd: Path) -> str:
+    """The commit checked out in ``cwd``."""
+    return git(cwd, "rev-parse", "HEAD").out.strip()
+
+
+def current_branch(cwd: Path) -> str | None:
+    """The branch checked out in ``cwd`` (None when detached)."""
+    done = git(cwd, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    return done.out.strip() or None if done.ok else None
+
+
+def dirty(cwd: Path) -> list[str]:
+    """Changed, staged or untracked paths in ``cwd`` (jlgcli's own folders left out)."""
+    done = git(cwd, "status", "--porcelain", "--untracked-files=normal", "--", ".", *OWN_PATHS)
+    return [line[3:] for line in done.out.splitlines() if line.strip()]
+
+
+def branch_exists(repo: Path, branch: str) -> bool:
+    return git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", check=False).ok
+
+
+def add_worktree(repo: Path, path: Path, branch: str, base: str) -> None:
+    """A new worktree at ``path`` on a new ``branch`` starting at ``base``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    git(repo, "worktree", "add", "-b", branch, str(path), base)
+
+
+def commit_all(worktree: Path, message: str) -> bool:
+    """Commit every change in ``worktree`` (jlgcli's folders left out); False when none."""
+    git(worktree, "add", "-A", "--", ".", *OWN_PATHS)
+    if git(worktree, "diff", "--cached", "--quiet", check=False).ok:
+        return False
+    git(
+        worktree,
+        "-c",
+        "user.name=jlgcli",
+        "-c",
+        "user.email=jlgcli@localhost",
+        "commit",
+        "--quiet",
+        "--no-verify",
+        "-m",
+        message,
+    )
+    return True
+
+
+def ahead(repo: Path, branch: str, base: str) -> int:
+    """How many commits ``branch`` has that ``base`` does not."""
+    done = git(repo, "rev-list", "--count", f"{base}..{branch}", check=False)
+    return int(done.out.strip() or 0) if done.ok else 0
+
+
+def diff_stat(repo: Path, base: str, branch: str) -> str:
+    """``N files changed, +A -D`` between ``base`` and ``branch`` ('' when none)."""
+    done = git(repo, "diff", "--shortstat", f"{base}...{branch}", check=False)
+    return done.out.strip() if done.ok else ""
+
+
+def rebase(worktree: Path, onto: str) -> bool:
+    """Rebase the worktree's branch onto ``onto``; on a conflict abort it and return False."""
+    done = git(
+        worktree,
+        "-c",
+        "user.name=jlgcli",
+        "-c",
+        "user.email=jlgcli@localhost",
+        "rebase",
+        "--quiet",
+        onto,
+        check=False,
+    )
+    if done.ok:
+        return True
+    git(worktree, "rebase", "--abort", check=False)
+    return False
+
+
+def fast_forward(repo: Path, branch: str) -> bool:
+    """Fast-forward the branch checked out in ``repo`` to ``branch`` (only if it is one)."""
+    return git(repo, "merge", "--ff-only", "--quiet", branch, check=False).ok
+
+
+def remove_worktree(repo: Path, path: Path) -> bool:
+    """Remove a worktree only when it holds nothing uncommitted (never ``--force``)."""
+    if not path.exists():
+        git(repo, "worktree", "prune", check=False)
+        return True
+    if dirty(path):
+        return False
+    return git(repo, "worktree", "remove", str(path), check=False).ok
+
+
+def delete_merged_branch(repo: Path, branch: str) -> bool:
+    """``git branch -d``: git itself refuses when the branch is not merged."""
+    return git(repo, "branch", "-d", branch, check=False).ok

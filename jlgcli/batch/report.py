@@ -1,0 +1,121 @@
+"""The end of a batch (issue 37): the table, the totals, the JSON object, the exit code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jlgcli.batch.board import table
+from jlgcli.batch.record import BatchRecord, TaskRecord
+
+# Most serious first: a bug, then what a person must fix, then what more time or money fixes.
+SEVERITY = (70, 73, 78, 2, 6, 77, 64, 66, 65, 1, 75, 5, 4)
+NOT_MERGED = 1  # a done task whose branch could not be merged counts as a run error
+
+
+def task_code(task: TaskRecord, *, merge: bool) -> int | None:
+    """The code a task contributes to the batch's (None: still to run)."""
+    if task.budgetStopped:
+        return 4
+    if task.exitCode == 0 and merge and not task.merged:
+        return NOT_MERGED
+    return task.exitCode
+
+
+def batch_code(record: BatchRecord) -> int:
+    """0 only when every task is done (and merged when asked); else the most serious code."""
+    codes = [task_code(task, merge=record.merge) for task in record.tasks]
+    if all(code == 0 for code in codes):
+        return 0
+    signals = [code for code in codes if code is not None and code >= 128]
+    if signals:
+        return signals[0]
+    for code in SEVERITY:
+        if code in codes:
+            return code
+    return 1
+
+
+def status_of(task: TaskRecord, *, merge: bool) -> str:
+    if task.budgetStopped:
+        return "budget spent" if task.runId else "not started (budget)"
+    if task.exitCode is None:
+        return "not started"
+    if task.exitCode == 0:
+        if task.merged:
+            return "merged"
+        return "done, not merged" if merge else "done"
+    return task.stopCause or f"exit {task.exitCode}"
+
+
+def render(record: BatchRecord) -> str:
+    """The end-of-batch table, its totals and the notes (what to look at)."""
+    rows = []
+    for task in record.tasks:
+        cost = "?" if task.costUsd is None else f"${task.costUsd:.4f}"
+        rows.append(
+            [
+                task.name,
+                status_of(task, merge=record.merge),
+                str(task.iterations),
+                cost,
+                task.branch or "(in place)",
+                task.diffStat or "-",
+            ]
+        )
+    text = table(rows, ["task", "status", "iter", "cost", "branch", "changes"])
+    totals = totals_of(record)
+    text += (
+        f"total: {totals['tasks']} tasks, {totals['done']} done, {totals['merged']} merged, "
+        f"{totals['iterations']} iterations, cost {_money(totals['costUsd'])}; "
+        f"batch {record.batchId}\n"
+    )
+    for task in record.tasks:
+        if task.mergeNote and not task.merged:
+            text += f"  {task.name}: {task.mergeNote}\n"
+    unfinished = [t for t in record.tasks if not t.finished]
+    if unfinished:
+        text += f"continue the unfinished tasks with: jlgcli loop --resume {record.batchId}\n"
+    return text
+
+
+def totals_of(record: BatchRecord) -> dict[str, Any]:
+    costs = [t.costUsd for t in record.tasks if t.costUsd is not None]
+    return {
+        "tasks": len(record.tasks),
+        "done": sum(1 for t in record.tasks if t.exitCode == 0),
+        "merged": sum(1 for t in record.tasks if t.merged),
+        "iterations": sum(t.iterations for t in record.tasks),
+        "costUsd": round(sum(costs), 6) if costs else None,
+    }
+
+
+def to_json(record: BatchRecord, summaries: dict[str, dict[str, Any] | None]) -> dict[str, Any]:
+    """``--json``: the batch, each task with its RunSummary (``summary``) and its own code."""
+    return {
+        "batchId": record.batchId,
+        "exitCode": batch_code(record),
+        "merge": record.merge,
+        "target": record.target,
+        "tasks": [
+            {
+                "id": task.name,
+                "task": task.task,
+                "branch": task.branch or None,
+                "status": status_of(task, merge=record.merge),
+                "exitCode": task_code(task, merge=record.merge),
+                "runId": task.runId,
+                "iterations": task.iterations,
+                "costUsd": task.costUsd,
+                "merged": task.merged,
+                "mergeNote": task.mergeNote,
+                "diffStat": task.diffStat or None,
+                "summary": summaries.get(task.name),
+            }
+            for task in record.tasks
+        ],
+        "totals": totals_of(record),
+    }
+
+
+def _money(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:.4f}"

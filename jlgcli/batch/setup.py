@@ -1,0 +1,135 @@
+"""Starting a batch (issue 37): the checks, the names, the worktrees, the record.
+
+Checks come before anything is created: task files readable, a git repository
+for isolation (outside one only ``-j 1``, in place, one after another), and
+with ``--merge`` a clean work tree on a branch — the user's tree and index are
+only ever touched by a fast-forward, and only while they hold no uncommitted
+work, so the batch refuses to start rather than risk it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jlgcli.batch import gitops
+from jlgcli.batch.record import BatchRecord, TaskRecord, new_batch_id, now_text, task_name
+from jlgcli.errors import ExitCode, JlgError
+
+WORKTREES = Path(".jlgcli") / "worktrees"
+
+
+def settings_for(args: Any, cwd: Path) -> tuple[Path, tuple[str, ...]]:
+    """The runs root and the gates, from the flags and trusted config (as a loop resolves them)."""
+    from jlgcli.artifacts.project import under_project
+    from jlgcli.config import parse_flag_value, require_trusted_gates, resolve_settings
+
+    flags: dict[str, Any] = {}
+    if getattr(args, "artifacts_dir", None):
+        flags["artifactsDir"] = parse_flag_value("artifactsDir", args.artifacts_dir)
+    if getattr(args, "gate", None):
+        flags["gates"] = list(args.gate)
+    settings = resolve_settings(cwd=cwd, flags=flags)
+    if settings.sources.get("gates") == "project":
+        require_trusted_gates(settings)
+    root = under_project(Path(settings.values["artifactsDir"]), cwd)
+    return root.resolve(), tuple(settings.values["gates"])
+
+
+def check_tasks(paths: list[str]) -> list[Path]:
+    """Every task file exists and is a file (66 otherwise); stdin cannot be shared."""
+    found = []
+    for raw in paths:
+        if raw == "-":
+            raise JlgError(
+                ExitCode.USAGE,
+                "several tasks cannot all read stdin",
+                hint="give each task as a file: jlgcli loop a.md b.md -j 2",
+            )
+        path = Path(raw).expanduser()
+        if not path.is_file():
+            raise JlgError(
+                ExitCode.NO_INPUT,
+                f"task file not found: {raw}",
+                hint="each TASK is a UTF-8 file holding the task",
+            )
+        found.append(path.resolve())
+    return found
+
+
+def repository(cwd: Path, *, jobs: int | None, merge: bool) -> Path | None:
+    """The git root of ``cwd`` (None: in place, allowed only with ``-j 1`` and no --merge)."""
+    repo = gitops.toplevel(cwd)
+    if repo is None:
+        if jobs != 1 or merge:
+            raise JlgError(
+                ExitCode.USAGE,
+                f"several tasks at once need a git repository: {cwd} is not in one "
+                "(each task runs in its own git worktree, so the agents never share files)",
+                hint="run them one after another in place with -j 1, or git init first",
+            )
+        return None
+    if merge:
+        changed = gitops.dirty(repo)
+        if changed:
+            raise JlgError(
+                ExitCode.USAGE,
+                f"--merge fast-forwards your branch, and {repo} has uncommitted changes "
+                f"({', '.join(changed[:3])}{'…' if len(changed) > 3 else ''})",
+                hint="commit or stash them first, or run without --merge (branches are kept)",
+            )
+        if gitops.current_branch(repo) is None:
+            raise JlgError(
+                ExitCode.USAGE,
+                "--merge needs a branch checked out (HEAD is detached)",
+                hint="git switch -c work, then run again",
+            )
+    return repo
+
+
+def new_record(tasks: list[Path], repo: Path | None, *, merge: bool) -> BatchRecord:
+    """The record of a new batch; in a repository, a worktree and branch per task."""
+    record = BatchRecord(
+        batchId=new_batch_id(),
+        base=gitops.head(repo) if repo is not None else None,
+        target=gitops.current_branch(repo) if repo is not None else None,
+        merge=merge,
+        isolated=repo is not None,
+        started=now_text(),
+    )
+    taken: set[str] = set()
+    for path in tasks:
+        name = task_name(path, taken)
+        if repo is not None:
+            stem, n = name, 2
+            while gitops.branch_exists(repo, f"jlgcli/{name}") or worktree_of(repo, name).exists():
+                name, n = f"{stem}-{n}", n + 1
+            taken.add(name)
+        record.tasks.append(
+            TaskRecord(
+                name=name, task=str(path), branch=f"jlgcli/{name}" if repo is not None else ""
+            )
+        )
+    return record
+
+
+def make_worktrees(repo: Path, record: BatchRecord) -> None:
+    """One worktree per task, from the batch's base commit; kept out of the user's status."""
+    folder = repo / WORKTREES
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# created by jlgcli: task worktrees stay out of git\n*\n", "utf-8")
+    for task in record.tasks:
+        path = worktree_of(repo, task.name)
+        if task.merged or path.exists():  # a merged task's worktree and branch are gone
+            continue
+        if gitops.branch_exists(repo, task.branch):  # removed by hand: back from its branch
+            gitops.git(repo, "worktree", "add", "--quiet", str(path), task.branch)
+        else:
+            gitops.add_worktree(repo, path, task.branch, record.base or "HEAD")
+
+
+def worktree_of(repo: Path, name: str) -> Path:
+    """A task's worktree, always derived from its (validated) name."""
+    return repo / WORKTREES / name

@@ -1,0 +1,50 @@
+"""Rate limits shared by the tasks of a batch (issue 37).
+
+A batch gives each task's loop ``JLGCLI_SHARED_LIMITS``: a folder holding one
+file per backend with the epoch second its rate limit resets. A task that
+meets a limit writes it there; every task reads it before a call and, while
+that backend's limit has not reset, waits for it too instead of hammering the
+backend. The folder is the parent's (the environment, never a record); what
+is read back is only a number, bounded by the time the loop has left.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+ENV = "JLGCLI_SHARED_LIMITS"
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def _file(backend: str, environ: Mapping[str, str]) -> Path | None:
+    folder = environ.get(ENV, "")
+    return Path(folder) / (_SAFE.sub("_", backend) + ".until") if folder else None
+
+
+def note(backend: str, until: float, environ: Mapping[str, str] = os.environ) -> None:
+    """Record that ``backend`` is limited until the epoch second ``until`` (keeps the later)."""
+    path = _file(backend, environ)
+    if path is None or until <= limited_until(backend, environ):
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        temp.write_text(f"{until:.3f}\n", encoding="utf-8")
+        temp.replace(path)
+    except OSError:  # sharing is a courtesy: a task still waits for its own limits
+        return
+
+
+def limited_until(backend: str, environ: Mapping[str, str] = os.environ) -> float:
+    """The epoch second ``backend``'s shared limit resets (0 when there is none)."""
+    path = _file(backend, environ)
+    if path is None:
+        return 0.0
+    try:
+        value = float(path.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return 0.0
+    return value if value == value else 0.0  # NaN: none

@@ -1,0 +1,171 @@
+"""``jlgcli loop TASK...`` in-process: the batch's checks, its run, its resume (issue 37)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.batch import git, make_repo, make_tasks
+
+from jlgcli.cli import main
+
+DONE = {"text": "ok\nDONE"}
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = make_repo(tmp_path / "repo")
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("JLGCLI_FAKE_SCRIPT", str(tmp_path / "scripts"))
+    return folder
+
+
+def tasks(tmp_path: Path, **turns: list[dict[str, object]]) -> list[str]:
+    return make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+
+
+def test_a_batch_runs_merges_and_writes_events_with_task_ids(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = tasks(tmp_path, a=[{**DONE, "files": {"a.txt": "a"}}],
+                  b=[{**DONE, "files": {"b.txt": "b"}}])  # fmt: skip
+    events = tmp_path / "events.jsonl"
+    code = main(["loop", *paths, "--merge", "-b", "claude", "--events", str(events)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "2 merged" in err and "jlgcli: task a" in err  # CI lines: stderr is not a terminal
+    assert (repo / "a.txt").exists() and (repo / "b.txt").exists()
+    tasks_seen = {json.loads(line)["task"] for line in events.read_text("utf-8").splitlines()}
+    assert tasks_seen == {"a", "b"}
+    assert git(repo, "branch", "--list", "jlgcli/*") == ""  # merged: branches removed
+
+
+def test_resume_of_a_finished_batch_runs_nothing_again(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = tasks(tmp_path, a=[{**DONE, "files": {"a.txt": "a"}}], b=[{"text": "no"}])
+    assert main(["loop", *paths, "-b", "claude", "-n", "1", "--json"]) == 4
+    first = json.loads(capsys.readouterr().out)
+    assert main(["loop", "--resume", first["batchId"], "-b", "claude", "-n", "1", "--json"]) == 4
+    again = json.loads(capsys.readouterr().out)
+    assert [t["runId"] for t in again["tasks"]] == [t["runId"] for t in first["tasks"]]
+    assert again["tasks"][0]["status"] == "done" and again["tasks"][0]["branch"] == "jlgcli/a"
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "words"),
+    [
+        (["--merge"], 64, "--merge merges the branches"),
+        (["--resume", "latest", "TASK"], 64, "give no TASK"),
+        (["TASK", "TASK", "--events", "-"], 64, "events to a file"),
+        (["TASK", "TASK", "--max-cost", "nan"], 64, "--max-cost must be"),
+        (["TASK", "-", "-j", "1"], 64, "cannot all read stdin"),
+        (["TASK", "missing.md"], 66, "task file not found"),
+        (["TASK", "-j", "0"], 64, "1 or more"),
+        (["--resume", "batch-20261126T000000Z-000000"], 64, "no batch"),
+    ],
+)
+def test_what_a_batch_refuses(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    argv: list[str], code: int, words: str,
+) -> None:  # fmt: skip
+    (path,) = tasks(tmp_path, a=[DONE])
+    argv = [path if arg == "TASK" else arg for arg in argv]
+    assert main(["loop", *argv]) == code
+    assert words in capsys.readouterr().err
+
+
+def test_merge_refuses_a_dirty_tree_or_a_detached_head(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (path,) = tasks(tmp_path, a=[DONE])
+    (repo / "shared.txt").write_text("my work", "utf-8")
+    assert main(["loop", path, "--merge", "-b", "claude"]) == 64
+    assert "uncommitted changes (shared.txt)" in capsys.readouterr().err
+    git(repo, "checkout", "-q", "shared.txt")
+    git(repo, "checkout", "-q", "--detach")
+    assert main(["loop", path, "--merge", "-b", "claude"]) == 64
+    assert "HEAD is detached" in capsys.readouterr().err
+
+
+def test_resume_latest_means_the_single_loop_started_after_the_batch(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = tasks(tmp_path, a=[{"text": "no"}], b=[{"text": "no"}], c=[{"text": "still no"}])
+    assert main(["loop", *paths[:2], "-b", "claude", "-n", "1", "--json"]) == 4
+    capsys.readouterr()
+    assert main(["loop", paths[2], "-b", "claude", "-n", "1", "--json"]) == 4
+    single = json.loads(capsys.readouterr().out)
+    assert main(["loop", "--resume", "latest", "-b", "claude", "-n", "2", "--json"]) == 4
+    resumed = json.loads(capsys.readouterr().out)
+    assert resumed["resumedFrom"] == single["runId"]  # a run summary, not a batch
+
+
+def test_the_shared_budget_stops_the_running_tasks(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    slow = {"text": "working", "delay_seconds": 1}
+    paths = tasks(tmp_path, a=[slow], b=[slow], c=[slow])
+    assert main(["loop", *paths, "-j", "2", "-b", "claude", "--max-cost", "0.02", "--json"]) == 4
+    data = json.loads(capsys.readouterr().out)
+    assert [t["status"] for t in data["tasks"]] == ["budget spent", "budget spent",
+                                                    "not started (budget)"]  # fmt: skip
+    listed = main(["runs", "--json"])
+    assert listed == 0
+    (batch,) = json.loads(capsys.readouterr().out)["batches"]
+    assert batch["batchId"] == data["batchId"] and batch["tasks"][2]["runId"] is None
+    assert main(["runs"]) == 0
+    assert "not started (budget)" in capsys.readouterr().err
+
+
+def test_a_stop_signal_stops_every_task_and_keeps_the_record(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+
+    from jlgcli.batch.board import Board
+    from jlgcli.process.signals import Interrupted
+
+    paths = tasks(tmp_path, a=[{"text": "working", "delay_seconds": 30}], b=[DONE])
+    real = Board.update
+
+    def update(self: Board, now: float | None = None) -> None:
+        real(self, now)
+        if any(row.iteration for row in self.rows) and not getattr(self, "_stopped", False):
+            self._stopped = True  # type: ignore[attr-defined]
+            raise Interrupted(signal.SIGTERM)
+
+    monkeypatch.setattr(Board, "update", update)
+    assert main(["loop", *paths, "-j", "1", "-b", "claude"]) == 143
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "jlgcli loop --resume batch-" in err
+
+
+def test_the_publish_step_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jlgcli.batch.__main__ import main as publish_main
+
+    folder = make_repo(tmp_path / "repo")
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("JLG_BRANCH", "main")
+    assert publish_main() == 64
+    monkeypatch.setenv("JLG_BRANCH", "jlgcli/a")
+    monkeypatch.setenv("JLG_EXIT_CODE", "0")
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "out"))
+    assert publish_main() == 1  # push: there is no origin
+    assert "git push" in capsys.readouterr().err
+    monkeypatch.setenv("JLG_EXIT_CODE", "4")
+    assert publish_main() == 0
+    assert "published=false" in (tmp_path / "out").read_text("utf-8")
+
+
+def test_a_task_of_a_batch_cannot_start_a_batch(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = tasks(tmp_path, a=[DONE], b=[DONE])
+    monkeypatch.setenv("JLGCLI_BATCH_TASK", "outer")
+    assert main(["loop", *paths, "-b", "claude"]) == 64
+    assert "inside a batch's task (outer)" in capsys.readouterr().err
+    assert not (repo / ".jlgcli" / "worktrees").exists()
