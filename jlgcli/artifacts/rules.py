@@ -92,11 +92,14 @@ def token_spans(data: bytes) -> list[tuple[int, int]]:
 
 
 # Hyperscan candidates for TOKEN (a superset; no look-around in Hyperscan syntax);
-# the last one starts with a character class (candidates.END_ONLY_PATTERNS).
+# the last one starts with a character class (candidates.END_ONLY_PATTERNS). A
+# Discord token is found from its ".xxxxxx." middle and what follows: a
+# "[MNO]" then 23 word characters (no literal to start from) made the whole
+# scan 2x slower, this form 1.25x (issue 32 speed).
 TOKEN_CANDIDATES = (
     rb"sk-|gh[pousr]_|github_pat_|eyJ|A3T|A[KSB]IA|ACCA|AIza|ya29\.|GOCSPX-",
     rb"xox[a-z]-|xapp-|[sr]k_(?:live|test)_|glpat-|npm_|hf_|pypi-|gsk_|xai-|r8_|SG\.",
-    rb"SK[0-9a-fA-F]{8}|[0-9]{5}:A|[MNO][A-Za-z0-9_\-]{23}\.",
+    rb"SK[0-9a-fA-F]{8}|[0-9]{5}:A|\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}",
 )
 
 # Secrets given in a command line or a config format (gitleaks curl-auth-user;

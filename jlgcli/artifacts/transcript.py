@@ -123,12 +123,13 @@ class TranscriptSink:
             raise _write_error(self.path, exc, "cannot create") from None
 
     def __call__(self, event: OutputEvent) -> None:
-        """Write one output chunk (after redaction) and flush it."""
+        """Write one output chunk (redacted here unless ``event.redacted``) and flush it."""
         raw = getattr(event, "data", None)  # bytes events: written as they are
         data = raw if isinstance(raw, bytes) else event.text.encode("utf-8", "backslashreplace")
         t = event.t - self.start
         with self._lock:
-            if self._redactor is not None:
+            # Redacted where it entered jlgcli (issue 32): written as it is, not redacted twice.
+            if self._redactor is not None and not getattr(event, "redacted", False):
                 stream = self._streams.get(event.stream)
                 if stream is None:
                     stream = self._streams[event.stream] = self._redactor.stream()

@@ -47,9 +47,11 @@ def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int
     else:
         import sys
 
+        from jlgcli.artifacts.redact import Redactor
         from jlgcli.colour import Palette
         from jlgcli.runner.console import Console
         from jlgcli.runner.report import human_summary
 
-        Console(0).summary(human_summary(summary, Palette(sys.stderr)))
+        # composed here from the summary's texts: redacted here, once (issue 32)
+        Console(0).summary(Redactor().redact(human_summary(summary, Palette(sys.stderr))))
     return summary.exitCode

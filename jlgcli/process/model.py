@@ -79,13 +79,20 @@ class OutputEvent:
     event decodes on its own (UTF-8 with replacement) and no byte is decoded
     when no sink reads ``text``. An event built from text (tests, replays)
     keeps that text and encodes ``data`` on demand.
+
+    ``redacted``: the bytes went through the run's redactor where they entered
+    jlgcli (``run_invocation(filters=...)``, issue 32): a sink that would redact
+    them (the transcript) writes them as they are instead of redacting twice.
     """
 
-    __slots__ = ("_data", "_text", "stream", "t")
+    __slots__ = ("_data", "_text", "redacted", "stream", "t")
 
-    def __init__(self, stream: StreamName, data: bytes | str, t: float) -> None:
+    def __init__(
+        self, stream: StreamName, data: bytes | str, t: float, *, redacted: bool = False
+    ) -> None:
         self.stream = stream
         self.t = t  # time.monotonic() when read
+        self.redacted = redacted
         self._data = data if isinstance(data, bytes) else None
         self._text = data if isinstance(data, str) else None
 

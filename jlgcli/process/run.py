@@ -9,7 +9,8 @@ sink that does not costs no decode.
 With ``filters`` (the run's redactor, issue 32) each stream is redacted here,
 where its bytes enter jlgcli, before any sink sees them: the parser, the
 console, the transcript and every tail cut from them only ever hold redacted
-text. The terminal responder and the interactive driver still read the raw
+text, and the events say so (``OutputEvent.redacted``): the transcript writes
+them without a second pass. The terminal responder and the interactive driver still read the raw
 bytes (a terminal query or a prompt must not wait for its line to end).
 Nothing keeps the output. Every stop — total timeout,
 idle timeout, cancel event, Ctrl-C (KeyboardInterrupt in the main thread), the
@@ -280,7 +281,7 @@ class _Run:
         if kept is not None:
             data = kept.feed(data) + (kept.flush() if last else b"")
         if data:
-            self.pending.append((OutputEvent(stream, data, now), 0))
+            self.pending.append((OutputEvent(stream, data, now, redacted=kept is not None), 0))
 
     def _deliver(self) -> None:
         # At most once per sink even when Ctrl-C lands inside a sink call.

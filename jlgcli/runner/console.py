@@ -5,12 +5,15 @@ JSON object — then the live text goes to stderr); progress goes to stderr.
 Verbosity: 0 quiet (summary and errors; ``run`` still prints its final answer on
 stdout), 1 normal, 2 verbose, 3 debug.
 
-Everything written is redacted (issue 15): the assistant's text through a
-stream redactor (a secret split across two reads is still caught; a partial
-line waits for its newline or ``end_live``), and every line jlgcli prints. What
-the agent printed reaches the terminal without control sequences other than SGR
-colours (no OSC 52 clipboard writes, titles, screen clears); the transcript
-keeps the raw bytes.
+Everything written is redacted (issue 15), once (issue 32): what the agent
+wrote (``assistant``, ``final``, ``summary``) is ``Redacted`` already — redacted
+where it was created (``runner.iteration.call_backend`` redacts the parsed text
+as a stream: a secret split across two reads or two JSON deltas is still
+caught, a partial line waits for its newline) — and mypy --strict refuses a
+``str`` there; every line jlgcli itself prints (``progress``, ``warn``, a status
+line) is redacted here, where it is composed. What the agent printed reaches the
+terminal without control sequences other than SGR colours (no OSC 52 clipboard
+writes, titles, screen clears); the transcript keeps the raw bytes.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import sys
 from typing import TextIO
 
 from jlgcli.ansi import terminal_safe
-from jlgcli.artifacts.redact import Redactor
+from jlgcli.artifacts.redact import Redacted, Redactor
 
 
 class Console:
@@ -41,19 +44,19 @@ class Console:
         self._live_ended_with_newline = True
         self._status_shown = False
         self._redactor = redactor if redactor is not None else Redactor()
-        self._live_stream = self._redactor.stream()
 
-    def assistant(self, text: str) -> None:
-        """Live assistant text (verbosity ≥ 1): redacted, control sequences removed."""
+    def assistant(self, text: Redacted) -> None:
+        """Live assistant text (verbosity ≥ 1), redacted by the caller; control sequences
+        removed."""
         if text and self.verbosity >= 1:
-            self._write_live(self._live_stream.feed_text(text))
+            self._write_live(text)
 
-    def final(self, text: str) -> None:
+    def final(self, text: Redacted) -> None:
         """The assistant's final text on stdout when nothing was streamed there (``run -q``:
         less logging, still the answer; seed 000 F-003, seed 001 US-4, issue 31)."""
         if self.verbosity >= 1 or self._live is self._err or not text.strip():
             return
-        shown = terminal_safe(self._redactor.redact(text)).rstrip("\n")
+        shown = terminal_safe(text).rstrip("\n")
         self._live.write(shown + "\n")
         self._live.flush()
 
@@ -65,13 +68,8 @@ class Console:
             self._live.flush()
             self._live_ended_with_newline = shown.endswith("\n")
 
-    def _flush_live(self) -> None:
-        if self._live_stream.pending:
-            self._write_live(self._live_stream.flush().decode("utf-8", "surrogatepass"))
-
     def _line(self, message: str) -> None:
         message = terminal_safe(self._redactor.redact(message))
-        self._flush_live()
         self.clear_status()
         if not self._live_ended_with_newline and self._live is self._err:
             self._err.write("\n")
@@ -103,7 +101,6 @@ class Console:
 
     def end_live(self) -> None:
         """Finish a live block with a newline so progress lines start clean."""
-        self._flush_live()
         if not self._live_ended_with_newline:
             self._live.write("\n")
             self._live.flush()
@@ -130,8 +127,9 @@ class Console:
 
         self._line(f"{Palette(self._err, json_output=False).warning('warning:')} {message}")
 
-    def summary(self, text: str) -> None:
-        """The human summary, always on stderr."""
+    def summary(self, text: Redacted) -> None:
+        """The human summary (redacted by the caller: ``human_summary`` of a redacted
+        summary), always on stderr."""
         self.end_live()
-        self._err.write(terminal_safe(self._redactor.redact(text)))
+        self._err.write(terminal_safe(text))
         self._err.flush()

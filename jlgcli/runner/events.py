@@ -25,7 +25,10 @@ import sys
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from jlgcli.artifacts.redact import Redacted
 
 EVENTS_SCHEMA_VERSION = 1
 EVENT_TYPES = (
@@ -85,6 +88,13 @@ class EventWriter:
             self.end_iteration(str(data.get("stopCause") or "stopped"))
         self._write(event_type, data)
 
+    def activity(self, iteration: int, text: Redacted) -> None:
+        """An ``agent-activity`` text event whose text is redacted already (issue 32): the
+        line holds nothing else that could need it, so it is not redacted a second time."""
+        if self._stream is not None and text:
+            self._write("agent-activity", {"iteration": iteration, "kind": "text", "text": text},
+                        redacted=True)  # fmt: skip
+
     def end_iteration(self, completion: str) -> None:
         """End the iteration still open, if any, with ``completion`` (why it ended early)."""
         if self._open is None or self._stream is None:
@@ -95,7 +105,7 @@ class EventWriter:
         ended = {"iteration": iteration, "backend": backend, "completion": completion}
         self._write("iteration-ended", {**ended, "durationMs": duration})
 
-    def _write(self, event_type: str, data: dict[str, Any]) -> None:
+    def _write(self, event_type: str, data: dict[str, Any], *, redacted: bool = False) -> None:
         assert self._stream is not None  # both callers checked
         record = {
             "schemaVersion": EVENTS_SCHEMA_VERSION,
@@ -104,7 +114,9 @@ class EventWriter:
             "runId": self.run_id,
         }
         record.update({key: value for key, value in data.items() if value is not None})
-        line = self._redact(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        if not redacted:
+            line = self._redact(line)
         try:
             self._stream.write(line + "\n")
             self._stream.flush()
@@ -129,6 +141,9 @@ class NoEvents:
     """The event writer of a run without ``--events``."""
 
     def emit(self, event_type: str, **data: Any) -> None:
+        """Nothing to write."""
+
+    def activity(self, iteration: int, text: Redacted) -> None:
         """Nothing to write."""
 
     def end_iteration(self, completion: str) -> None:

@@ -13,7 +13,7 @@ from jlgcli.runner.console import Console
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from jlgcli.artifacts.redact import Redactor
+    from jlgcli.artifacts.redact import Redacted, Redactor
 
 
 @record
@@ -37,7 +37,7 @@ def call_backend(
     console: Console,
     extra_sinks: tuple[Sink, ...] = (),
     cancel: threading.Event | None = None,
-    on_text: Callable[[str], None] | None = None,
+    on_text: Callable[[Redacted], None] | None = None,
     show_live: bool = True,
     redactor: Redactor | None = None,
 ) -> CallResult:
@@ -48,17 +48,29 @@ def call_backend(
     default verbosity: the steps are shown instead). ``redactor``: the run's, applied
     to each stream where its bytes enter (issue 32), so the parser, the console,
     the transcript and the result only ever see redacted text.
+
+    The parser joins what it reads (gemini's and copilot's text deltas): a key
+    split across two JSON lines is whole only in the joined text, which is a new
+    text, so it is redacted where it is made, once, as a stream (a partial line
+    waits for its newline); the console and ``on_text`` get it ``Redacted`` and
+    do not redact it again.
     """
+    from jlgcli.artifacts.redact import Redactor
     from jlgcli.process import run_invocation
 
     parser = backend.parser()
+    joined = (redactor if redactor is not None else Redactor()).stream()
 
-    def show(event: OutputEvent) -> None:
-        text = parser.feed(event.stream, event.text)
+    def shown(text: Redacted) -> None:
         if show_live:
             console.assistant(text)
         if text and on_text is not None:
             on_text(text)
+
+    def show(event: OutputEvent) -> None:
+        text = parser.feed(event.stream, event.text)
+        if text:
+            shown(joined.feed_text(text))
 
     invocation = backend.invocation(request)
     # -v shows what runs (issue 38): the command line, quoted as a shell would need it
@@ -68,6 +80,7 @@ def call_backend(
         invocation, limits=limits, sinks=(show, *extra_sinks), cancel=cancel, log=console.debug,
         filters=None if redactor is None else redactor.stream,
     )  # fmt: skip
+    shown(joined.flush_text())
     console.end_live()
     result = parser.finish(outcome)
     return CallResult(result, outcome, round((time.monotonic() - started) * 1000))

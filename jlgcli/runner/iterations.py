@@ -33,6 +33,7 @@ from jlgcli.runner.summary import IterationMetrics
 from jlgcli.runner.waiting import countdown
 
 if TYPE_CHECKING:
+    from jlgcli.artifacts.redact import Redacted
     from jlgcli.runner.worktree import OutputFiles
 GATE_TAIL_LINES = 10  # lines of a gate's output shown with -v
 
@@ -183,7 +184,7 @@ class IterationLoop:
         label = f"iteration {iteration}/{self.rails.max_iterations} · {backend.id}"
         status = LiveStatus(self.console, label if spec.is_loop else backend.id)
 
-        def on_text(text: str) -> None:
+        def on_text(text: Redacted) -> None:
             status.saw(text)
             self.recorder.activity(iteration, text)
 
@@ -192,14 +193,15 @@ class IterationLoop:
         # Redacted here, where the reply enters the run core, before any tail or
         # report is cut from it (issue 32): a cut never starts inside a key.
         redact = self.recorder.redactor.redact
+        text = redact(call.result.text)
         result = records.replace(
             call.result,
-            text=redact(call.result.text),
+            text=text,
             error=None if call.result.error is None else redact(call.result.error),
             output_tail=redact(call.result.output_tail),
         )
         call = records.replace(call, result=result)
-        record.last_text = result.text
+        record.last_text = text
         record.session_id = result.session_id or record.session_id
         metrics = IterationMetrics(
             index=iteration,
@@ -236,7 +238,7 @@ class IterationLoop:
         session: str | None,
         remaining: float,
         per_call: float | None,
-        on_text: Callable[[str], None],
+        on_text: Callable[[Redacted], None],
     ) -> CallResult:
         spec = self.spec
         return self.caller(
@@ -319,7 +321,7 @@ class IterationLoop:
             metrics.completion = "gates-failed"
         if status == "done":
             if decision.final_text is not None:
-                record.last_text = decision.final_text
+                record.last_text = self.recorder.redactor.redact(decision.final_text)
             record.stop("done", None)
             return True
         if status == "continue":
@@ -344,7 +346,7 @@ class IterationLoop:
                 return True
             return False
         if decision.final_text is not None:
-            record.last_text = decision.final_text
+            record.last_text = self.recorder.redactor.redact(decision.final_text)
         if status == "error":
             record.stop(
                 "error", decision.error or decision.summary or "the model reported an error"

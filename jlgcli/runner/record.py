@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from jlgcli.artifacts.redact import Redacted
 from jlgcli.records import field, record
 from jlgcli.runner.causes import cause as cause_row
 from jlgcli.runner.causes import exit_code_of
@@ -29,7 +30,7 @@ class RunRecord:
     cause: str = "error"
     error: ErrorInfo | None = None
     signal_number: int | None = None
-    last_text: str = ""
+    last_text: Redacted = Redacted("")  # shown by `run -q` (Console.final): redacted
     last_summary: str | None = None
     last_next: str | None = None
     session_id: str | None = None

@@ -16,7 +16,7 @@ from jlgcli.runner.record import RunRecord
 from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
 
 if TYPE_CHECKING:
-    from jlgcli.artifacts.redact import Redactor, StreamRedactor
+    from jlgcli.artifacts.redact import Redacted, Redactor
     from jlgcli.artifacts.rundir import RunDirectory
     from jlgcli.artifacts.started import RunLock
     from jlgcli.runner.resume import ResumeState
@@ -41,7 +41,6 @@ class Recorder:
         self.redactor: Redactor = Redactor()
         self.run_dir: RunDirectory | None = None
         self.events: EventWriter | NoEvents = NoEvents()
-        self._activity: StreamRedactor | None = None
         self._state_dir: Path | None = None  # where state.json goes (loops), set by open()
         self._locks: list[RunLock] = []
 
@@ -145,24 +144,11 @@ class Recorder:
     def sinks(self) -> tuple[Sink, ...]:
         return (self.run_dir.transcript,) if self.run_dir is not None else ()
 
-    def activity(self, iteration: int, text: str) -> None:
-        """Live assistant text of an iteration, as the event stream shows it (redacted line by
-        line, so a secret split across two reads is still caught). Without ``--events``
-        nothing shows it: no redaction work."""
-        if isinstance(self.events, NoEvents):
-            return
-        if self._activity is None:
-            self._activity = self.redactor.stream()
-        shown = self._activity.feed_text(text)
-        if shown:
-            self.events.emit("agent-activity", iteration=iteration, kind="text", text=shown)
-
-    def _end_activity(self, iteration: int) -> None:
-        if self._activity is not None:
-            rest = self._activity.flush().decode("utf-8", "surrogatepass")
-            self._activity = None
-            if rest:
-                self.events.emit("agent-activity", iteration=iteration, kind="text", text=rest)
+    def activity(self, iteration: int, text: Redacted) -> None:
+        """Live assistant text of an iteration, as the event stream shows it: redacted
+        already (``call_backend`` redacts it as a stream, line by line, where the parser
+        makes it; issue 32), so it is not redacted again here."""
+        self.events.activity(iteration, text)
 
     def prompt(self, iteration: int, backend: str, prompt: str) -> None:
         self.events.emit("iteration-started", iteration=iteration, backend=backend)
@@ -172,7 +158,6 @@ class Recorder:
 
     def call_ended(self, metrics: IterationMetrics, text: str) -> None:
         """One backend call ended (a failed transcript write fails the run: RG-016)."""
-        self._end_activity(metrics.index)
         run_dir = self.run_dir
         if run_dir is not None and run_dir.transcript.error is not None:
             raise run_dir.transcript.error

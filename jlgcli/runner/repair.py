@@ -55,5 +55,5 @@ def ask_once_more(
     repaired = loop.completion.decide(Reply(iteration, result.text, REPAIR_PROMPT))
     if repaired.status == "invalid-json":
         return decision
-    loop.record.last_text = result.text
+    loop.record.last_text = loop.recorder.redactor.redact(result.text)
     return repaired

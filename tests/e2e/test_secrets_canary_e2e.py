@@ -6,7 +6,8 @@ raw JSON stream), after ``-``, ``_``, a digit, ``%22``, inside ANSI colours, as 
 JSON-escaped ``"api_key": "…"`` and with the last report cut inside a key; the
 task file holds one at a line start. Every byte jlgcli printed or wrote (stdout,
 stderr, GitHub outputs and step summary, transcript, state, result, events) is
-then searched for each canary. On main the transcript and state kept them.
+then searched for each canary. On main the transcript and state kept them. A custom
+backend under the pty transport does the same with keys split across two reads.
 """
 
 from __future__ import annotations
@@ -204,3 +205,52 @@ def test_a_failover_and_a_rebound_session_leak_no_canary(jlg: Runner, tmp_path: 
     assert "[REDACTED]" in channels[f"prompt {prompts[-1].name}"]
     leaked = {name: _leaks(text) for name, text in channels.items() if _leaks(text)}
     assert not leaked, leaked
+
+
+PTY_AGENT = """
+import json, sys, time
+canaries = json.loads(sys.argv[1])
+key = canaries["anthropic"]
+sys.stdin.read()  # the prompt, typed on the terminal (echoed: it holds a key too)
+sys.stdout.write("split -" + key[:18]); sys.stdout.flush(); time.sleep(0.3)
+sys.stdout.write(key[18:] + " end\\n"); sys.stdout.flush()
+sys.stdout.write("\\x1b[1;31m" + canaries["github"] + "\\x1b[0m and 7" + canaries["groq"] + "\\n")
+sys.stdout.write(json.dumps({"tool_result": "line\\n" + canaries["slack-app"]}) + "\\n")
+sys.stdout.write("id " + canaries["telegram"][:6]); sys.stdout.flush(); time.sleep(0.3)
+sys.stdout.write(canaries["telegram"][6:] + "\\nno marker here\\n"); sys.stdout.flush()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pty")
+def test_canaries_through_the_pty_transport_leave_through_no_channel(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    # issue 32: a custom backend under the pty transport (CRLF, echo of the typed prompt)
+    # prints keys split across two reads, ANSI-wrapped, after a digit and a "-", and
+    # JSON-escaped; every byte jlgcli printed or wrote is searched for them
+    project = tmp_path / "project"
+    project.mkdir()
+    task = project / "task.md"
+    task.write_text(f"Fix the deploy.\n{KEY}\nThanks.\n", encoding="utf-8")
+    agent = tmp_path / "pty-agent.py"
+    agent.write_text(PTY_AGENT, encoding="utf-8")
+    backend = {"argv": [sys.executable, str(agent), json.dumps(CANARIES)], "transport": "pty"}
+    config = Path(os.environ["JLGCLI_CONFIG_DIR"]) / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"backends": {"ptyagent": backend}}), encoding="utf-8")
+    outputs, step_summary = tmp_path / "gh-output", tmp_path / "gh-summary.md"
+    env = {"GITHUB_OUTPUT": str(outputs), "GITHUB_STEP_SUMMARY": str(step_summary)}
+    result = jlg(
+        "loop", "task.md", "-b", "ptyagent", "--max-iterations", "2", "--json", "--github",
+        "--artifacts", "--events", str(tmp_path / "events.ndjson"), "-vv",
+        cwd=project, env=env,
+    )  # fmt: skip
+    assert result.returncode == 4, result.stderr  # no marker: not done after 2 iterations
+    channels = {"stdout": result.stdout, "stderr": result.stderr}
+    channels |= _files_under(tmp_path, skip={agent, task})
+    transcripts = [text for name, text in channels.items() if name.endswith("transcript.ndjson")]
+    assert transcripts and "split -[REDACTED] end" in transcripts[0]
+    assert any(name.endswith("state.json") for name in channels)
+    leaked = {name: _leaks(text) for name, text in channels.items() if _leaks(text)}
+    assert not leaked, leaked
+    assert "[REDACTED]" in result.stderr  # -vv: the live text, masked

@@ -325,3 +325,19 @@ def test_a_character_cut_between_two_chunks_stays_text(tmp_path: Path) -> None:
 
 def _record_bytes(record: dict[str, Any]) -> bytes:
     return base64.b64decode(record["b64"]) if "b64" in record else record["text"].encode()
+
+
+def test_events_redacted_at_ingress_are_written_without_a_second_pass(tmp_path: Path) -> None:
+    # issue 32: run_invocation(filters=...) redacted them and says so; other events
+    # (no filter upstream) are still redacted here.
+    redactor = Redactor(environ={})
+    path = tmp_path / "transcript.ndjson"
+    with TranscriptSink(path, redactor=redactor, start=0.0) as sink:
+        sink(OutputEvent("stdout", b"token [REDACTED] at ingress\n", 0.1, redacted=True))
+        assert redactor.count == 0
+        sink(OutputEvent("stderr", f"raw {GHP}\n".encode(), 0.2))
+    assert redactor.count == 1
+    assert [record["text"] for record in _records(path)] == [
+        "token [REDACTED] at ingress\n",
+        "raw [REDACTED]\n",
+    ]

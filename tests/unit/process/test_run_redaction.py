@@ -44,6 +44,7 @@ def test_sinks_only_ever_see_redacted_bytes(transport: str) -> None:
     assert "before [REDACTED] after" in seen
     assert "tail without newline" in seen and "err -[REDACTED]" in seen
     assert seen.count("[REDACTED]") == 4
+    assert all(event.redacted for event in events)  # the transcript writes them as they are
 
 
 def test_without_filters_the_bytes_are_as_written() -> None:
@@ -54,3 +55,4 @@ def test_without_filters_the_bytes_are_as_written() -> None:
         sinks=(events.append,),
     )
     assert KEY in b"".join(event.data for event in events).decode()
+    assert not any(event.redacted for event in events)

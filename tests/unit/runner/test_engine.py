@@ -306,20 +306,27 @@ def test_a_run_that_stops_writes_its_last_state_durably(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("events", [False, True])
-def test_live_agent_text_is_redacted_only_when_the_event_stream_shows_it(
+def test_live_agent_text_is_redacted_once_before_the_event_stream(
     tmp_path: Path, events: bool
 ) -> None:
-    """Issue 18: without --events the live text goes nowhere, so it costs no redaction."""
+    """Issue 18: without --events the live text goes nowhere. Issue 32: the text comes
+    Redacted (call_backend redacts it where the parser makes it): not redacted again."""
+    from jlgcli.artifacts.redact import Redacted
     from jlgcli.runner.engine import new_record
     from jlgcli.runner.recorder import Recorder
 
-    fields = {"events_path": str(tmp_path / "events.jsonl")} if events else {}
+    path = tmp_path / "events.jsonl"
+    fields = {"events_path": str(path)} if events else {}
     record = new_record(spec(tmp_path, **fields), FakeClock())
     recorder = Recorder(record, Console(1, out=io.StringIO(), err=io.StringIO()))
     recorder.open()
-    recorder.activity(1, "export GITHUB_TOKEN=ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8\n")
+    recorder.activity(1, Redacted("export GITHUB_TOKEN=[REDACTED]\n"))
     recorder.events.close()
-    assert recorder.redactor.count == (1 if events else 0)
+    assert recorder.redactor.count == 0  # no second pass
+    if events:
+        shown = [json.loads(line) for line in path.read_text().splitlines()]
+        texts = [event["text"] for event in shown if event["type"] == "agent-activity"]
+        assert texts == ["export GITHUB_TOKEN=[REDACTED]\n"]
 
 
 def test_a_long_wait_with_an_unusable_fallback_is_waited_out(tmp_path: Path) -> None:
