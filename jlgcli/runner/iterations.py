@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jlgcli import records
@@ -20,6 +19,7 @@ from jlgcli.process.model import Limits
 from jlgcli.runner import shared_limits
 from jlgcli.runner.clock import Clock
 from jlgcli.runner.console import Console
+from jlgcli.runner.evidence import TreeEvidence
 from jlgcli.runner.failover import BackendChain
 from jlgcli.runner.iteration import Caller, CallResult
 from jlgcli.runner.policy import Counters, Guardrails, Proceed, Retry, Stop, Switch, judge_call
@@ -28,13 +28,13 @@ from jlgcli.runner.record import RunRecord, interruption_message
 from jlgcli.runner.recorder import Recorder
 from jlgcli.runner.repair import status_schema
 from jlgcli.runner.spec import RunSpec
+from jlgcli.runner.state_keeper import StateKeeper
 from jlgcli.runner.status import LiveStatus
 from jlgcli.runner.summary import IterationMetrics
 from jlgcli.runner.waiting import countdown
 
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redacted
-    from jlgcli.runner.worktree import OutputFiles
 GATE_TAIL_LINES = 10  # lines of a gate's output shown with -v
 
 
@@ -84,15 +84,9 @@ class IterationLoop:
             self.prompter.report = spec.resume.last_report
         self.switch_reason: str | None = None
         self.tree: str | None = None
-        self.repo: str | None = ""  # the git directory, looked up on first use
-        self._saved_metrics: list[tuple[IterationMetrics, dict[str, object]]] = []
-        from datetime import timezone
-
-        self._started_at = record.started_at.astimezone(timezone.utc).isoformat(
-            timespec="microseconds"
-        )
+        self.evidence = TreeEvidence(spec)  # the work tree, without jlgcli's own files
+        self.state = StateKeeper(spec, record, recorder)
         self._gate_notes: list[str] = []  # the diagnosis lines of the last gates that failed
-        self._outputs: OutputFiles | None = None  # where jlgcli's stdout/stderr go in the tree
 
     def _wait_for_shared_limit(self, iteration: int) -> None:
         """In a batch, another task's rate limit on this backend is ours too (issue 37)."""
@@ -178,7 +172,7 @@ class IterationLoop:
             self.console.progress(f"iteration {iteration}/{limit} · {backend.id} · {elapsed}")
         self.recorder.prompt(iteration, backend.id, prompt)
         if spec.gates or spec.is_loop:
-            self.tree = self._snapshot() if self.tree is None else self.tree
+            self.tree = self.evidence.snapshot() if self.tree is None else self.tree
         remaining = record.remaining_s(self.clock)
         per_call = self.rails.iteration_timeout_s
         label = f"iteration {iteration}/{self.rails.max_iterations} · {backend.id}"
@@ -295,7 +289,7 @@ class IterationLoop:
         if decision.protocol_violation:
             record.violations += 1
             record.last_violation = f"iteration {iteration}: {decision.reason}"
-        before, self.tree = self.tree, self._snapshot() if self.tree is not None else None
+        before, self.tree = self.tree, self.evidence.snapshot() if self.tree is not None else None
         from jlgcli.runner.worktree import diff_stat
 
         metrics.diffStat = diff_stat(self.spec.cwd, before, self.tree)
@@ -396,80 +390,21 @@ class IterationLoop:
         return False
 
     # -- helpers -------------------------------------------------------------------------
-    def _snapshot(self) -> str | None:
-        if not self.spec.is_loop:
-            return None
-        from jlgcli.runner.worktree import snapshot
-
-        if self.repo == "":
-            from jlgcli.runner.worktree import git_dir
-
-            self.repo = git_dir(self.spec.cwd)
-        if not self.repo:  # not a git repository: nothing to snapshot, nothing to look up
-            return None
-        return snapshot(self.spec.cwd, self._own_files(), repo=self.repo)
-
-    def _own_files(self) -> tuple[Path, ...]:
-        """What jlgcli itself writes in the tree, never evidence of progress (issue 31)."""
-        from jlgcli.artifacts.project import under_project
-        from jlgcli.runner.worktree import OutputFiles, output_file_ids
-
-        spec, cwd = self.spec, self.spec.cwd
-        if self._outputs is None:  # looked up once, when the first snapshot is taken
-            self._outputs = OutputFiles(output_file_ids(within=cwd))
-        own = [
-            under_project(Path(".jlgcli"), cwd),
-            under_project(spec.artifacts_dir, cwd),
-            spec.ledger_dir or under_project(Path("ledger"), cwd),
-            *self._outputs.paths(cwd),
-        ]
-        if spec.completion_mode == "rebound":
-            own.append(cwd / "workbench")
-        if spec.events_path and spec.events_path != "-":
-            own.append(Path(spec.events_path).absolute())  # opened relative to the process
-        return tuple(own)
-
     def save_final(self) -> None:
         """The state at the end of the run (every ending: done, budgets, errors, Ctrl-C);
         the recorder makes it durable when the run finishes (one directory fsync)."""
         self._save_state(stopped=True)
 
     def _save_state(self, stopped: bool) -> None:
-        if not (self.spec.is_loop and self.spec.resumable):
-            return
-        from jlgcli.runner.resume import ResumeState
-
-        record, spec = self.record, self.spec
-        state = ResumeState(
-            run_id=record.run_id,
-            task=spec.prompt.text,
-            prompt_source=spec.prompt.source,
+        counters = self.counters
+        self.state.save(
+            stopped=stopped,
             backend=self.chain.primary.id,
-            completion_mode=spec.completion_mode,
-            options=dict(spec.options),
-            iterations=len(record.metrics),
-            elapsed_ms=record.elapsed_ms(self.clock),
-            cost_usd=self.counters.cost_usd if self.counters.cost_reported else None,
-            session_id=record.session_id,
-            session_backend=self.chain.current.id if record.session_id else None,
+            session_backend=self.chain.current.id,
+            cost_usd=counters.cost_usd if counters.cost_reported else None,
             last_report=self.prompter.report,
-            stop_cause=record.cause if stopped else None,
-            metrics=self._metrics_json(),
-            started_at=self._started_at,
+            clock=self.clock,
         )
-        self.recorder.save_state(state, final=False)
-
-    def _metrics_json(self) -> list[dict[str, object]]:
-        """The metrics as JSON, converting only the current iteration's: the earlier ones
-        are final once saved, and the state is written after every iteration."""
-        done = self._saved_metrics
-        metrics = self.record.metrics
-        keep = 0
-        while keep < len(done) and keep < len(metrics) - 1 and done[keep][0] is metrics[keep]:
-            keep += 1
-        del done[keep:]
-        done += [(m, m.to_json()) for m in metrics[keep:]]
-        return [json for _, json in done]
 
     def _budget_left(self) -> float | None:
         if self.rails.max_cost_usd is None:
