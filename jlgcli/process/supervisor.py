@@ -27,10 +27,13 @@ Not used in the frozen exe (no separate Python to run it): there ``setpriv
 from __future__ import annotations
 
 import os
-import signal
 import sys
 
 assert sys.platform != "win32", "the supervisor is Linux's (jlgcli runs it there only)"
+
+# The C module the ``signal`` package wraps: ``signal`` imports ``enum`` (~6 ms of the
+# supervisor's start, paid by every child jlgcli spawns); ints and callables are all we need.
+signal = __import__("_signal")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -190,4 +193,6 @@ def _quiet_standard_streams() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    code = main(sys.argv[1:])
+    sys.stderr.flush()
+    os._exit(code)  # no interpreter teardown: jlgcli waits for this exit after every call
