@@ -4,8 +4,9 @@ Each task runs as a child ``jlgcli loop`` in its own git worktree
 (``.jlgcli/worktrees/<id>``) on its own branch (``jlgcli/<id>``), N at a
 time, under one shared cost budget; done tasks are committed on their branch
 and, with ``--merge``, integrated one at a time only when their gates pass on
-the rebased result. Modules: ``command`` (the entry), ``setup`` (checks,
-names, worktrees), ``record`` (the batch record for ``--resume``), ``child``
+the rebased result. Modules: ``entry`` (the loop handler: a single loop imports
+nothing else), ``command`` (the batch door), ``setup`` (checks, names,
+worktrees), ``record`` (the batch record for ``--resume``), ``child``
 (one task's process), ``schedule`` (N at a time, the budget, Ctrl-C),
 ``finish`` (commit, merge), ``board`` and ``report`` (what a person sees).
 """

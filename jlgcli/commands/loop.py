@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="several TASKs: rebase each done branch onto yours, run the gates again, "
         "fast-forward (needs a clean tree); else the branches are left and listed",
     )
-    parser.set_defaults(handler="jlgcli.batch.command:execute_loop")
+    parser.set_defaults(handler="jlgcli.batch.entry:execute_loop")
 
 
 def _positive(text: str) -> int:

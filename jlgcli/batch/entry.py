@@ -1,0 +1,23 @@
+"""The ``loop`` command's handler: the ordinary loop, or a batch of tasks (issue 37).
+
+Kept apart from ``batch.command`` so that a single ``jlgcli loop task.md``
+imports none of the batch machinery (~14 ms of every loop's start).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def execute_loop(args: argparse.Namespace) -> int:
+    """``jlgcli loop``: several tasks, ``-j``, ``--merge`` or ``--resume`` go to the batch
+    door (which also tells a batch's resume from a single loop's); one task runs as is."""
+    tasks: list[str] = list(args.prompt or [])
+    if len(tasks) > 1 or args.jobs is not None or args.merge or args.resume is not None:
+        from jlgcli.batch.command import execute_loop as batch_or_single
+
+        return batch_or_single(args)
+    from jlgcli.commands.run_actions import execute_loop as single
+
+    args.prompt = tasks[0] if tasks else None
+    return single(args)
