@@ -66,9 +66,7 @@ class IterationLoop:
         )
         self.counters = Counters()
         for metrics in record.metrics:  # a resumed run: the cost so far counts
-            if metrics.costUsd is not None:
-                self.counters.cost_usd += metrics.costUsd
-                self.counters.cost_reported = True
+            self.counters.add_cost(metrics.costUsd)
         self.no_progress = NoProgressDetector(spec.no_progress_limit)
         from jlgcli.runner.denials import DenialTracker
 

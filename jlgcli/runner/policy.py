@@ -54,6 +54,12 @@ class Counters:
     cost_usd: float = 0.0
     cost_reported: bool = False
 
+    def add_cost(self, usd: float | None) -> None:
+        """Count a call's reported cost (None: the backend reported none)."""
+        if usd is not None:
+            self.cost_usd += usd
+            self.cost_reported = True
+
 
 @record(slots=True)
 class Proceed:
@@ -119,9 +125,7 @@ def judge_call(
     if result.error_kind == "overloaded":
         return _overloaded(result, counters, rails, backend, remaining_s, now)
     counters.overloaded_in_a_row = 0
-    if result.cost_usd is not None:
-        counters.cost_usd += result.cost_usd
-        counters.cost_reported = True
+    counters.add_cost(result.cost_usd)
     if result.ok:
         return Proceed()
     if result.error_kind == "budget":  # the call's cap was what was left of --max-cost
@@ -190,9 +194,7 @@ def _overloaded(
 ) -> Verdict:
     """Back off while the time budget allows, then fail over (or stop ``overloaded``)."""
     counters.overloaded_in_a_row += 1
-    if result.cost_usd is not None:
-        counters.cost_usd += result.cost_usd
-        counters.cost_reported = True
+    counters.add_cost(result.cost_usd)
     detail = result.error or "overloaded"
     index = min(counters.overloaded_in_a_row - 1, len(rails.overload_backoff_s) - 1)
     wait = max(rails.overload_backoff_s[index], rails.retry_floor_s)

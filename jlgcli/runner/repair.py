@@ -46,9 +46,8 @@ def ask_once_more(
     )  # fmt: skip
     result = again.result
     metrics = loop.record.metrics[-1]
+    loop.counters.add_cost(result.cost_usd)
     if result.cost_usd is not None:
-        loop.counters.cost_usd += result.cost_usd
-        loop.counters.cost_reported = True
         metrics.costUsd = (metrics.costUsd or 0.0) + result.cost_usd
     if not result.ok:
         return decision
