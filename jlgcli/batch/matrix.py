@@ -21,6 +21,7 @@ from typing import Any
 
 from jlgcli.batch import gitops
 from jlgcli.batch.record import BatchRecord, TaskRecord, new_batch_id, task_name
+from jlgcli.batch.setup import check_tasks
 from jlgcli.errors import ExitCode, JlgError
 
 _BRANCH_RE = re.compile(r"jlgcli/[a-z0-9][a-z0-9._-]{0,47}")
@@ -30,14 +31,7 @@ def plan(tasks: list[str], root: Path) -> dict[str, Any]:
     """The matrix of these task files: paths relative to ``root`` (POSIX), ids, branches."""
     include = []
     taken: set[str] = set()
-    for raw in tasks:
-        path = Path(raw).resolve()
-        if not path.is_file():
-            raise JlgError(
-                ExitCode.NO_INPUT,
-                f"task file not found: {raw}",
-                hint="each TASK is a file in the repository",
-            )
+    for raw, path in zip(tasks, check_tasks(tasks), strict=True):
         try:
             relative = PurePosixPath(path.relative_to(root.resolve()).as_posix())
         except ValueError:
