@@ -29,11 +29,11 @@ def note(backend: str, until: float, environ: Mapping[str, str] = os.environ) ->
     path = _file(backend, environ)
     if path is None or until <= limited_until(backend, environ):
         return
+    from jlgcli.artifacts.atomic import atomic_write_text
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        temp.write_text(f"{until:.3f}\n", encoding="utf-8")
-        temp.replace(path)
+        atomic_write_text(path, f"{until:.3f}\n", sync_directory=False)
     except OSError:  # sharing is a courtesy: a task still waits for its own limits
         return
 
