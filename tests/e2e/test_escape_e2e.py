@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from typing import Any
 import psutil
 import pytest
 from support.cli import Runner
+from support.reachable import AS_NOBODY, NOBODY, Runtime, give_to_nobody, nobody_workspace
 
 from jlgcli.config_write import trust_files
 
@@ -224,3 +226,100 @@ def _alive(pids: list[int]) -> list[int]:
             if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
                 alive.append(pid)
     return alive
+
+
+# As an unprivileged user (issue 33's "as root and as an unprivileged user"): jlgcli is started
+# as nobody from a runtime nobody can reach (support/reachable.py). It is then no subreaper by
+# privilege, cannot see other users' /proc entries, and its supervisor is nobody's too.
+
+
+def _nobody_project(
+    folder: Path, runtime: Runtime, agent: list[str]
+) -> tuple[Path, dict[str, str]]:
+    """A project with a trusted ``e`` backend running ``agent``, and nobody's environment."""
+    from support.environ import without_coverage
+
+    project = _project(folder)
+    (folder / "cfg").mkdir()
+    (folder / "home").mkdir()
+    config = project / ".jlgcli.json"
+    config.write_text(json.dumps({"backend": "e", "backends": {"e": {"argv": agent}}}), "utf-8")
+    env = {"JLGCLI_CONFIG_DIR": str(folder / "cfg"), "HOME": str(folder / "home")}
+    trust_files([config], env=env)
+    env |= {"TMPDIR": str(folder / "home")}
+    give_to_nobody(folder)
+    return project, runtime.environ(without_coverage() | env)
+
+
+def test_as_nobody_a_cleaned_env_daemon_started_by_the_agent_is_gone_after_the_run(
+    system_bin: Path,
+) -> None:
+    with nobody_workspace(system_bin) as (runtime, folder):
+        token, marker = f"jlgcli-test-{uuid.uuid4().hex}", folder / "daemon-ran"
+        daemon = str(shutil.copy(DAEMON, folder / DAEMON.name))
+        agent = [str(runtime.python), daemon, token, str(marker), "agent"]
+        project, env = _nobody_project(folder, runtime, agent)
+        try:
+            result = subprocess.run(
+                [*AS_NOBODY, *runtime.jlgcli, "run", "task.md", "--json"], cwd=project, env=env,
+                stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            assert result.returncode == 0, result.stderr
+            assert marker.exists(), "the daemon never ran"
+            assert marker.stat().st_uid == NOBODY  # the daemon, thus jlgcli, was nobody
+            assert with_token(token) == []
+        finally:
+            kill_all(token)
+
+
+def test_as_nobody_after_kill_9_of_jlgcli_nothing_of_its_tree_is_alive_within_5s(
+    system_bin: Path,
+) -> None:
+    with nobody_workspace(system_bin) as (runtime, folder):
+        token, marker = f"jlgcli-test-{uuid.uuid4().hex}", folder / "daemon-ran"
+        for name in ("escaping_agent.py", "cleaned_daemon.py"):
+            shutil.copy(DAEMON.with_name(name), folder / name)
+        pids_dir = folder / "project" / "pids"
+        agent = [str(runtime.python), str(folder / "escaping_agent.py"), "hang", str(pids_dir)]
+        project, env = _nobody_project(folder, runtime, agent)
+        pids_dir.mkdir()
+        give_to_nobody(pids_dir)
+        env["ESCAPING_AGENT_CLEANED_DAEMON"] = f"{token}:{marker}"
+        proc = subprocess.Popen(
+            [*AS_NOBODY, *runtime.jlgcli, "loop", "task.md", "--artifacts"], cwd=project, env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+        pids: list[int] = []
+        try:
+            deadline = time.monotonic() + 60
+            while not (pids_dir / "agent.pid").exists():
+                assert proc.poll() is None, "jlgcli ended before the agent was ready"
+                assert time.monotonic() < deadline, "the agent never started"
+                time.sleep(0.02)
+            names = ("grandchild.pid", "daemon.pid", "agent.pid")
+            pids = [int((pids_dir / name).read_text()) for name in names]
+            assert marker.exists()
+            tree = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
+            assert all(psutil.Process(pid).uids().real == NOBODY for pid in tree)
+            proc.kill()  # setpriv exec'd jlgcli: proc is jlgcli itself
+            proc.wait(60)
+            deadline = time.monotonic() + 5
+            while _alive([*pids, *tree]) or with_token(token):
+                assert time.monotonic() < deadline, (
+                    f"alive 5 s after SIGKILL: {_alive([*pids, *tree])} {with_token(token)}"
+                )
+                time.sleep(0.05)
+            listed = subprocess.run(
+                [*AS_NOBODY, *runtime.jlgcli, "runs", "--json"], cwd=project, env=env,
+                capture_output=True, text=True, timeout=60,
+            )  # fmt: skip
+            assert listed.returncode == 0, listed.stderr
+            assert [run["status"] for run in json.loads(listed.stdout)["runs"]] == ["killed"]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            kill_all(token)

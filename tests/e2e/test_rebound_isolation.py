@@ -14,16 +14,15 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.environ import without_coverage
+from support.reachable import AS_NOBODY, NOBODY, Runtime, give_to_nobody, nobody_workspace
 
 pytestmark = [
     pytest.mark.slow,
@@ -62,19 +61,11 @@ for step in glob.glob("ledger/*/step-*"):
 """
 
 
-SETPRIV = "/usr/bin/setpriv"
 PROJECT_CONFIG = '{"maxIterations": 5}'
 
 
 def _reply(obj: dict[str, Any]) -> dict[str, Any]:
     return {"text": "```json\n" + json.dumps(obj) + "\n```"}
-
-
-def _can_drop_to_nobody() -> bool:
-    """Root, setpriv, and a Python that nobody can reach (not under a private /root)."""
-    python = Path(os.path.realpath(sys.executable))
-    reachable = all(folder.stat().st_mode & 0o001 for folder in python.parents)
-    return os.geteuid() == 0 and Path(SETPRIV).exists() and reachable
 
 
 def _project(tmp_path: Path) -> tuple[Path, Path]:
@@ -97,45 +88,35 @@ def _project(tmp_path: Path) -> tuple[Path, Path]:
     return project, script
 
 
-@pytest.mark.parametrize("user", ["root", "unprivileged"])
-def test_a_script_sees_no_canary_by_any_proc_path_and_writes_none_of_the_protected_files(
-    jlgcli_exe: str, tmp_path: Path, user: str
+def test_as_root_a_script_sees_no_canary_by_any_proc_path_nor_writes_protected_files(
+    jlgcli_exe: str, tmp_path: Path
 ) -> None:
-    if user == "unprivileged":  # nobody must reach it: not under pytest's private folder
-        base = Path(tempfile.mkdtemp(prefix="jlgcli-issue33-"))
-        try:
-            _check_isolation(jlgcli_exe, base, user)
-        finally:
-            shutil.rmtree(base, ignore_errors=True)
-    else:
-        _check_isolation(jlgcli_exe, tmp_path, user)
-
-
-def _check_isolation(jlgcli_exe: str, tmp_path: Path, user: str) -> None:
-    if user == "root" and os.geteuid() != 0:
+    if os.geteuid() != 0:
         pytest.skip("the tests do not run as root here")
-    if user == "unprivileged" and not _can_drop_to_nobody():
-        pytest.skip("needs root, setpriv and a Python that nobody may run")
+    _check_isolation([jlgcli_exe], tmp_path, None)
+
+
+def test_as_nobody_a_script_sees_no_canary_by_any_proc_path_nor_writes_protected_files(
+    system_bin: Path,
+) -> None:
+    with nobody_workspace(system_bin) as (runtime, folder):
+        _check_isolation(runtime.jlgcli, folder, runtime)
+
+
+def _check_isolation(jlgcli: list[str], tmp_path: Path, nobody: Runtime | None) -> None:
     canary = f"canary-{uuid.uuid4().hex}"
     project, script = _project(tmp_path)
     env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(script), "ISSUE33_CANARY": canary}
-    argv = [jlgcli_exe, "loop", "task.md", "-b", "claude", "--completion", "rebound", "-v"]
-    if user == "unprivileged":
+    argv = [*jlgcli, "loop", "task.md", "-b", "claude", "--completion", "rebound", "-v"]
+    if nobody is not None:
         config = tmp_path / "cfg"
         config.mkdir()
         home = tmp_path / "home"
         home.mkdir()
         env |= {"JLGCLI_CONFIG_DIR": str(config), "HOME": str(home), "TMPDIR": str(home)}
-        env = without_coverage(env)  # nobody cannot write the coverage data
-        folders = []  # the fakes' folders are pytest's, which nobody cannot enter: copies
-        for number, folder in enumerate(env["PATH"].split(os.pathsep)):
-            folders.append(str(tmp_path / f"bin{number}"))
-            shutil.copytree(folder, folders[-1], symlinks=True)
-        env["PATH"] = os.pathsep.join(folders)
-        for path in [tmp_path, *tmp_path.rglob("*")]:
-            os.chown(path, 65534, 65534, follow_symlinks=False)
-        tmp_path.chmod(0o755)
-        argv = [SETPRIV, "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+        env = nobody.environ(without_coverage(env))  # nobody cannot write coverage data
+        give_to_nobody(tmp_path)
+        argv = [*AS_NOBODY, *argv]
     result = subprocess.run(
         argv, cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
         timeout=120,
@@ -159,3 +140,5 @@ def _check_isolation(jlgcli_exe: str, tmp_path: Path, user: str) -> None:
     index = json.loads(next((project / "ledger").glob("*/index.json")).read_text("utf-8"))
     assert index["isolation"] in ("bubblewrap", "unshare", "unprivileged-user")
     assert "isolation: " in result.stderr  # the step's progress line says which
+    if nobody is not None:  # jlgcli itself ran as nobody: it made the ledger
+        assert (project / "ledger").stat().st_uid == NOBODY
