@@ -82,6 +82,7 @@ class LoadedConfig:
     source: Path | None
     warnings: tuple[str, ...] = ()
     explicit: bool = False  # given with --config: the user's own choice
+    raw: bytes | None = None  # the bytes parsed: what trust compares (issue 33)
 
 
 def find_config(root: Path) -> tuple[Path | None, tuple[str, ...]]:
@@ -110,7 +111,8 @@ def load_config(root: Path, explicit: Path | None = None) -> LoadedConfig:
     path, warnings = find_config(root)
     if path is None:
         return LoadedConfig(DevConfig(), None)
-    return LoadedConfig(parse_config_file(path), path, warnings)
+    raw = _read_bytes(path)
+    return LoadedConfig(parse_config_bytes(raw, path), path, warnings, raw=raw)
 
 
 def require_trusted_commands(loaded: LoadedConfig, env: Mapping[str, str] | None = None) -> None:
@@ -130,7 +132,7 @@ def require_trusted_commands(loaded: LoadedConfig, env: Mapping[str, str] | None
     if loaded.source is None or loaded.explicit or not declared:
         return
     user = read_config_file(user_config_file(env), "user")
-    state = trust_state(loaded.source, user)
+    state = trust_state(loaded.source, user, raw=loaded.raw)  # the bytes parsed, not a reread
     if state != TRUSTED:
         error = untrusted_error(
             f"the validation commands ({', '.join(declared)})", loaded.source, state
@@ -140,9 +142,21 @@ def require_trusted_commands(loaded: LoadedConfig, env: Mapping[str, str] | None
 
 def parse_config_file(path: Path) -> DevConfig:
     """Read and validate one config file; every problem is a ``JlgError`` (exit 2) naming it."""
+    return parse_config_bytes(_read_bytes(path), path)
+
+
+def _read_bytes(path: Path) -> bytes:
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        return path.read_bytes()
+    except OSError as exc:
+        raise JlgError(DevExitCode.CONFIGURATION, f"cannot read config {path}: {exc}") from None
+
+
+def parse_config_bytes(raw: bytes, path: Path) -> DevConfig:
+    """Validate the bytes read from ``path`` (read once: trust hashes these, issue 33)."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise JlgError(DevExitCode.CONFIGURATION, f"cannot read config {path}: {exc}") from None
     data = _parse_yaml(text, path) if _is_yaml(path, text) else _parse_json(text, path)
     if data is None:

@@ -46,3 +46,24 @@ def test_no_commands_or_an_explicit_file_need_no_trust(root: Path) -> None:
     explicit = root / "mine.json"
     explicit.write_text(json.dumps(COMMANDS), encoding="utf-8")
     require_trusted_commands(load_config(root, explicit))
+
+
+def test_trust_compares_the_bytes_parsed_not_a_second_read(root: Path) -> None:
+    # issue 33: a file swapped for the trusted one between parse and check borrowed its trust
+    file = root / ".aidevloop.json"
+    file.write_text(json.dumps(COMMANDS), encoding="utf-8")
+    trust_files([file])
+    evil = {"validation": {"commands": {"test": ["sh", "-c", "echo pwned"]}}}
+    file.write_text(json.dumps(evil), encoding="utf-8")
+    loaded = load_config(root)  # parsed: the evil file
+    file.write_text(json.dumps(COMMANDS), encoding="utf-8")  # the trusted bytes are back
+    assert loaded.config.validation.commands.test == ["sh", "-c", "echo pwned"]
+    with pytest.raises(JlgError, match="changed since you trusted it"):
+        require_trusted_commands(loaded)
+
+
+def test_an_undecodable_file_is_a_configuration_error_naming_it(root: Path) -> None:
+    (root / ".aidevloop.json").write_bytes(b'{"llm": "\xff"}')
+    with pytest.raises(JlgError, match="cannot read config") as info:
+        load_config(root)
+    assert info.value.code == DevExitCode.CONFIGURATION
