@@ -93,6 +93,7 @@ def execute(args: argparse.Namespace) -> int:
 
     from jlgcli import records
     from jlgcli.api import execute as run_loop
+    from jlgcli.commands.run_actions import commands_stopped
     from jlgcli.integrations.github import publish
     from jlgcli.integrations.hook import DEFAULT_PROMPT, collect_change, compose_prompt, hook_report
     from jlgcli.output import emit_json
@@ -111,10 +112,11 @@ def execute(args: argparse.Namespace) -> int:
         sys.stderr.write("jlgcli hook: nothing staged, nothing to review\n")
         return 0
     options = records.replace(options, prompt_text=compose_prompt(template.text, change))
-    summary = run_loop("loop", options, json_mode=bool(args.json))
-    publish(summary, force=args.github)
-    if args.json:
-        emit_json(summary.to_json())
-    sys.stderr.write(hook_report(summary, change))
-    sys.stderr.flush()
+    with commands_stopped(data_on_stdout=bool(args.json)):  # issue 33: the model's text
+        summary = run_loop("loop", options, json_mode=bool(args.json))
+        publish(summary, force=args.github)
+        if args.json:
+            emit_json(summary.to_json())
+        sys.stderr.write(hook_report(summary, change))
+        sys.stderr.flush()
     return summary.exitCode

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 from typing import TYPE_CHECKING
 
@@ -32,8 +33,19 @@ def _execute(args: argparse.Namespace, command: Command) -> int:
     if options.events == "-" and args.json:
         raise JlgError(ExitCode.USAGE, "--events - and --json both want stdout",
                        hint="write the events to a file: --events events.jsonl")  # fmt: skip
-    summary = execute(command, options, json_mode=bool(args.json))
-    return report(summary, json_mode=bool(args.json), github=bool(getattr(args, "github", False)))
+    github = bool(getattr(args, "github", False))
+    with commands_stopped(data_on_stdout=bool(args.json) or options.events == "-"):
+        summary = execute(command, options, json_mode=bool(args.json))
+        return report(summary, json_mode=bool(args.json), github=github)
+
+
+def commands_stopped(*, data_on_stdout: bool) -> contextlib.AbstractContextManager[object]:
+    """Workflow commands stopped around what the model writes, in GitHub Actions (issue 33)."""
+    if os.environ.get("GITHUB_ACTIONS") != "true":  # the GitHub glue loads only where it acts
+        return contextlib.nullcontext()
+    from jlgcli.integrations.github import commands_stopped_in_actions
+
+    return commands_stopped_in_actions(os.environ, data_on_stdout=data_on_stdout)
 
 
 def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int:

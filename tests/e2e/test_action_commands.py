@@ -75,3 +75,50 @@ def test_bad_inputs_get_a_job_summary_too(tmp_path: Path) -> None:
     assert result.returncode == 64, result.stdout
     assert summary.startswith("### ❌ jlgcli: the run did not start")
     assert "unknown command 'deploy'" in summary
+
+
+def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``jlgcli ARGS`` as a user's own workflow step runs it: both streams in one log."""
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    text = "::error::x\n::add-mask::everything\n::stop-commands::mine\n::error::y\nDONE"
+    script = tmp_path / "fake.json"
+    script.write_text(json.dumps({"turns": [{"text": text}]}), encoding="utf-8")
+    jlgcli = str(Path(sys.executable).parent / "jlgcli")
+    return subprocess.run(
+        [jlgcli, *args], cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, timeout=120,
+        env=tool_environ(GITHUB_ACTIONS="true", GITHUB_OUTPUT=str(tmp_path / "out"),
+                         GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
+                         JLGCLI_FAKE_SCRIPT=str(script)),
+    )  # fmt: skip
+
+
+def test_in_a_users_own_step_jlgcli_run_stops_the_models_commands_too(tmp_path: Path) -> None:
+    result = _cli(tmp_path, "run", "task.md", "-b", "claude", "-v")
+    assert result.returncode == 0, result.stdout
+    assert "::error::x" in result.stdout
+    assert obeyed(result.stdout) == []
+
+
+def test_with_json_the_marks_go_to_stderr_and_stdout_stays_one_document(tmp_path: Path) -> None:
+    result = _cli(tmp_path, "loop", "task.md", "-b", "claude", "--json", "-v")
+    assert result.returncode == 0, result.stdout
+    assert "::error::x" in result.stdout
+    assert obeyed(result.stdout) == []
+    split = subprocess.run(  # the same, stdout alone: what `out=$(jlgcli … --json)` reads
+        [str(Path(sys.executable).parent / "jlgcli"), "loop", "task.md", "-b", "claude", "--json"],
+        cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+        env=tool_environ(GITHUB_ACTIONS="true", JLGCLI_FAKE_SCRIPT=str(tmp_path / "fake.json")),
+    )  # fmt: skip
+    assert json.loads(split.stdout)["status"] == "done"
+    assert "::stop-commands::" in split.stderr
+
+
+def test_the_hook_in_a_users_own_step_stops_the_models_commands_too(tmp_path: Path) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True, env=tool_environ())
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    subprocess.run([*git, "add", "a.py"], check=True, env=tool_environ())
+    result = _cli(tmp_path, "hook", "-b", "claude", "--completion", "marker", "-v")
+    assert "::error::x" in result.stdout, result.stdout
+    assert obeyed(result.stdout) == []

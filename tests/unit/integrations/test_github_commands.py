@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from jlgcli.integrations.github import (
+    commands_stopped_in_actions,
     error_markdown,
     new_stop_token,
     workflow_commands_stopped,
@@ -28,6 +29,23 @@ def test_commands_resume_even_when_the_block_raises() -> None:
     with pytest.raises(RuntimeError), workflow_commands_stopped(out, token=lambda: "t"):
         raise RuntimeError
     assert out.getvalue().endswith("::t::\n")
+
+
+@pytest.mark.parametrize(("data_on_stdout", "marked"), [(False, "out"), (True, "err")])
+def test_in_actions_the_marks_go_where_the_model_text_streams(
+    capsys: pytest.CaptureFixture[str], data_on_stdout: bool, marked: str
+) -> None:
+    with commands_stopped_in_actions({"GITHUB_ACTIONS": "true"}, data_on_stdout=data_on_stdout):
+        pass
+    captured = capsys.readouterr()
+    assert "::stop-commands::" in getattr(captured, marked)
+    assert "::" not in getattr(captured, "err" if marked == "out" else "out")
+
+
+def test_outside_actions_nothing_is_written(capsys: pytest.CaptureFixture[str]) -> None:
+    with commands_stopped_in_actions({}, data_on_stdout=False):
+        pass
+    assert capsys.readouterr() == ("", "")
 
 
 def test_tokens_are_random() -> None:
