@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from jlgcli.backends.ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.durations import DurationError, format_duration_setting, parse_duration_ms
 
 TYPE_CHECKING = False
@@ -225,8 +226,8 @@ KEYS: tuple[KeySpec, ...] = (
         "backend",
         "backend",
         "auto",
-        "Backend to run: claude, codex, copilot, gemini, "
-        "replay, a custom command backend, or auto (first available).",
+        f"Backend to run: {', '.join((*BUILTIN_BACKENDS, *SPECIAL_BACKENDS))}, "
+        "a custom command backend, or auto (first available).",
         "codex",
         flag="--backend",
     ),

@@ -39,6 +39,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError("jlgcli's Invoke tasks need Invoke: pip install 'jlgcli[invoke]'") from exc
 
+from jlgcli.backends.ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.integrations.argv import dev_argv, door_options, split_args
 from jlgcli.runner.summary import RunSummary
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 _COMMON_HELP = {
     "task": "the task/prompt file (UTF-8 markdown); - reads stdin",
     "prompt": "same as --task",
-    "backend": "claude, codex, copilot, gemini, replay, a custom backend or auto",
+    "backend": f"{', '.join((*BUILTIN_BACKENDS, *SPECIAL_BACKENDS))}, a custom backend or auto",
     "timeout": "total time limit, e.g. 30s, 10m, 1h (exit 75)",
     "artifacts": "keep transcript and result in .jlgcli/runs/<id>/",
     "json": "print one JSON object (the RunSummary) on stdout",

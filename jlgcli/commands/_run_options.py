@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from jlgcli.backends.ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
+
 PERMISSIONS = ("read-only", "edit", "full")
 
 
@@ -28,7 +30,7 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         "--backend",
         "-b",
         metavar="ID",
-        help="claude, codex, copilot, gemini, replay, a custom command backend "
+        help=f"{', '.join((*BUILTIN_BACKENDS, *SPECIAL_BACKENDS))}, a custom command backend "
         "or auto (overrides the config)",
     )
     parser.add_argument(

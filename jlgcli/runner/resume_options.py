@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from jlgcli.backends.ids import BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from jlgcli.runner.options import RunOptions
     from jlgcli.runner.resume import ResumeState
 
-AGENT_BACKENDS = ("claude", "codex", "copilot", "gemini")
 # config key → (0 means "no limit"); a recorded limit applies only where it is stricter
 LIMITS = {
     "maxIterations": False,
@@ -80,7 +80,7 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
     notes: list[str] = []
     backend = None
     if options.backend is None:
-        if state.backend in AGENT_BACKENDS:
+        if state.backend in BUILTIN_BACKENDS:
             backend = state.backend
         else:
             notes.append(f"backend {_shown(state.backend)} not read back: only claude, codex, "
