@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Mapping
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from jlgcli.config_keys import KEYS, KeySpec, ValueProblemError, lookup_key, unknown_key_message
+from jlgcli.config_paths import PROJECT_FILE_NAME as PROJECT_FILE_NAME
+from jlgcli.config_paths import USER_FILE_NAME as USER_FILE_NAME
+from jlgcli.config_paths import default_user_config_dir as default_user_config_dir
+from jlgcli.config_paths import find_project_config as find_project_config
+from jlgcli.config_paths import repository_root as repository_root
+from jlgcli.config_paths import user_config_dir as user_config_dir
+from jlgcli.config_paths import user_config_file as user_config_file
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.trust import (
     RELATIVE,
@@ -34,8 +40,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-PROJECT_FILE_NAME = ".jlgcli.json"
-USER_FILE_NAME = "config.json"
 CUSTOM_BACKENDS_KEY = "backends"
 # Deeper than any config needs, far below Python's recursion limit.
 MAX_NESTING = 32
@@ -136,70 +140,6 @@ def require_trusted_gates(settings: ResolvedSettings, *, gates: bool = True) -> 
     state = settings.project_trust
     if needs and state != TRUSTED:
         raise untrusted_error(" and ".join(needs), path, state or "not trusted")
-
-
-def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``JLGCLI_CONFIG_DIR`` or the roaming user config dir for ``jlgcli`` (as platformdirs')."""
-    env = os.environ if env is None else env
-    override = env.get("JLGCLI_CONFIG_DIR")
-    if override:
-        folder = Path(override)
-        if folder.exists() and not folder.is_dir():
-            raise JlgError(
-                ExitCode.CONFIG,
-                f"JLGCLI_CONFIG_DIR={override} is a file, not a folder",
-                hint="point JLGCLI_CONFIG_DIR at a folder (jlgcli keeps config.json there), "
-                "or unset it",
-            )
-        return folder
-    return Path(default_user_config_dir(env))
-
-
-def default_user_config_dir(
-    env: Mapping[str, str],
-    *,
-    platform: str = sys.platform,
-    home: str | None = None,
-    path_type: type[PurePath] = Path,
-) -> PurePath:
-    """platformdirs' roaming ``user_config_dir("jlgcli")``, without importing it (~5 ms).
-
-    Windows ``%APPDATA%\\jlgcli``; macOS ``$XDG_CONFIG_HOME/jlgcli`` when set
-    (as platformdirs 4.14 does), else ``~/Library/Application Support/jlgcli``;
-    elsewhere ``$XDG_CONFIG_HOME/jlgcli`` or ``~/.config/jlgcli``. A test checks
-    that it agrees with platformdirs on the machine running the tests.
-    """
-    base = path_type(home) if home is not None else Path.home()
-    xdg = env.get("XDG_CONFIG_HOME", "").strip()
-    if platform == "win32":
-        appdata = env.get("APPDATA", "").strip()
-        return (path_type(appdata) if appdata else base / "AppData" / "Roaming") / "jlgcli"
-    if xdg:
-        return path_type(xdg) / "jlgcli"
-    if platform == "darwin":
-        return base / "Library" / "Application Support" / "jlgcli"
-    return base / ".config" / "jlgcli"
-
-
-def user_config_file(env: Mapping[str, str] | None = None) -> Path:
-    """The user config file path (it may not exist)."""
-    return user_config_dir(env) / USER_FILE_NAME
-
-
-def find_project_config(start: Path) -> Path | None:
-    """The nearest ``.jlgcli.json`` in ``start`` or one of its parents."""
-    current = start.resolve()
-    for directory in (current, *current.parents):
-        candidate = directory / PROJECT_FILE_NAME
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def repository_root(start: Path) -> Path | None:
-    """The nearest folder holding ``.git`` (a folder, or a file in a worktree), or ``None``."""
-    current = start.resolve()
-    return next((d for d in (current, *current.parents) if (d / ".git").exists()), None)
 
 
 def read_config_file(path: Path, scope: str) -> dict[str, Any]:
