@@ -15,8 +15,11 @@ def execute_loop(args: argparse.Namespace) -> int:
     tasks: list[str] = list(args.prompt or [])
     if len(tasks) > 1 or args.jobs is not None or args.merge or args.resume is not None:
         from jlgcli.batch.command import execute_loop as batch_or_single
+        from jlgcli.commands.run_actions import commands_stopped
 
-        return batch_or_single(args)
+        data_on_stdout = bool(args.json) or getattr(args, "events", None) == "-"
+        with commands_stopped(data_on_stdout=data_on_stdout):  # issue 33: the tasks' text
+            return batch_or_single(args)
     from jlgcli.commands.run_actions import execute_loop as single
 
     args.prompt = tasks[0] if tasks else None

@@ -122,3 +122,16 @@ def test_the_hook_in_a_users_own_step_stops_the_models_commands_too(tmp_path: Pa
     result = _cli(tmp_path, "hook", "-b", "claude", "--completion", "marker", "-v")
     assert "::error::x" in result.stdout, result.stdout
     assert obeyed(result.stdout) == []
+
+
+def test_a_batch_in_a_users_own_step_stops_the_models_commands_too(tmp_path: Path) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True, env=tool_environ())
+    subprocess.run(
+        [*git, "commit", "-q", "--allow-empty", "-m", "i"], check=True, env=tool_environ()
+    )
+    (tmp_path / "other.md").write_text("Do that.\n", encoding="utf-8")
+    result = _cli(tmp_path, "loop", "task.md", "other.md", "-j", "2", "-b", "claude", "-v")
+    assert result.returncode == 0, result.stdout
+    assert "::stop-commands::" in result.stdout
+    assert obeyed(result.stdout) == []
