@@ -84,6 +84,13 @@ def branch_exists(repo: Path, branch: str) -> bool:
     return git(repo, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", check=False).ok
 
 
+def branches(repo: Path, prefix: str) -> set[str]:
+    """The local branches whose names start with ``prefix`` (one git call for them all)."""
+    done = git(repo, "for-each-ref", "--format=%(refname)", f"refs/heads/{prefix}", check=False)
+    names = (line.strip().removeprefix("refs/heads/") for line in done.out.splitlines())
+    return {name for name in names if name} if done.ok else set()
+
+
 def add_worktree(repo: Path, path: Path, branch: str, base: str) -> None:
     """A new worktree at ``path`` on a new ``branch`` starting at ``base``."""
     path.parent.mkdir(parents=True, exist_ok=True)

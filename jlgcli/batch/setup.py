@@ -98,11 +98,12 @@ def new_record(tasks: list[Path], repo: Path | None, *, merge: bool) -> BatchRec
         started=now_text(),
     )
     taken: set[str] = set()
+    branches = gitops.branches(repo, "jlgcli/") if repo is not None else set()  # one git call
     for path in tasks:
         name = task_name(path, taken)
         if repo is not None:
             stem, n = name, 2
-            while gitops.branch_exists(repo, f"jlgcli/{name}") or worktree_of(repo, name).exists():
+            while f"jlgcli/{name}" in branches or worktree_of(repo, name).exists():
                 name, n = f"{stem}-{n}", n + 1
             taken.add(name)
         record.tasks.append(
@@ -113,21 +114,35 @@ def new_record(tasks: list[Path], repo: Path | None, *, merge: bool) -> BatchRec
     return record
 
 
-def make_worktrees(repo: Path, record: BatchRecord) -> None:
-    """One worktree per task, from the batch's base commit; kept out of the user's status."""
+def worktrees_folder(repo: Path) -> Path:
+    """The folder of the task worktrees, kept out of the user's ``git status``."""
     folder = repo / WORKTREES
     folder.mkdir(parents=True, exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():
         ignore.write_text("# created by jlgcli: task worktrees stay out of git\n*\n", "utf-8")
+    return folder
+
+
+def make_worktrees(repo: Path, record: BatchRecord) -> None:
+    """One worktree per task, from the batch's base commit (a resume: every one missing)."""
+    worktrees_folder(repo)
     for task in record.tasks:
-        path = worktree_of(repo, task.name)
-        if task.merged or path.exists():  # a merged task's worktree and branch are gone
-            continue
-        if gitops.branch_exists(repo, task.branch):  # removed by hand: back from its branch
-            gitops.git(repo, "worktree", "add", "--quiet", str(path), task.branch)
-        else:
-            gitops.add_worktree(repo, path, task.branch, record.base or "HEAD")
+        make_worktree(repo, record, task)
+
+
+def make_worktree(repo: Path, record: BatchRecord, task: TaskRecord) -> None:
+    """A task's worktree on its branch (new from the base commit), unless it is there or the
+    task was merged (its worktree and branch are gone). A new batch makes each one in the
+    task's own thread just before it starts: the first tasks start without waiting for the
+    others' worktrees, and the later ones are made side by side while tasks run."""
+    path = worktree_of(repo, task.name)
+    if task.merged or path.exists():
+        return
+    if gitops.branch_exists(repo, task.branch):  # removed by hand: back from its branch
+        gitops.git(repo, "worktree", "add", "--quiet", str(path), task.branch)
+    else:
+        gitops.add_worktree(repo, path, task.branch, record.base or "HEAD")
 
 
 def worktree_of(repo: Path, name: str) -> Path:

@@ -29,11 +29,19 @@ def _execute(args: argparse.Namespace, command: Command) -> int:
     from jlgcli.runner.options import RunOptions
 
     options = RunOptions.from_namespace(args)
-    if options.events == "-" and args.json:
+    if options.events == "-" and args.json and not _batch_task():
         raise JlgError(ExitCode.USAGE, "--events - and --json both want stdout",
                        hint="write the events to a file: --events events.jsonl")  # fmt: skip
     summary = execute(command, options, json_mode=bool(args.json))
     return report(summary, json_mode=bool(args.json), github=bool(getattr(args, "github", False)))
+
+
+def _batch_task() -> bool:
+    """A batch's task child sends its events to the batch on stdout, then its summary
+    (``jlgcli.batch.child`` splits them); nobody else may mix the two."""
+    from jlgcli.batch.child import TASK_ENV
+
+    return bool(os.environ.get(TASK_ENV))
 
 
 def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int:

@@ -169,3 +169,19 @@ def test_a_task_of_a_batch_cannot_start_a_batch(
     assert main(["loop", *paths, "-b", "claude"]) == 64
     assert "inside a batch's task (outer)" in capsys.readouterr().err
     assert not (repo / ".jlgcli" / "worktrees").exists()
+
+
+def test_only_a_batch_task_may_mix_its_events_and_its_summary_on_stdout(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 37: a task child sends its events to the batch on stdout, ahead of its summary
+    (path,) = tasks(tmp_path, a=[DONE])
+    assert main(["loop", path, "-b", "claude", "--events", "-", "--json"]) == 64
+    assert "--events - and --json both want stdout" in capsys.readouterr().err
+    monkeypatch.setenv("JLGCLI_BATCH_TASK", "a")
+    assert main(["loop", path, "-b", "claude", "--events", "-", "--json"]) == 0
+    out = capsys.readouterr().out
+    events, _, summary = out.partition("\n{\n")
+    kinds = [json.loads(line)["type"] for line in events.splitlines()]
+    assert kinds[0] == "run-started" and kinds[-1] == "run-ended"
+    assert json.loads("{\n" + summary)["status"] == "done"
