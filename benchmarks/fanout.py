@@ -17,7 +17,11 @@ follows the ``--events`` file (the batch's, which carries every task's events, a
 single loop's) and times each line from the agent's clock to its ``agent-activity`` event
 appearing in the file (polled every 2 ms). Per task: the median and the 95th percentile.
 
-    python benchmarks/fanout.py [--rounds 3] [--tasks 8] [--jobs 4] [--delay 2]
+    python benchmarks/fanout.py [--rounds 3] [--tasks 8] [--jobs 4] [--delay 2] [--compare SRC]
+
+``--compare SRC`` also runs, in the same rounds, the batch of another source tree (a
+folder holding a ``jlgcli`` package, e.g. ``git archive main jlgcli | tar -x -C SRC``),
+as ``python -m jlgcli`` with ``PYTHONPATH=SRC``: before/after figures, paired.
 
 Targets (issue 37): batch wall ≤ ideal + 1 s; extra memory ≤ 10 MB per task; no task's
 median line latency above the single loop's of the same round by more than 5 ms (this
@@ -196,8 +200,10 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=8)
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--delay", type=float, default=2.0)
+    parser.add_argument("--compare", type=Path, help="another source tree, timed alike")
     args = parser.parse_args()
     jlgcli = shutil.which("jlgcli") or sys.exit("jlgcli is not on PATH")
+    other: list[Run] = []
     ideal = -(-args.tasks // args.jobs) * args.delay
     rounds = -(-args.tasks // args.jobs)
     pairs: list[tuple[Run, Run]] = []
@@ -212,6 +218,16 @@ def main() -> int:
             one = _timed([jlgcli, "loop", str(single), "-b", "claude"], repo, env,
                          work / f"single{n}.jsonl")  # fmt: skip
             pairs.append((batch, one))
+            if args.compare is not None:
+                env_other = {**env, "PYTHONPATH": str(args.compare.resolve())}
+                repo_other = _repo(work, env, args.rounds + n)
+                other.append(_timed([sys.executable, "-m", "jlgcli", "loop", *tasks, "-j",
+                                     str(args.jobs), "-b", "claude"], repo_other, env_other,
+                                    work / f"other{n}.jsonl"))  # fmt: skip
+                late = max(_lat(v)[0] for v in other[-1].latency.values())
+                print(f"         compare: batch {other[-1].wall:.2f} s, USS {other[-1].uss:.1f} MB"
+                      f" ({', '.join(f'{k} {v:.1f}' for k, v in sorted(other[-1].split.items()))})"
+                      f", worst task's median line latency {late:.1f} ms")  # fmt: skip
             worst = max(_lat(v)[0] for v in batch.latency.values())
             split = ", ".join(f"{k} {v:.1f}" for k, v in sorted(batch.split.items()))
             alone = _lat(one.latency["single"])[0]
@@ -231,6 +247,16 @@ def main() -> int:
     print(f"paired: batch − {rounds} × single loop = {paired:+.2f} s (median of the rounds)")
     print(f"jlgcli memory: extra per running task {extra:.1f} MB USS ({extra_pss:.1f} MB PSS) "
           "(median of the rounds; target ≤ 10 MB)")  # fmt: skip
+    if other:
+        walls_other = [o.wall for o in other]
+        gain = statistics.median(o.wall - b.wall for o, (b, _) in zip(other, pairs, strict=True))
+        mem = statistics.median(
+            (o.uss - b.uss) / args.jobs for o, (b, _) in zip(other, pairs, strict=True)
+        )
+        print(f"compare ({args.compare}): batch median {statistics.median(walls_other):.2f} s "
+              f"(range {min(walls_other):.2f}-{max(walls_other):.2f}); this tree is "
+              f"{gain:+.2f} s faster and {mem:+.1f} MB USS per task smaller (median of the "
+              "rounds' differences)")  # fmt: skip
     late_ok = True
     for n, (b, s) in enumerate(pairs, 1):
         base, base95 = _lat(s.latency["single"])

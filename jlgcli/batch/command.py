@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from jlgcli.batch.record import (
     save,
 )
 from jlgcli.batch.report import batch_code, render, to_json
-from jlgcli.batch.schedule import Schedule, Slot
+from jlgcli.batch.schedule import SETTLE_S, Schedule, Slot
 from jlgcli.batch.setup import (
     check_tasks,
     make_worktree,
@@ -167,9 +168,14 @@ def _run(
     by_name = {task.name: task for task in record.tasks}
     slots: list[Slot] = []
 
+    one_git_worktree_add = threading.Lock()
+
     def prepare(child: ChildRun) -> None:  # in the task's thread: its worktree, if missing
         if repo is not None:
-            make_worktree(repo, record, by_name[child.name])
+            # one at a time: `git worktree add` reads the other worktrees' admin folders and
+            # fails on one another is still writing ("failed to read .../commondir")
+            with one_git_worktree_add:
+                make_worktree(repo, record, by_name[child.name])
 
     def after(child: ChildRun) -> None:  # in the task's thread: what it ended with, its commit
         slot = next(slot for slot in slots if slot.child is child)
@@ -178,6 +184,7 @@ def _run(
         if repo is not None:
             from jlgcli.batch.finish import commit_done
 
+            schedule.settled.wait(SETTLE_S)  # after the next tasks' start (Schedule.settled)
             commit_done(repo, record, task)
 
     for task in record.tasks:

@@ -24,6 +24,7 @@ from jlgcli.batch.board import Board, Row
 from jlgcli.batch.child import ChildRun
 
 TICK_S = 0.5  # with no news, the board's clocks still move (and Windows sees Ctrl-C)
+SETTLE_S = 5.0  # the longest an ended task's commit waits for starting tasks (see settled)
 
 
 @dataclass
@@ -54,6 +55,10 @@ class Schedule:
     on_end: Callable[[Slot], None]
     budget_spent: bool = False
     wake: threading.Event = field(default_factory=threading.Event)
+    # Set while no task is starting (child begun, first iteration not yet): an ended task's
+    # commit waits for it, so the git work of one round does not slow the next round's
+    # start on a small machine; it is work nobody waits for until the batch's end.
+    settled: threading.Event = field(default_factory=threading.Event)
     _queue: list[Slot] = field(default_factory=list)
 
     def spent(self) -> float:
@@ -72,6 +77,7 @@ class Schedule:
             self.wake.wait(TICK_S)
             self.wake.clear()  # cleared before looking: news after this wakes the next wait
             self._watch(running)
+        self.settled.set()
         for slot in self._queue:  # never started: the budget ran out first
             slot.budget_stopped = True
             slot.row.state = "not started (budget)"
@@ -79,6 +85,7 @@ class Schedule:
 
     def stop_all(self) -> None:
         """Stop every running task and wait for each to write its state (Ctrl-C)."""
+        self.settled.set()
         for slot in self.slots:
             if slot.started and not slot.ended:
                 slot.child.cancel.set()
@@ -96,6 +103,7 @@ class Schedule:
             slot = self._queue.pop(0)
             left = None if self.budget is None else max(self.budget - self.spent(), 0.0)
             self.on_start(slot, left)
+            self.settled.clear()
             slot.started = True
             slot.row.state, slot.row.started = "running", time.monotonic()
             slot.child.start()
@@ -118,6 +126,11 @@ class Schedule:
                     slot.row.state = "stopping (budget spent)"
                     slot.child.cancel.set()
         self._start_more()  # a slot is free once its child has exited
+        starting = any(
+            s.started and not s.ended and not s.child.exited.is_set() and not s.child.live.iteration
+            for s in self.slots
+        )
+        (self.settled.clear if starting else self.settled.set)()
         for slot in finished:
             if slot.child.error is not None:
                 raise slot.child.error

@@ -185,3 +185,32 @@ def test_only_a_batch_task_may_mix_its_events_and_its_summary_on_stdout(
     kinds = [json.loads(line)["type"] for line in events.splitlines()]
     assert kinds[0] == "run-started" and kinds[-1] == "run-ended"
     assert json.loads("{\n" + summary)["status"] == "done"
+
+
+def test_worktrees_are_made_by_the_task_threads_one_at_a_time(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 37: made lazily by each task's thread, but never two `git worktree add` at once
+    # (git reads the other worktrees' admin folders and fails on a half-written one)
+    import threading
+    import time
+
+    from jlgcli.batch import command, setup
+
+    inside, overlaps, threads = [0], [0], set()
+    real = setup.make_worktree
+
+    def make_worktree(*args: object) -> None:
+        inside[0] += 1
+        overlaps[0] += inside[0] > 1
+        threads.add(threading.current_thread().name)
+        time.sleep(0.05)  # a window for another thread to come in, were it allowed to
+        real(*args)  # type: ignore[arg-type]
+        inside[0] -= 1
+
+    monkeypatch.setattr(command, "make_worktree", make_worktree)
+    paths = tasks(tmp_path, a=[DONE], b=[DONE], c=[DONE], d=[DONE])
+    assert main(["loop", *paths, "-j", "4", "-b", "claude", "--json"]) == 0
+    assert overlaps == [0] and threads == {"task-a", "task-b", "task-c", "task-d"}
+    data = json.loads(capsys.readouterr().out)
+    assert all(task["status"] == "done" for task in data["tasks"])
