@@ -27,9 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from jlgcli.batch.entry import TASK_ENV  # there: the loop door needs it, not this module
 from jlgcli.process.model import OutputEvent
-
-TASK_ENV = "JLGCLI_BATCH_TASK"  # set in each task's environment (its agent's too)
 
 # Flags of ``loop`` passed on to every task as given (the budget is the parent's).
 PASSED_VALUES = (

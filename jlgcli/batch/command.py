@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.board import Board, Row
-from jlgcli.batch.child import TASK_ENV, ChildRun, passed_flags
+from jlgcli.batch.child import ChildRun, passed_flags
+from jlgcli.batch.entry import TASK_ENV
 from jlgcli.batch.record import (
     BatchRecord,
     TaskRecord,

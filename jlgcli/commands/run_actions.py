@@ -39,7 +39,7 @@ def _execute(args: argparse.Namespace, command: Command) -> int:
 def _batch_task() -> bool:
     """A batch's task child sends its events to the batch on stdout, then its summary
     (``jlgcli.batch.child`` splits them); nobody else may mix the two."""
-    from jlgcli.batch.child import TASK_ENV
+    from jlgcli.batch.entry import TASK_ENV  # not batch.child: a task child needs none of it
 
     return bool(os.environ.get(TASK_ENV))
 
