@@ -197,3 +197,35 @@ def test_a_rate_limit_met_by_one_task_makes_the_others_on_that_backend_wait(
     waits = [(e["task"], e["reason"]) for e in waits if e["type"] == "limit-wait"]
     assert ("other", "another task met claude's rate limit") in waits, waits
     assert any(task == "limited" for task, _ in waits)
+
+
+def test_each_worktree_is_made_when_its_task_starts_and_events_come_as_they_happen(
+    jlgcli_exe: str, tmp_path: Path
+) -> None:
+    """Issue 37 (speed): no serial set-up of every worktree before the first task starts,
+    and a task's events reach the batch's --events file while the task still runs."""
+    repo = make_repo(tmp_path / "repo")
+    turns = {
+        "first": [{"text": "did first\nDONE", "files": {"1.txt": "1"}, "delay_seconds": 3}],
+        "second": [{"text": "did second\nDONE", "files": {"2.txt": "2"}}],
+    }
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    events = tmp_path / "ev.jsonl"
+    argv = [jlgcli_exe, "loop", *tasks, "-j", "1", "-b", "claude", "--json", "--events",
+            str(events)]  # fmt: skip
+    with subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as batch:  # fmt: skip
+        asked = tmp_path / "scripts" / "first.json.prompts" / "000.txt"
+        deadline = time.monotonic() + 60
+        while not asked.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert asked.exists()  # the first task's agent is in its (3 s) call now
+        seen = [json.loads(line) for line in events.read_text("utf-8").splitlines()]
+        assert ("first", "iteration-started") in [(e["task"], e["type"]) for e in seen]
+        assert (repo / ".jlgcli" / "worktrees" / "first").is_dir()
+        assert not (repo / ".jlgcli" / "worktrees" / "second").exists()  # made when it starts
+        out, err = batch.communicate(timeout=60)
+    assert batch.returncode == 0, err
+    assert [task["status"] for task in json.loads(out)["tasks"]] == ["done", "done"]
+    assert (repo / ".jlgcli" / "worktrees" / "second" / "2.txt").exists()
