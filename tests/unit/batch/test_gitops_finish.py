@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from support.batch import git, make_repo
 
 from jlgcli.batch import gitops
@@ -113,3 +114,24 @@ def test_worktrees_come_back_from_their_branch_but_never_for_merged_tasks(tmp_pa
     make_worktrees(repo, record)  # what a resume does
     assert not worktree_of(repo, "a").exists() and not gitops.branch_exists(repo, "jlgcli/a")
     assert (worktree_of(repo, "b") / "b.txt").exists()
+
+
+def test_a_commit_that_fails_with_changes_staged_raises(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 37: commit_all asks "anything staged?" only after a failed commit
+    repo = make_repo(tmp_path / "repo")
+    batch(repo, tmp_path, "a")
+    tree = worktree_of(repo, "a")
+    (tree / "new.txt").write_text("work", "utf-8")
+    real = gitops.git
+
+    def locked_commit(cwd: Path, *argv: str, check: bool = True) -> gitops.Done:
+        if "commit" in argv:  # another git holds the worktree's index
+            admin = Path(real(cwd, "rev-parse", "--git-dir").out.strip())
+            (admin if admin.is_absolute() else cwd / admin).joinpath("index.lock").touch()
+        return real(cwd, *argv, check=check)
+
+    monkeypatch.setattr(gitops, "git", locked_commit)
+    with pytest.raises(gitops.GitError, match="commit"):
+        gitops.commit_all(tree, "work")
