@@ -30,8 +30,8 @@ from jlgcli.batch.record import (
 from jlgcli.batch.report import batch_code, render, to_json
 from jlgcli.batch.schedule import SETTLE_S, Schedule, Slot
 from jlgcli.batch.setup import (
+    WorktreeMaker,
     check_tasks,
-    make_worktree,
     make_worktrees,
     new_record,
     repository,
@@ -169,14 +169,11 @@ def _run(
     by_name = {task.name: task for task in record.tasks}
     slots: list[Slot] = []
 
-    one_git_worktree_add = threading.Lock()
+    maker = WorktreeMaker(repo, record) if repo is not None else None
 
     def prepare(child: ChildRun) -> None:  # in the task's thread: its worktree, if missing
-        if repo is not None:
-            # one at a time: `git worktree add` reads the other worktrees' admin folders and
-            # fails on one another is still writing ("failed to read .../commondir")
-            with one_git_worktree_add:
-                make_worktree(repo, record, by_name[child.name])
+        if maker is not None:
+            maker.make(by_name[child.name])
 
     def after(child: ChildRun) -> None:  # in the task's thread: what it ended with, its commit
         slot = next(slot for slot in slots if slot.child is child)
@@ -239,6 +236,8 @@ def _run(
     quiet = bool(args.json) or args.verbosity == 0
     board = Board([slot.row for slot in slots], quiet=quiet)
     schedule = Schedule(slots, jobs, budget, board, on_start, on_end)
+    if maker is not None:  # the later tasks' worktrees are made while the first ones run
+        maker.start_ahead([task for task in record.tasks if not task.finished])
     try:
         with install_termination_handlers():
             try:
@@ -252,6 +251,8 @@ def _run(
                 save(runs_root, record)
                 return summaries, True
     finally:
+        if maker is not None:
+            maker.finish()
         if events is not None:
             events.close()
     return summaries, False
@@ -286,7 +287,6 @@ def _tagged(emit: Callable[[dict[str, Any]], None], name: str) -> Callable[[dict
 def _writer(events: Any) -> Any:
     """Writes an event line to the batch's ``--events`` file; called by every task's thread."""
     import json
-    import threading
 
     lock = threading.Lock()
 

@@ -9,6 +9,7 @@ work, so the batch refuses to start rather than risk it.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -139,12 +140,52 @@ def make_worktree(repo: Path, record: BatchRecord, task: TaskRecord) -> None:
     path = worktree_of(repo, task.name)
     if task.merged or path.exists():
         return
-    if gitops.branch_exists(repo, task.branch):  # removed by hand: back from its branch
-        gitops.git(repo, "worktree", "add", "--quiet", str(path), task.branch)
-    else:
+    try:  # the usual case first: a new branch (asking git first cost a git call per task)
         gitops.add_worktree(repo, path, task.branch, record.base or "HEAD")
+    except gitops.GitError:
+        if not gitops.branch_exists(repo, task.branch):
+            raise
+        # the branch is there (a resume; the worktree removed by hand): back from it
+        gitops.git(repo, "worktree", "add", "--quiet", str(path), task.branch)
 
 
 def worktree_of(repo: Path, name: str) -> Path:
     """A task's worktree, always derived from its (validated) name."""
     return repo / WORKTREES / name
+
+
+class WorktreeMaker:
+    """Makes a batch's worktrees one at a time (git reads the other worktrees' admin folders
+    and fails on one being written: "failed to read .../commondir"): the worktree of a task
+    about to start (``make``, from its thread), and the others ahead of their start, in the
+    order given, from a thread of their own (``start_ahead``), while the first tasks run.
+    Neither waits for all of them: the first task starts after its own worktree only."""
+
+    def __init__(self, repo: Path, record: BatchRecord) -> None:
+        self.repo, self.record = repo, record
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def make(self, task: TaskRecord) -> None:
+        with self._lock:
+            make_worktree(self.repo, self.record, task)
+
+    def start_ahead(self, tasks: list[TaskRecord]) -> None:
+        def run() -> None:
+            for task in tasks:
+                if self._stop.is_set():
+                    return
+                try:
+                    self.make(task)
+                except (gitops.GitError, OSError):  # the task's own thread tries, and says why
+                    continue
+
+        self._thread = threading.Thread(target=run, name="worktrees-ahead", daemon=True)
+        self._thread.start()
+
+    def finish(self) -> None:
+        """Make no more; wait for the one being made (never leave a half-made worktree)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()

@@ -190,12 +190,12 @@ def test_only_a_batch_task_may_mix_its_events_and_its_summary_on_stdout(
 def test_worktrees_are_made_by_the_task_threads_one_at_a_time(
     repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # issue 37: made lazily by each task's thread, but never two `git worktree add` at once
+    # issue 37: made by each task's thread or ahead, but never two `git worktree add` at once
     # (git reads the other worktrees' admin folders and fails on a half-written one)
     import threading
     import time
 
-    from jlgcli.batch import command, setup
+    from jlgcli.batch import setup
 
     inside, overlaps, threads = [0], [0], set()
     real = setup.make_worktree
@@ -208,9 +208,10 @@ def test_worktrees_are_made_by_the_task_threads_one_at_a_time(
         real(*args)  # type: ignore[arg-type]
         inside[0] -= 1
 
-    monkeypatch.setattr(command, "make_worktree", make_worktree)
+    monkeypatch.setattr(setup, "make_worktree", make_worktree)
     paths = tasks(tmp_path, a=[DONE], b=[DONE], c=[DONE], d=[DONE])
     assert main(["loop", *paths, "-j", "4", "-b", "claude", "--json"]) == 0
-    assert overlaps == [0] and threads == {"task-a", "task-b", "task-c", "task-d"}
+    assert overlaps == [0]
+    assert threads <= {"task-a", "task-b", "task-c", "task-d", "worktrees-ahead"}
     data = json.loads(capsys.readouterr().out)
     assert all(task["status"] == "done" for task in data["tasks"])

@@ -135,3 +135,35 @@ def test_a_commit_that_fails_with_changes_staged_raises(
     monkeypatch.setattr(gitops, "git", locked_commit)
     with pytest.raises(gitops.GitError, match="commit"):
         gitops.commit_all(tree, "work")
+
+
+def test_a_worktree_git_cannot_make_raises_its_error(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (tmp_path / "a.md").write_text("a", "utf-8")
+    record = new_record([tmp_path / "a.md"], repo, merge=False)
+    record.base = "0" * 40  # no such commit: not "the branch is there already"
+    with pytest.raises(gitops.GitError):
+        make_worktrees(repo, record)
+    assert not gitops.branch_exists(repo, "jlgcli/a")
+
+
+def test_worktrees_made_ahead_skip_a_failure_and_stop_when_told(tmp_path: Path) -> None:
+    from jlgcli.batch.setup import WorktreeMaker
+
+    repo = make_repo(tmp_path / "repo")
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.md").write_text(name, "utf-8")
+    record = new_record([tmp_path / "a.md", tmp_path / "b.md"], repo, merge=False)
+    record.tasks[0].branch = "jlgcli/bad..name"  # git refuses that name
+    maker = WorktreeMaker(repo, record)
+    maker.start_ahead(record.tasks)
+    assert maker._thread is not None
+    maker._thread.join(60)  # all of them, without being told to stop
+    maker.finish()
+    assert not worktree_of(repo, "a").exists()
+    assert worktree_of(repo, "b").is_dir()  # made although "a" failed (its thread says why)
+    stopped = WorktreeMaker(repo, new_record([tmp_path / "a.md"], repo, merge=False))
+    stopped.finish()  # told to stop before it started: it makes nothing
+    stopped.start_ahead(stopped.record.tasks)
+    stopped.finish()
+    assert not worktree_of(repo, "a").exists()
