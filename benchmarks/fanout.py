@@ -269,10 +269,15 @@ def main() -> int:
         mem = statistics.median(
             (o.uss - b.uss) / args.jobs for o, (b, _) in zip(other, pairs, strict=True)
         )
+        calm = statistics.median(
+            (_median(o.steady) - _median(b.steady)) / args.jobs
+            for o, (b, _) in zip(other, pairs, strict=True)
+        )
         print(f"compare ({args.compare}): batch median {statistics.median(walls_other):.2f} s "
               f"(range {min(walls_other):.2f}-{max(walls_other):.2f}); this tree is "
-              f"{gain:+.2f} s faster and {mem:+.1f} MB USS per task smaller (median of the "
-              "rounds' differences)")  # fmt: skip
+              f"{gain:+.2f} s faster and {mem:+.1f} MB USS per task smaller at the peak, "
+              f"{calm:+.1f} MB while the agents run (medians of the rounds' differences)"
+              )  # fmt: skip
     late_ok = True
     for n, (b, s) in enumerate(pairs, 1):
         base, base95 = _lat(s.latency["single"])
