@@ -166,18 +166,38 @@ class WorktreeMaker:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._made: set[str] = set()  # its folder alone says nothing: git makes it, then fills it
+        self._starting = 0  # task threads waiting for their own worktree: they go first
+        self._turn = threading.Condition()
 
     def make(self, task: TaskRecord) -> None:
+        """The worktree of a task about to start (made ahead already, most of the time)."""
+        if task.name in self._made:
+            return
+        with self._turn:
+            self._starting += 1
+        try:
+            self._make(task)
+        finally:
+            with self._turn:
+                self._starting -= 1
+                self._turn.notify_all()
+
+    def _make(self, task: TaskRecord) -> None:
         with self._lock:
-            make_worktree(self.repo, self.record, task)
+            if task.name not in self._made:
+                make_worktree(self.repo, self.record, task)
+                self._made.add(task.name)
 
     def start_ahead(self, tasks: list[TaskRecord]) -> None:
         def run() -> None:
             for task in tasks:
+                with self._turn:  # a starting task never queues behind a later one's
+                    self._turn.wait_for(lambda: self._starting == 0 or self._stop.is_set())
                 if self._stop.is_set():
                     return
                 try:
-                    self.make(task)
+                    self._make(task)
                 except (gitops.GitError, OSError):  # the task's own thread tries, and says why
                     continue
 
@@ -186,6 +206,8 @@ class WorktreeMaker:
 
     def finish(self) -> None:
         """Make no more; wait for the one being made (never leave a half-made worktree)."""
-        self._stop.set()
+        with self._turn:
+            self._stop.set()
+            self._turn.notify_all()
         if self._thread is not None:
             self._thread.join()
