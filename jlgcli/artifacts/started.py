@@ -8,8 +8,8 @@ absolute runs root, the start time to the microsecond), and ``latest`` is the
 newest run of that root in this record. Same-second starts keep their order
 (the microseconds, then the order of the lines).
 
-A live run holds ``<runs root>/<id>/run.lock`` (a ``filelock`` lock: the OS
-frees it when the process dies, even on SIGKILL), so ``--resume`` and
+A live run holds ``<runs root>/<id>/run.lock`` (an ``artifacts.oslock`` lock: the
+OS frees it when the process dies, even on SIGKILL), so ``--resume`` and
 ``jlgcli runs`` can tell a run that is still going from one that stopped.
 """
 
@@ -35,7 +35,7 @@ def _record_path() -> Path:
 
 def record_start(root: Path, run_id: str, started_at: datetime) -> None:
     """Add this start to the user's record (newest last); raises ``OSError`` when it cannot."""
-    from filelock import FileLock
+    from jlgcli.artifacts.oslock import FileLock, LockTimeoutError
 
     path = _record_path()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,7 +44,11 @@ def record_start(root: Path, run_id: str, started_at: datetime) -> None:
          "at": started_at.astimezone(timezone.utc).isoformat(timespec="microseconds")},
         ensure_ascii=True,
     )  # fmt: skip
-    with FileLock(str(path) + ".lock", timeout=_LOCK_WAIT_S):
+    try:
+        held = FileLock(str(path) + ".lock").hold(_LOCK_WAIT_S)
+    except LockTimeoutError as exc:
+        raise OSError(str(exc)) from None
+    with held:
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:
@@ -94,23 +98,17 @@ class RunLock:
     """``<run dir>/run.lock``, held by the process running (or resuming) that run."""
 
     def __init__(self, run_dir: Path) -> None:
-        from filelock import FileLock
+        from jlgcli.artifacts.oslock import FileLock
 
         self.path = run_dir / LOCK_FILE
-        self._lock = FileLock(str(self.path), timeout=0)
+        self._lock = FileLock(self.path)
 
     def acquire(self) -> bool:
         """Take the lock now; False when another process holds it (the run is live)."""
-        from filelock import Timeout
-
-        try:
-            self._lock.acquire()
-        except Timeout:
-            return False
-        return True
+        return self._lock.acquire()
 
     def release(self) -> None:
-        self._lock.release(force=True)
+        self._lock.release()
 
 
 def is_running(run_dir: Path) -> bool:

@@ -4,23 +4,31 @@ Why a child process and not a thread over ``jlgcli.api.execute``: the engine
 owns process-wide things — signal handlers (only the main thread gets them),
 the Linux child subreaper that reaps every orphan at the end of a call, the
 console. Two loops in one process would reap each other's children and share
-one Ctrl-C. A child ``jlgcli loop TASK --json --events FILE`` has all of its
-guardrails, its own state and kill tree; the parent only schedules, watches
-the events file and, to stop it, sends the kill ladder (SIGINT first, so the
-child writes its state and ``result.json`` like any interrupted loop).
+one Ctrl-C. A child ``jlgcli loop TASK --json --events -`` has all of its
+guardrails, its own state and kill tree; the parent only schedules, reads the
+child's events as they come and, to stop it, sends the kill ladder (SIGINT
+first, so the child writes its state and ``result.json`` like any interrupted
+loop).
+
+The child's events come on its stdout, ahead of its ``--json`` summary, through
+the pipe the parent reads anyway: each reaches the batch's ``--events`` file as
+soon as the child wrote it, never a polling interval later (a task's line is
+as fresh as a single loop's). Each task's thread also prepares its worktree
+before the child starts and commits its result after it ends, so tasks set up
+and finish side by side instead of one after another in the scheduler.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from jlgcli.batch.entry import TASK_ENV  # there: the loop door needs it, not this module
 from jlgcli.process.model import OutputEvent
-
-TASK_ENV = "JLGCLI_BATCH_TASK"  # set in each task's environment (its agent's too)
 
 # Flags of ``loop`` passed on to every task as given (the budget is the parent's).
 PASSED_VALUES = (
@@ -67,9 +75,17 @@ class Live:
     waiting: bool = False
 
 
+Hook = Callable[["ChildRun"], None]
+
+
 @dataclass
 class ChildRun:
-    """A task's child process: its argv, files and the thread that runs it."""
+    """A task's child process: its argv, files and the thread that runs it.
+
+    The thread runs ``prepare`` (the worktree), the child, then ``after`` (the commit);
+    ``exited`` is set once the child process is gone (its slot is free again) and ``wake``
+    at every step and every event, so the scheduler blocks on it instead of polling.
+    """
 
     name: str
     argv: list[str]
@@ -82,11 +98,15 @@ class ChildRun:
     live: Live = field(default_factory=Live)
     exit_code: int | None = None
     summary: dict[str, Any] | None = None
-    _offset: int = 0
+    prepare: Hook | None = None
+    after: Hook | None = None
+    on_event: Callable[[dict[str, Any]], None] | None = None
+    wake: threading.Event = field(default_factory=threading.Event)
+    exited: threading.Event = field(default_factory=threading.Event)
+    error: BaseException | None = None  # what ``prepare`` or ``after`` raised
     _thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self.events_path.unlink(missing_ok=True)
         self._thread = threading.Thread(target=self._run, name=f"task-{self.name}", daemon=True)
         self._thread.start()
 
@@ -98,11 +118,44 @@ class ChildRun:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        try:
+            if self._prepared() and not self.cancel.is_set():
+                self._run_child()
+        except Exception as exc:  # handed to the scheduler's thread, raised there
+            self.error = exc
+        finally:
+            self.exited.set()
+            self.wake.set()
+        try:
+            if self.after is not None and self.error is None:
+                self.after(self)
+        except Exception as exc:  # as above
+            self.error = exc
+        finally:
+            self.wake.set()
+
+    def _prepared(self) -> bool:
+        """Run ``prepare``; when it fails (git could not make the worktree) the task ends
+        there, with the reason in its log, and the other tasks go on."""
+        if self.prepare is None:
+            return True
+        try:
+            self.prepare(self)
+        except Exception as exc:  # GitError, OSError: this task's failure
+            self.stderr_path.write_text(f"jlgcli: cannot prepare the task: {exc}\n", "utf-8")
+            return False
+        return True
+
+    def _run_child(self) -> None:
         from jlgcli.process import run_invocation
         from jlgcli.process.model import Invocation, Limits
 
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            sink = _FileSink(out, err)
+        with (
+            self.stdout_path.open("wb") as out,
+            self.stderr_path.open("wb") as err,
+            self.events_path.open("wb") as events,
+        ):
+            sink = _EventSink(out, err, events, self.event)
             outcome = run_invocation(
                 Invocation(
                     tuple(self.argv),
@@ -113,29 +166,16 @@ class ChildRun:
                 sinks=(sink,),
                 cancel=self.cancel,
             )
+            sink.close()
         self.exit_code = outcome.exit_code
         self.summary = _summary(self.stdout_path)
 
-    def read_events(self) -> list[dict[str, Any]]:
-        """Events written since the last call (whole lines only); updates ``live``."""
-        try:
-            with self.events_path.open("rb") as stream:
-                stream.seek(self._offset)
-                data = stream.read()
-        except OSError:
-            return []
-        end = data.rfind(b"\n") + 1
-        self._offset += end
-        events = []
-        for line in data[:end].splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict):
-                events.append(event)
-                self._note(event)
-        return events
+    def event(self, event: dict[str, Any]) -> None:
+        """One event of the child, as it arrives: noted for the board, passed on, wakes."""
+        self._note(event)
+        if self.on_event is not None:
+            self.on_event(event)
+        self.wake.set()
 
     def _note(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -160,12 +200,52 @@ class ChildRun:
             live.activity = "gates"
 
 
-class _FileSink:
-    def __init__(self, out: IO[bytes], err: IO[bytes]) -> None:
-        self.out, self.err = out, err
+EVENT_START = b'{"schemaVersion":'  # how every line of ``runner.events`` begins
+
+
+class _EventSink:
+    """The child's stdout split into its event lines (to ``deliver`` and the task's events
+    file) and the rest (its ``--json`` summary); its stderr to the task's log."""
+
+    def __init__(
+        self,
+        out: IO[bytes],
+        err: IO[bytes],
+        events: IO[bytes],
+        deliver: Callable[[dict[str, Any]], None],
+    ) -> None:
+        self.out, self.err, self.events, self.deliver = out, err, events, deliver
+        self._pending = b""
 
     def __call__(self, event: OutputEvent) -> None:
-        (self.out if event.stream == "stdout" else self.err).write(event.data)
+        if event.stream != "stdout":
+            self.err.write(event.data)
+            return
+        lines = (self._pending + event.data).split(b"\n")
+        self._pending = lines.pop()
+        for line in lines:
+            self._line(line + b"\n")
+        if self._pending and not EVENT_START.startswith(self._pending[: len(EVENT_START)]):
+            self.out.write(self._pending)  # summary text: no need to wait for its line end
+            self._pending = b""
+
+    def close(self) -> None:
+        if self._pending:
+            self._line(self._pending)
+            self._pending = b""
+
+    def _line(self, line: bytes) -> None:
+        if line.startswith(EVENT_START):
+            try:
+                event = json.loads(line)
+            except ValueError:
+                event = None
+            if isinstance(event, dict):
+                self.events.write(line)
+                self.events.flush()
+                self.deliver(event)
+                return
+        self.out.write(line)
 
 
 def _summary(path: Path) -> dict[str, Any] | None:

@@ -11,11 +11,14 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.board import Board, Row
-from jlgcli.batch.child import TASK_ENV, ChildRun, passed_flags
+from jlgcli.batch.child import ChildRun, passed_flags
+from jlgcli.batch.entry import TASK_ENV
 from jlgcli.batch.record import (
     BatchRecord,
     TaskRecord,
@@ -25,14 +28,16 @@ from jlgcli.batch.record import (
     save,
 )
 from jlgcli.batch.report import batch_code, render, to_json
-from jlgcli.batch.schedule import Schedule, Slot
+from jlgcli.batch.schedule import SETTLE_S, Schedule, Slot
 from jlgcli.batch.setup import (
+    WorktreeMaker,
     check_tasks,
     make_worktrees,
     new_record,
     repository,
     settings_for,
     worktree_of,
+    worktrees_folder,
 )
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.runner.shared_limits import ENV as SHARED_LIMITS
@@ -120,8 +125,8 @@ def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None)
         paths = check_tasks(tasks)
         repo = repository(cwd, jobs=args.jobs, merge=bool(args.merge))
         record = new_record(paths, repo, merge=bool(args.merge))
-        if repo is not None:
-            make_worktrees(repo, record)
+        if repo is not None:  # each task's worktree is made by its thread, side by side
+            worktrees_folder(repo)
         save(runs_root, record)
         record_started(runs_root, record)
     else:
@@ -159,7 +164,27 @@ def _run(
 
     folder = batch_dir(runs_root, record.batchId)
     summaries: dict[str, dict[str, Any] | None] = {}
-    slots = []
+    events = open(args.events, "a", encoding="utf-8") if args.events else None  # noqa: SIM115
+    emit = _writer(events)
+    by_name = {task.name: task for task in record.tasks}
+    slots: list[Slot] = []
+
+    maker = WorktreeMaker(repo, record) if repo is not None else None
+
+    def prepare(child: ChildRun) -> None:  # in the task's thread: its worktree, if missing
+        if maker is not None:
+            maker.make(by_name[child.name])
+
+    def after(child: ChildRun) -> None:  # in the task's thread: what it ended with, its commit
+        slot = next(slot for slot in slots if slot.child is child)
+        task = by_name[child.name]
+        _note_ending(task, slot, child.summary)
+        if repo is not None:
+            from jlgcli.batch.finish import commit_done
+
+            schedule.settled.wait(SETTLE_S)  # after the next tasks' start (Schedule.settled)
+            commit_done(repo, record, task)
+
     for task in record.tasks:
         where = (
             worktree_of(repo, task.name) if repo is not None else Path(args.cwd or ".").resolve()
@@ -172,12 +197,14 @@ def _run(
             folder / f"{task.name}.out.json",
             folder / f"{task.name}.err.log",
             env={SHARED_LIMITS: str(folder / "limits")},  # one task's rate limit is everyone's
+            prepare=prepare,
+            after=after,
+            on_event=_tagged(emit, task.name),
         )
         slot = Slot(child, Row(task.name), cost_before=task.costUsd or 0.0)
         slot.ended = task.finished
         slot.row.state = "finished before" if task.finished else "queued"
         slots.append(slot)
-    by_name = {task.name: task for task in record.tasks}
     flags = passed_flags(args)
 
     def on_start(slot: Slot, left: float | None) -> None:
@@ -191,31 +218,26 @@ def _run(
             str(slot.child.cwd),
             "--json",
             "--events",
-            str(slot.child.events_path),
+            "-",  # on stdout, ahead of the summary: read as they come (batch.child)
             "--artifacts-dir",
             str(runs_root),
             *flags,
             *budget_flag,
         ]
 
-    def on_end(slot: Slot) -> None:
+    def on_end(slot: Slot) -> None:  # in the main thread, once the task's thread is done
         task = by_name[slot.child.name]
-        summary = slot.child.summary
-        summaries[task.name] = summary
-        _note_ending(task, slot, summary)
-        if repo is not None:
-            from jlgcli.batch.finish import commit_done
-
-            commit_done(repo, record, task)
+        summaries[task.name] = slot.child.summary
         slot.row.state = (
             "done" if task.exitCode == 0 else (task.stopCause or f"exit {task.exitCode}")
         )
         save(runs_root, record)
 
-    events = open(args.events, "a", encoding="utf-8") if args.events else None  # noqa: SIM115
     quiet = bool(args.json) or args.verbosity == 0
     board = Board([slot.row for slot in slots], quiet=quiet)
-    schedule = Schedule(slots, jobs, budget, board, _writer(events), on_start, on_end)
+    schedule = Schedule(slots, jobs, budget, board, on_start, on_end)
+    if maker is not None:  # the later tasks' worktrees are made while the first ones run
+        maker.start_ahead([task for task in record.tasks if not task.finished])
     try:
         with install_termination_handlers():
             try:
@@ -229,6 +251,8 @@ def _run(
                 save(runs_root, record)
                 return summaries, True
     finally:
+        if maker is not None:
+            maker.finish()
         if events is not None:
             events.close()
     return summaries, False
@@ -255,13 +279,23 @@ def _note_ending(task: TaskRecord, slot: Slot, summary: dict[str, Any] | None) -
     )
 
 
+def _tagged(emit: Callable[[dict[str, Any]], None], name: str) -> Callable[[dict[str, Any]], None]:
+    """A task's events, passed on with its ``task`` id."""
+    return lambda event: emit({**event, "task": name})
+
+
 def _writer(events: Any) -> Any:
+    """Writes an event line to the batch's ``--events`` file; called by every task's thread."""
     import json
+
+    lock = threading.Lock()
 
     def emit(event: dict[str, Any]) -> None:
         if events is not None:
-            events.write(json.dumps(event, ensure_ascii=False) + "\n")
-            events.flush()
+            line = json.dumps(event, ensure_ascii=False) + "\n"
+            with lock:
+                events.write(line)
+                events.flush()
 
     return emit
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+TASK_ENV = "JLGCLI_BATCH_TASK"  # set in each task's environment (its agent's too)
+
 
 def execute_loop(args: argparse.Namespace) -> int:
     """``jlgcli loop``: several tasks, ``-j``, ``--merge`` or ``--resume`` go to the batch

@@ -29,7 +29,7 @@ def commit_done(repo: Path, record: BatchRecord, task: TaskRecord) -> None:
             f"Batch: {record.batchId}, run {task.runId}",
         )
         task.committed = True
-    if record.base and gitops.branch_exists(repo, task.branch):
+    if record.base:  # '' when the branch is gone (git's answer, no extra call to ask first)
         task.diffStat = gitops.diff_stat(repo, record.base, task.branch)
 
 

@@ -1,8 +1,12 @@
 """Run a batch's task children N at a time under one cost budget (issue 37).
 
 The parent's main thread does the watching: it starts children while there
-are free slots, copies each child's events (with ``task`` added) to the
-batch's ``--events`` file, adds up the reported cost, and redraws the board.
+are free slots (a slot is free as soon as its child process has exited; the
+task's commit goes on in the task's own thread), adds up the reported cost,
+and redraws the board. It sleeps on one event that every task thread sets (an
+event of a child, a child gone, a task finished), so nothing waits for a
+polling tick; the events themselves reach the batch's ``--events`` file from
+the task threads, as they arrive (``jlgcli.batch.child``).
 When the shared ``--max-cost`` is spent it stops every running task (the
 kill ladder's polite rung: each child writes its state) and starts no more.
 A stop signal (Ctrl-C, TERM…) raises ``Interrupted`` here; the caller stops
@@ -11,15 +15,16 @@ every child the same way, after which every task's state is on disk.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from jlgcli.batch.board import Board, Row
 from jlgcli.batch.child import ChildRun
 
-POLL_S = 0.1
+TICK_S = 0.5  # with no news, the board's clocks still move (and Windows sees Ctrl-C)
+SETTLE_S = 5.0  # the longest an ended task's commit waits for starting tasks (see settled)
 
 
 @dataclass
@@ -46,10 +51,14 @@ class Schedule:
     jobs: int
     budget: float | None
     board: Board
-    emit: Callable[[dict[str, Any]], None]
     on_start: Callable[[Slot, float | None], None]
     on_end: Callable[[Slot], None]
     budget_spent: bool = False
+    wake: threading.Event = field(default_factory=threading.Event)
+    # Set while no task is starting (child begun, first iteration not yet): an ended task's
+    # commit waits for it, so the git work of one round does not slow the next round's
+    # start on a small machine; it is work nobody waits for until the batch's end.
+    settled: threading.Event = field(default_factory=threading.Event)
     _queue: list[Slot] = field(default_factory=list)
 
     def spent(self) -> float:
@@ -58,13 +67,17 @@ class Schedule:
     def run(self) -> None:
         """Until every task has ended (or the budget stopped them)."""
         self._queue = [slot for slot in self.slots if not slot.ended]
+        for slot in self._queue:
+            slot.child.wake = self.wake
         while True:
             self._start_more()
             running = [s for s in self.slots if s.started and not s.ended]
             if not running and (not self._queue or self.budget_spent):
                 break
+            self.wake.wait(TICK_S)
+            self.wake.clear()  # cleared before looking: news after this wakes the next wait
             self._watch(running)
-            time.sleep(POLL_S)
+        self.settled.set()
         for slot in self._queue:  # never started: the budget ran out first
             slot.budget_stopped = True
             slot.row.state = "not started (budget)"
@@ -72,6 +85,7 @@ class Schedule:
 
     def stop_all(self) -> None:
         """Stop every running task and wait for each to write its state (Ctrl-C)."""
+        self.settled.set()
         for slot in self.slots:
             if slot.started and not slot.ended:
                 slot.child.cancel.set()
@@ -83,11 +97,13 @@ class Schedule:
 
     def _start_more(self) -> None:
         while self._queue and not self.budget_spent:
-            if sum(1 for s in self.slots if s.started and not s.ended) >= self.jobs:
+            busy = sum(1 for s in self.slots if s.started and not s.child.exited.is_set())
+            if busy >= self.jobs:
                 return
             slot = self._queue.pop(0)
             left = None if self.budget is None else max(self.budget - self.spent(), 0.0)
             self.on_start(slot, left)
+            self.settled.clear()
             slot.started = True
             slot.row.state, slot.row.started = "running", time.monotonic()
             slot.child.start()
@@ -95,11 +111,12 @@ class Schedule:
     def _watch(self, running: list[Slot]) -> None:
         finished = []
         for slot in running:
-            self._copy_events(slot)
+            self._show(slot)
+            if slot.child.exited.is_set() and slot.row.ended is None:
+                slot.row.ended = time.monotonic()
             if not slot.child.running():
                 slot.child.join()
-                self._copy_events(slot)
-                slot.ended, slot.row.ended = True, time.monotonic()
+                slot.ended = True
                 finished.append(slot)
         if self.budget is not None and not self.budget_spent and self.spent() >= self.budget:
             self.budget_spent = True
@@ -108,15 +125,19 @@ class Schedule:
                     slot.budget_stopped = True
                     slot.row.state = "stopping (budget spent)"
                     slot.child.cancel.set()
-        if finished:
-            self._start_more()  # the next tasks start before the ended ones' git work
+        self._start_more()  # a slot is free once its child has exited
+        starting = any(
+            s.started and not s.ended and not s.child.exited.is_set() and not s.child.live.iteration
+            for s in self.slots
+        )
+        (self.settled.clear if starting else self.settled.set)()
         for slot in finished:
+            if slot.child.error is not None:
+                raise slot.child.error
             self.on_end(slot)
         self.board.update()
 
-    def _copy_events(self, slot: Slot) -> None:
-        for event in slot.child.read_events():
-            self.emit({**event, "task": slot.child.name})
+    def _show(self, slot: Slot) -> None:
         live, row = slot.child.live, slot.row
         known = live.cost_known or slot.cost_before > 0
         row.backend, row.iteration = live.backend, live.iteration
@@ -129,5 +150,5 @@ class Schedule:
         if slot.ended:
             return
         slot.ended = True
-        slot.row.ended = time.monotonic()
+        slot.row.ended = slot.row.ended or time.monotonic()
         self.on_end(slot)

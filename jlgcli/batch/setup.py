@@ -9,6 +9,7 @@ work, so the batch refuses to start rather than risk it.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -98,11 +99,12 @@ def new_record(tasks: list[Path], repo: Path | None, *, merge: bool) -> BatchRec
         started=now_text(),
     )
     taken: set[str] = set()
+    branches = gitops.branches(repo, "jlgcli/") if repo is not None else set()  # one git call
     for path in tasks:
         name = task_name(path, taken)
         if repo is not None:
             stem, n = name, 2
-            while gitops.branch_exists(repo, f"jlgcli/{name}") or worktree_of(repo, name).exists():
+            while f"jlgcli/{name}" in branches or worktree_of(repo, name).exists():
                 name, n = f"{stem}-{n}", n + 1
             taken.add(name)
         record.tasks.append(
@@ -113,23 +115,99 @@ def new_record(tasks: list[Path], repo: Path | None, *, merge: bool) -> BatchRec
     return record
 
 
-def make_worktrees(repo: Path, record: BatchRecord) -> None:
-    """One worktree per task, from the batch's base commit; kept out of the user's status."""
+def worktrees_folder(repo: Path) -> Path:
+    """The folder of the task worktrees, kept out of the user's ``git status``."""
     folder = repo / WORKTREES
     folder.mkdir(parents=True, exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():
         ignore.write_text("# created by jlgcli: task worktrees stay out of git\n*\n", "utf-8")
+    return folder
+
+
+def make_worktrees(repo: Path, record: BatchRecord) -> None:
+    """One worktree per task, from the batch's base commit (a resume: every one missing)."""
+    worktrees_folder(repo)
     for task in record.tasks:
-        path = worktree_of(repo, task.name)
-        if task.merged or path.exists():  # a merged task's worktree and branch are gone
-            continue
-        if gitops.branch_exists(repo, task.branch):  # removed by hand: back from its branch
-            gitops.git(repo, "worktree", "add", "--quiet", str(path), task.branch)
-        else:
-            gitops.add_worktree(repo, path, task.branch, record.base or "HEAD")
+        make_worktree(repo, record, task)
+
+
+def make_worktree(repo: Path, record: BatchRecord, task: TaskRecord) -> None:
+    """A task's worktree on its branch (new from the base commit), unless it is there or the
+    task was merged (its worktree and branch are gone). A new batch makes each one in the
+    task's own thread just before it starts: the first tasks start without waiting for the
+    others' worktrees, and the later ones are made side by side while tasks run."""
+    path = worktree_of(repo, task.name)
+    if task.merged or path.exists():
+        return
+    try:  # the usual case first: a new branch (asking git first cost a git call per task)
+        gitops.add_worktree(repo, path, task.branch, record.base or "HEAD")
+    except gitops.GitError:
+        if not gitops.branch_exists(repo, task.branch):
+            raise
+        # the branch is there (a resume; the worktree removed by hand): back from it
+        gitops.git(repo, "worktree", "add", "--quiet", str(path), task.branch)
 
 
 def worktree_of(repo: Path, name: str) -> Path:
     """A task's worktree, always derived from its (validated) name."""
     return repo / WORKTREES / name
+
+
+class WorktreeMaker:
+    """Makes a batch's worktrees one at a time (git reads the other worktrees' admin folders
+    and fails on one being written: "failed to read .../commondir"): the worktree of a task
+    about to start (``make``, from its thread), and the others ahead of their start, in the
+    order given, from a thread of their own (``start_ahead``), while the first tasks run.
+    Neither waits for all of them: the first task starts after its own worktree only."""
+
+    def __init__(self, repo: Path, record: BatchRecord) -> None:
+        self.repo, self.record = repo, record
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._made: set[str] = set()  # its folder alone says nothing: git makes it, then fills it
+        self._starting = 0  # task threads waiting for their own worktree: they go first
+        self._turn = threading.Condition()
+
+    def make(self, task: TaskRecord) -> None:
+        """The worktree of a task about to start (made ahead already, most of the time)."""
+        if task.name in self._made:
+            return
+        with self._turn:
+            self._starting += 1
+        try:
+            self._make(task)
+        finally:
+            with self._turn:
+                self._starting -= 1
+                self._turn.notify_all()
+
+    def _make(self, task: TaskRecord) -> None:
+        with self._lock:
+            if task.name not in self._made:
+                make_worktree(self.repo, self.record, task)
+                self._made.add(task.name)
+
+    def start_ahead(self, tasks: list[TaskRecord]) -> None:
+        def run() -> None:
+            for task in tasks:
+                with self._turn:  # a starting task never queues behind a later one's
+                    self._turn.wait_for(lambda: self._starting == 0 or self._stop.is_set())
+                if self._stop.is_set():
+                    return
+                try:
+                    self._make(task)
+                except (gitops.GitError, OSError):  # the task's own thread tries, and says why
+                    continue
+
+        self._thread = threading.Thread(target=run, name="worktrees-ahead", daemon=True)
+        self._thread.start()
+
+    def finish(self) -> None:
+        """Make no more; wait for the one being made (never leave a half-made worktree)."""
+        with self._turn:
+            self._stop.set()
+            self._turn.notify_all()
+        if self._thread is not None:
+            self._thread.join()

@@ -30,7 +30,7 @@ def _execute(args: argparse.Namespace, command: Command) -> int:
     from jlgcli.runner.options import RunOptions
 
     options = RunOptions.from_namespace(args)
-    if options.events == "-" and args.json:
+    if options.events == "-" and args.json and not _batch_task():
         raise JlgError(ExitCode.USAGE, "--events - and --json both want stdout",
                        hint="write the events to a file: --events events.jsonl")  # fmt: skip
     github = bool(getattr(args, "github", False))
@@ -46,6 +46,14 @@ def commands_stopped(*, data_on_stdout: bool) -> contextlib.AbstractContextManag
     from jlgcli.integrations.github import commands_stopped_in_actions
 
     return commands_stopped_in_actions(os.environ, data_on_stdout=data_on_stdout)
+
+
+def _batch_task() -> bool:
+    """A batch's task child sends its events to the batch on stdout, then its summary
+    (``jlgcli.batch.child`` splits them); nobody else may mix the two."""
+    from jlgcli.batch.entry import TASK_ENV  # not batch.child: a task child needs none of it
+
+    return bool(os.environ.get(TASK_ENV))
 
 
 def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int:

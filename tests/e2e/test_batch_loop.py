@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from support.batch import git, make_repo, make_tasks
 from support.cli import Runner
 
@@ -197,3 +198,60 @@ def test_a_rate_limit_met_by_one_task_makes_the_others_on_that_backend_wait(
     waits = [(e["task"], e["reason"]) for e in waits if e["type"] == "limit-wait"]
     assert ("other", "another task met claude's rate limit") in waits, waits
     assert any(task == "limited" for task, _ in waits)
+
+
+WAITING_GIT = """#!{python}
+import os, pathlib, sys, time
+# issue 37: `git worktree add` of the task "second" waits until the first task's agent was
+# called; a batch that made every worktree before starting any task never gets there
+if sys.argv[1:3] == ["worktree", "add"] and sys.argv[-2].endswith("second"):
+    deadline = time.monotonic() + 20
+    while not pathlib.Path({asked!r}).exists():
+        if time.monotonic() > deadline:
+            pathlib.Path({late!r}).touch()
+            break
+        time.sleep(0.05)
+os.execv({git!r}, [{git!r}, *sys.argv[1:]])
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the git stand-in is a POSIX script")
+def test_the_first_task_starts_before_the_other_worktrees_are_made_and_events_flow(
+    jlgcli_exe: str, tmp_path: Path
+) -> None:
+    """Issue 37 (speed): no serial set-up of every worktree before the first task starts,
+    and a task's events reach the batch's --events file while the task still runs."""
+    import shutil
+
+    repo = make_repo(tmp_path / "repo")
+    turns = {
+        "first": [{"text": "did first\nDONE", "files": {"1.txt": "1"}, "delay_seconds": 2}],
+        "second": [{"text": "did second\nDONE", "files": {"2.txt": "2"}}],
+    }
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    asked = tmp_path / "scripts" / "first.json.prompts" / "000.txt"
+    late = tmp_path / "second-worktree-waited-in-vain"
+    stand_in = tmp_path / "bin" / "git"
+    stand_in.parent.mkdir()
+    script = WAITING_GIT.format(python=sys.executable, asked=str(asked), late=str(late),
+                                git=shutil.which("git"))  # fmt: skip
+    stand_in.write_text(script, "utf-8")
+    stand_in.chmod(0o755)
+    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts"),
+           "PATH": f"{stand_in.parent}{os.pathsep}{os.environ['PATH']}"}  # fmt: skip
+    events = tmp_path / "ev.jsonl"
+    argv = [jlgcli_exe, "loop", *tasks, "-j", "1", "-b", "claude", "--json", "--events",
+            str(events)]  # fmt: skip
+    with subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as batch:  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not asked.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert asked.exists()  # the first task's agent is in its (2 s) call now
+        seen = [json.loads(line) for line in events.read_text("utf-8").splitlines()]
+        assert ("first", "iteration-started") in [(e["task"], e["type"]) for e in seen]
+        out, err = batch.communicate(timeout=60)
+    assert batch.returncode == 0, err
+    assert not late.exists()  # the first task did not wait for the second's worktree
+    assert [task["status"] for task in json.loads(out)["tasks"]] == ["done", "done"]
+    assert (repo / ".jlgcli" / "worktrees" / "second" / "2.txt").exists()

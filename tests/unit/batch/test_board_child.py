@@ -8,7 +8,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from jlgcli.batch.board import HEARTBEAT_S, Board, Row, table
-from jlgcli.batch.child import ChildRun, passed_flags
+from jlgcli.batch.child import ChildRun, _EventSink, passed_flags
+from jlgcli.process.model import OutputEvent
 
 
 def test_a_terminal_gets_the_task_lines_redrawn_in_place() -> None:
@@ -56,22 +57,66 @@ def test_each_task_gets_the_loop_flags_but_not_the_budget() -> None:
                      "--fallback", "codex,gemini", "--gate=pytest -q"]  # fmt: skip
 
 
-def test_events_are_read_by_whole_lines_and_update_what_is_shown(tmp_path: Path) -> None:
+def test_the_child_stdout_is_split_into_events_and_its_summary(tmp_path: Path) -> None:
+    # issue 37: events come on the child's stdout ahead of its --json summary, each one
+    # passed on as soon as its line is whole (no polling of a file)
     child = ChildRun("a", [], tmp_path, tmp_path / "ev", tmp_path / "out", tmp_path / "err")
-    assert child.read_events() == []  # no file yet
+    seen: list[dict[str, object]] = []
+    child.on_event = seen.append
     lines = [
-        {"type": "run-started", "runId": "r1", "backend": "claude"},
-        {"type": "iteration-started", "iteration": 1, "backend": "claude"},
-        {"type": "agent-activity", "kind": "usage", "costUsd": 0.5},
-        {"type": "limit-wait", "seconds": 30},
+        {"schemaVersion": 1, "type": "run-started", "runId": "r1", "backend": "claude"},
+        {"schemaVersion": 1, "type": "iteration-started", "iteration": 1, "backend": "claude"},
+        {"schemaVersion": 1, "type": "agent-activity", "kind": "usage", "costUsd": 0.5},
+        {"schemaVersion": 1, "type": "limit-wait", "seconds": 30},
     ]
-    text = "".join(json.dumps(line) + "\n" for line in lines) + "not json\n" + '{"type": "gate'
-    (tmp_path / "ev").write_text(text, "utf-8")
-    assert len(child.read_events()) == 4
+    events = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
+    summary = json.dumps({"command": "loop", "exitCode": 0}, indent=2) + "\n"
+    data = (events + '{"schemaVersion":1,"type":"gate-result"}\n' + summary).encode()
+    out, err, log = io.BytesIO(), io.BytesIO(), io.BytesIO()
+    sink = _EventSink(out, err, log, child.event)
+    for cut in range(0, len(data), 7):  # in chunks that cut lines anywhere
+        sink(OutputEvent("stdout", data[cut : cut + 7], 0.0))
+        if cut == 14:
+            assert not seen and not child.wake.is_set()  # half a line: nothing yet
+    sink(OutputEvent("stderr", b"[jlgcli] iteration 1/20\n", 0.0))
+    sink(OutputEvent("stdout", b'{"schemaVersion":1,"type":"broken', 0.0))
+    sink.close()
+    assert [event["type"] for event in seen] == [
+        "run-started", "iteration-started", "agent-activity", "limit-wait", "gate-result",
+    ]  # fmt: skip
+    assert child.wake.is_set() and log.getvalue().count(b"\n") == 5
+    assert out.getvalue().decode().startswith(summary)
+    assert out.getvalue().decode().endswith('"type":"broken')  # not an event: left as text
+    assert err.getvalue() == b"[jlgcli] iteration 1/20\n"
     live = child.live
     assert (live.run_id, live.iteration, live.cost, live.cost_known, live.waiting) == (
         "r1", 1, 0.5, True, True,
     )  # fmt: skip
-    with (tmp_path / "ev").open("a", encoding="utf-8") as stream:
-        stream.write('-result"}\n')
-    assert child.read_events() == [{"type": "gate-result"}] and live.activity == "gates"
+    assert live.activity == "gates"
+
+
+def test_a_task_whose_worktree_cannot_be_made_ends_with_the_reason_in_its_log(
+    tmp_path: Path,
+) -> None:
+    def prepare(child: ChildRun) -> None:
+        raise OSError("no room")
+
+    ended: list[str] = []
+    files = (tmp_path / "ev", tmp_path / "out", tmp_path / "err")
+    child = ChildRun("a", ["never-run"], tmp_path, *files, prepare=prepare,
+                     after=lambda c: ended.append(c.name))  # fmt: skip
+    child.start()
+    child.join(10)
+    assert child.exited.is_set() and child.exit_code is None and child.error is None
+    assert ended == ["a"] and "cannot prepare the task: no room" in (tmp_path / "err").read_text()
+
+
+def test_an_error_of_the_after_step_is_kept_for_the_scheduler(tmp_path: Path) -> None:
+    def after(child: ChildRun) -> None:
+        raise RuntimeError("commit failed")
+
+    child = ChildRun("a", [], tmp_path, tmp_path / "ev", tmp_path / "out", tmp_path / "err",
+                     prepare=lambda c: c.cancel.set(), after=after)  # fmt: skip
+    child.start()
+    child.join(10)
+    assert isinstance(child.error, RuntimeError) and child.wake.is_set()

@@ -169,3 +169,49 @@ def test_a_task_of_a_batch_cannot_start_a_batch(
     assert main(["loop", *paths, "-b", "claude"]) == 64
     assert "inside a batch's task (outer)" in capsys.readouterr().err
     assert not (repo / ".jlgcli" / "worktrees").exists()
+
+
+def test_only_a_batch_task_may_mix_its_events_and_its_summary_on_stdout(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 37: a task child sends its events to the batch on stdout, ahead of its summary
+    (path,) = tasks(tmp_path, a=[DONE])
+    assert main(["loop", path, "-b", "claude", "--events", "-", "--json"]) == 64
+    assert "--events - and --json both want stdout" in capsys.readouterr().err
+    monkeypatch.setenv("JLGCLI_BATCH_TASK", "a")
+    assert main(["loop", path, "-b", "claude", "--events", "-", "--json"]) == 0
+    out = capsys.readouterr().out
+    events, _, summary = out.partition("\n{\n")
+    kinds = [json.loads(line)["type"] for line in events.splitlines()]
+    assert kinds[0] == "run-started" and kinds[-1] == "run-ended"
+    assert json.loads("{\n" + summary)["status"] == "done"
+
+
+def test_worktrees_are_made_by_the_task_threads_one_at_a_time(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 37: made by each task's thread or ahead, but never two `git worktree add` at once
+    # (git reads the other worktrees' admin folders and fails on a half-written one)
+    import threading
+    import time
+
+    from jlgcli.batch import setup
+
+    inside, overlaps, threads = [0], [0], set()
+    real = setup.make_worktree
+
+    def make_worktree(*args: object) -> None:
+        inside[0] += 1
+        overlaps[0] += inside[0] > 1
+        threads.add(threading.current_thread().name)
+        time.sleep(0.05)  # a window for another thread to come in, were it allowed to
+        real(*args)  # type: ignore[arg-type]
+        inside[0] -= 1
+
+    monkeypatch.setattr(setup, "make_worktree", make_worktree)
+    paths = tasks(tmp_path, a=[DONE], b=[DONE], c=[DONE], d=[DONE])
+    assert main(["loop", *paths, "-j", "4", "-b", "claude", "--json"]) == 0
+    assert overlaps == [0]
+    assert threads <= {"task-a", "task-b", "task-c", "task-d", "worktrees-ahead"}
+    data = json.loads(capsys.readouterr().out)
+    assert all(task["status"] == "done" for task in data["tasks"])

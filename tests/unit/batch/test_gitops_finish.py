@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from support.batch import git, make_repo
 
 from jlgcli.batch import gitops
@@ -113,3 +114,56 @@ def test_worktrees_come_back_from_their_branch_but_never_for_merged_tasks(tmp_pa
     make_worktrees(repo, record)  # what a resume does
     assert not worktree_of(repo, "a").exists() and not gitops.branch_exists(repo, "jlgcli/a")
     assert (worktree_of(repo, "b") / "b.txt").exists()
+
+
+def test_a_commit_that_fails_with_changes_staged_raises(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 37: commit_all asks "anything staged?" only after a failed commit
+    repo = make_repo(tmp_path / "repo")
+    batch(repo, tmp_path, "a")
+    tree = worktree_of(repo, "a")
+    (tree / "new.txt").write_text("work", "utf-8")
+    real = gitops.git
+
+    def locked_commit(cwd: Path, *argv: str, check: bool = True) -> gitops.Done:
+        if "commit" in argv:  # another git holds the worktree's index
+            admin = Path(real(cwd, "rev-parse", "--git-dir").out.strip())
+            (admin if admin.is_absolute() else cwd / admin).joinpath("index.lock").touch()
+        return real(cwd, *argv, check=check)
+
+    monkeypatch.setattr(gitops, "git", locked_commit)
+    with pytest.raises(gitops.GitError, match="commit"):
+        gitops.commit_all(tree, "work")
+
+
+def test_a_worktree_git_cannot_make_raises_its_error(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (tmp_path / "a.md").write_text("a", "utf-8")
+    record = new_record([tmp_path / "a.md"], repo, merge=False)
+    record.base = "0" * 40  # no such commit: not "the branch is there already"
+    with pytest.raises(gitops.GitError):
+        make_worktrees(repo, record)
+    assert not gitops.branch_exists(repo, "jlgcli/a")
+
+
+def test_worktrees_made_ahead_skip_a_failure_and_stop_when_told(tmp_path: Path) -> None:
+    from jlgcli.batch.setup import WorktreeMaker
+
+    repo = make_repo(tmp_path / "repo")
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.md").write_text(name, "utf-8")
+    record = new_record([tmp_path / "a.md", tmp_path / "b.md"], repo, merge=False)
+    record.tasks[0].branch = "jlgcli/bad..name"  # git refuses that name
+    maker = WorktreeMaker(repo, record)
+    maker.start_ahead(record.tasks)
+    assert maker._thread is not None
+    maker._thread.join(60)  # all of them, without being told to stop
+    maker.finish()
+    assert not worktree_of(repo, "a").exists()
+    assert worktree_of(repo, "b").is_dir()  # made although "a" failed (its thread says why)
+    stopped = WorktreeMaker(repo, new_record([tmp_path / "a.md"], repo, merge=False))
+    stopped.finish()  # told to stop before it started: it makes nothing
+    stopped.start_ahead(stopped.record.tasks)
+    stopped.finish()
+    assert not worktree_of(repo, "a").exists()
