@@ -25,24 +25,39 @@ PEM_END = b"-----END"
 _TOKEN_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _SNAP_CHARS = _TOKEN_CHARS | frozenset(b". \t\"':=/+~")
 
-# Where a secret may be (a superset of every exact rule in redact.py), as
-# (pattern, ignore case). Hyperscan syntax: no look-around.
-CANDIDATE_PATTERNS: tuple[tuple[bytes, bool], ...] = (
-    *((pattern, False) for pattern in TOKEN_CANDIDATES[:-1]),
-    (rb"://|-----BEGIN", False),
-    (rb"bearer[ \t]|authorization|" + CONTEXT_CANDIDATES, True),
-    # an escaped ASCII character (\u0073k-…) or escaped ESC: read decoded (views.py)
-    (rb"\\u00[0-7][0-9a-fA-F]", False),
+# The rule families (bit flags) of exact.py: a window runs the families of the
+# candidates it holds, so each family's candidates are a superset of its rules.
+TOKENS = 1
+ANCHORED = 2
+BEARER = 4
+AUTHORIZATION = 8
+CONTEXTS = 16
+ASSIGNMENTS = 32
+LITERALS = 64
+ALL = 127
+
+# Where a secret may be, as (pattern, ignore case, families). Hyperscan syntax: no
+# look-around.
+CANDIDATE_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
+    *((pattern, False, TOKENS) for pattern in TOKEN_CANDIDATES[:-1]),
+    (rb"://|-----BEGIN", False, ANCHORED),
+    (rb"bearer(?:[ \t]|\\t)", True, BEARER),
+    (rb"authorization", True, AUTHORIZATION),
+    (CONTEXT_CANDIDATES, True, CONTEXTS),
+    # an escaped ASCII character (\u0073k-…) or escaped ESC: read decoded (views.py),
+    # where any family may be
+    (rb"\\u00[0-7][0-9a-fA-F]", False, ALL),
 )
 # Patterns that start with a repeat or a character class: asked for their end only
 # (no SOM_LEFTMOST: the leftmost start of "name [ \t]*=" alone made the whole scan
 # 3x slower). Their window is the line around that end, which holds the start too.
-END_ONLY_PATTERNS: tuple[tuple[bytes, bool], ...] = (
-    (TOKEN_CANDIDATES[-1], False),
+END_ONLY_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
+    (TOKEN_CANDIDATES[-1], False, TOKENS),
     (
         rb"(?:token|key|secret|pass(?:w(?:or)?d|phrase)?|pwd|cred(?:ential)?s?|cookies?)"
-        rb"(?:_?[0-9]{1,3})?\\?[\"']?[ \t]*[:=]",
+        rb"(?:_?[0-9]{1,3})?\\?[\"']?(?:[ \t]|\\t)*[:=]",
         True,
+        ASSIGNMENTS,
     ),
 )
 # Inputs shorter than this are read by the exact rules directly (faster than a scan
@@ -52,25 +67,26 @@ FINDER_MIN = 8 * 1024
 _WINDOW = 4096 + 256
 _LINE_SNAP = 1024
 
-Span = tuple[int, int]
+Candidate = tuple[int, int, int]  # (start, end, families)
 
 
 class CandidateFinder:
     """A compiled candidate database; ``spans`` is thread-safe (probes.ScanDatabase)."""
 
-    def __init__(self, database: ScanDatabase, end_only: int) -> None:
+    def __init__(self, database: ScanDatabase, families: list[int], end_only: range) -> None:
         self._database = database
-        self._end_only = end_only  # the ids of END_ONLY_PATTERNS start here
+        self._families = families  # by pattern id
+        self._end_only = end_only  # the ids of END_ONLY_PATTERNS
 
-    def spans(self, data: bytes) -> list[Span]:
-        """Every candidate's (start, end) in ``data``, sorted by start (``end`` for both
-        of a name-before-separator candidate)."""
-        found: list[Span] = []
+    def spans(self, data: bytes) -> list[Candidate]:
+        """Every candidate's (start, end, families) in ``data``, sorted by start (``end``
+        for both of a name-before-separator candidate)."""
+        found: list[Candidate] = []
         add = found.append
-        end_only = self._end_only
+        families, end_only = self._families, self._end_only
 
         def on_match(id_: int, start: int, end: int, _flags: int, _context: object) -> None:
-            add((end, end) if end_only <= id_ < end_only + len(END_ONLY_PATTERNS) else (start, end))
+            add((end if id_ in end_only else start, end, families[id_]))
 
         self._database.scan(data, on_match)
         found.sort()  # reported by end offset
@@ -83,21 +99,25 @@ def compile_candidates(literals: Iterable[bytes]) -> CandidateFinder | None:
     None (no wheel for the platform, a CPU without SSSE3, a literal too large
     for the compiler) means the exact rules scan everything: slower, same result.
     """
-    expressions = [pattern for pattern, _ in CANDIDATE_PATTERNS]
+    expressions = [pattern for pattern, _, _ in CANDIDATE_PATTERNS]
     flags: list[tuple[str, ...]] = [("SOM_LEFTMOST", "CASELESS") if nocase else ("SOM_LEFTMOST",)
-                                    for _, nocase in CANDIDATE_PATTERNS]  # fmt: skip
-    end_only = len(expressions)
-    expressions += [pattern for pattern, _ in END_ONLY_PATTERNS]
-    flags += [("CASELESS",) if nocase else () for _, nocase in END_ONLY_PATTERNS]
+                                    for _, nocase, _ in CANDIDATE_PATTERNS]  # fmt: skip
+    families = [family for _, _, family in CANDIDATE_PATTERNS]
+    end_only = range(len(expressions), len(expressions) + len(END_ONLY_PATTERNS))
+    expressions += [pattern for pattern, _, _ in END_ONLY_PATTERNS]
+    flags += [("CASELESS",) if nocase else () for _, nocase, _ in END_ONLY_PATTERNS]
+    families += [family for _, _, family in END_ONLY_PATTERNS]
     for literal in literals:
         expressions.append(b"".join(b"\\x%02x" % byte for byte in literal))
         flags.append(("SOM_LEFTMOST",))
+        families.append(LITERALS)
     database = compile_database(expressions, flags)
-    return None if database is None else CandidateFinder(database, end_only)
+    return None if database is None else CandidateFinder(database, families, end_only)
 
 
-def windows(data: bytes, spans: Iterable[Span]) -> Iterator[Span]:
-    """Merged spans around candidates (sorted by start): their lines, clipped to ``_WINDOW``.
+def windows(data: bytes, spans: Iterable[Candidate]) -> Iterator[Candidate]:
+    """Merged spans around candidates (sorted by start): their lines, clipped to ``_WINDOW``,
+    with the union of their families.
 
     A clipped start moves back to a non-name character, so a window never begins
     inside a word (the exact rules would take its tail for a token start). A
@@ -105,15 +125,18 @@ def windows(data: bytes, spans: Iterable[Span]) -> Iterator[Span]:
     """
     size = len(data)
     lo = hi = -1
-    for start, end in spans:
+    families = 0
+    for start, end, found in spans:
         if start < hi:
             hi = max(hi, _window_end(data, end, size, start))
+            families |= found
             continue
         if hi >= 0:
-            yield lo, hi
+            yield lo, hi, families
         lo, hi = _window_start(data, start), _window_end(data, end, size, start)
+        families = found
     if hi >= 0:
-        yield lo, hi
+        yield lo, hi, families
 
 
 def _window_start(data: bytes, start: int) -> int:

@@ -118,7 +118,8 @@ CONTEXT = (
     re.compile(rb"\"auth\"[ \t]*:[ \t]*\"([a-z0-9+/=]{8,4096})\""),
 )
 NETRC = CONTEXT[2]
-CONTEXT_CANDIDATES = rb"curl|mysql|mariadb|password[ \t]|\"auth\""
+# (a JSON-escaped line spells a tab \\t and a quote \\": the exact rules read it decoded)
+CONTEXT_CANDIDATES = rb"curl|mysql|mariadb|password(?:[ \t]|\\t)|\"auth\\?\""
 
 _DIGITS = frozenset(b"0123456789")
 _UPPER = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
