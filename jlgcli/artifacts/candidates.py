@@ -15,18 +15,23 @@ more, so a run whose output is short never pays for it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from jlgcli.artifacts.probes import ScanDatabase, compile_database
 from jlgcli.artifacts.rules import CONTEXT_CANDIDATES, TOKEN_CANDIDATES
 
 PEM_BEGIN = b"-----BEGIN"
-PEM_END = b"-----END"
+# The END line that closes a private-key block (the one redact's rule waits for: a
+# PUBLIC KEY's END line inside an unterminated block does not close it).
+_PEM_PRIVATE_END = re.compile(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
 _TOKEN_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _SNAP_CHARS = _TOKEN_CHARS | frozenset(b". \t\"':=/+~")
 
 # The rule families (bit flags) of exact.py: a window runs the families of the
 # candidates it holds, so each family's candidates are a superset of its rules.
+# TOKENS: the provider tokens led by a literal; CLASS_TOKENS: those led by a class
+# (Twilio ``SK``, Telegram, Discord), whose candidates give only their end.
 TOKENS = 1
 ANCHORED = 2
 BEARER = 4
@@ -34,7 +39,11 @@ AUTHORIZATION = 8
 CONTEXTS = 16
 ASSIGNMENTS = 32
 LITERALS = 64
-ALL = 127
+CLASS_TOKENS = 128
+ALL = 255
+# The families whose candidates start where their rule's match starts: matched
+# right there (exact.directed_edits) instead of searched for in the window.
+DIRECTED = TOKENS | BEARER | AUTHORIZATION | CONTEXTS
 
 # Where a secret may be, as (pattern, ignore case, families). Hyperscan syntax: no
 # look-around.
@@ -52,7 +61,7 @@ CANDIDATE_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
 # (no SOM_LEFTMOST: the leftmost start of "name [ \t]*=" alone made the whole scan
 # 3x slower). Their window is the line around that end, which holds the start too.
 END_ONLY_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
-    (TOKEN_CANDIDATES[-1], False, TOKENS),
+    (TOKEN_CANDIDATES[-1], False, CLASS_TOKENS),
     (
         rb"(?:token|key|secret|pass(?:w(?:or)?d|phrase)?|pwd|cred(?:ential)?s?|cookies?)"
         rb"(?:_?[0-9]{1,3})?\\?[\"']?(?:[ \t]|\\t)*[:=]",
@@ -68,6 +77,7 @@ _WINDOW = 4096 + 256
 _LINE_SNAP = 1024
 
 Candidate = tuple[int, int, int]  # (start, end, families)
+Window = tuple[int, int, int, list[Candidate]]  # (start, end, families, candidates)
 
 
 class CandidateFinder:
@@ -115,9 +125,9 @@ def compile_candidates(literals: Iterable[bytes]) -> CandidateFinder | None:
     return None if database is None else CandidateFinder(database, families, end_only)
 
 
-def windows(data: bytes, spans: Iterable[Candidate]) -> Iterator[Candidate]:
+def windows(data: bytes, spans: Iterable[Candidate]) -> Iterator[Window]:
     """Merged spans around candidates (sorted by start): their lines, clipped to ``_WINDOW``,
-    with the union of their families.
+    with the union of their families and the candidates themselves.
 
     A clipped start moves back to a non-name character, so a window never begins
     inside a word (the exact rules would take its tail for a token start). A
@@ -126,17 +136,20 @@ def windows(data: bytes, spans: Iterable[Candidate]) -> Iterator[Candidate]:
     size = len(data)
     lo = hi = -1
     families = 0
-    for start, end, found in spans:
+    members: list[Candidate] = []
+    for candidate in spans:
+        start, end, found = candidate
         if start < hi:
             hi = max(hi, _window_end(data, end, size, start))
             families |= found
+            members.append(candidate)
             continue
         if hi >= 0:
-            yield lo, hi, families
+            yield lo, hi, families, members
         lo, hi = _window_start(data, start), _window_end(data, end, size, start)
-        families = found
+        families, members = found, [candidate]
     if hi >= 0:
-        yield lo, hi, families
+        yield lo, hi, families, members
 
 
 def _window_start(data: bytes, start: int) -> int:
@@ -151,8 +164,8 @@ def _window_start(data: bytes, start: int) -> int:
 
 def _window_end(data: bytes, end: int, size: int, start: int) -> int:
     if data.startswith(PEM_BEGIN, start):
-        found = data.find(PEM_END, end, end + 65_536 + 256)
-        end = size if found < 0 else found + len(PEM_END)
+        closed = _PEM_PRIVATE_END.search(data, end, end + 65_536 + 256)
+        end = size if closed is None else closed.end()
     ceiling = min(size, end + _WINDOW)
     found = data.find(b"\n", end, ceiling)
     return ceiling if found < 0 else found + 1

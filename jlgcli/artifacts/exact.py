@@ -22,12 +22,21 @@ from jlgcli.artifacts.candidates import (
     ASSIGNMENTS,
     AUTHORIZATION,
     BEARER,
+    CLASS_TOKENS,
     CONTEXTS,
     LITERALS,
     PEM_BEGIN,
     TOKENS,
+    Candidate,
 )
-from jlgcli.artifacts.rules import CONTEXT, NETRC, glued_ok, looks_like_password, token_spans
+from jlgcli.artifacts.rules import (
+    CONTEXT,
+    NETRC,
+    TOKEN,
+    glued_ok,
+    looks_like_password,
+    token_spans,
+)
 
 _MASK = b"[REDACTED]"
 
@@ -59,8 +68,14 @@ _ASSIGN_RULES = tuple(
     )
 )  # fmt: skip
 _AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""")
+# The rules searched in the lowered text, matched at a candidate of the raw text
+# instead (``directed_edits``): case-insensitive, which is the same for ASCII.
+_AUTHORIZATION_AT = re.compile(_AUTHORIZATION.pattern, re.IGNORECASE)
 _SCHEME_CREDENTIAL = re.compile(rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)([^\s\"'\x80-\xff]{8,4096})")
 _BEARER = re.compile(rb"bearer[ \t]+")
+_BEARER_AT = re.compile(_BEARER.pattern, re.IGNORECASE)
+_CONTEXT_AT = tuple(re.compile(rule.pattern, re.IGNORECASE) for rule in CONTEXT)
+_NETRC_AT = _CONTEXT_AT[CONTEXT.index(NETRC)]
 _CREDENTIAL = re.compile(rb"[A-Za-z0-9\-._~+/]{8,4096}=*")
 _UNQUOTED = re.compile(rb"[^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`]{1,4096}")
 _DIGIT = re.compile(rb"[0-9]")
@@ -107,7 +122,7 @@ def spelled_edits(data: bytes, literals: Sequence[bytes], families: int = ALL) -
             while start >= 0:
                 edits.append((start, start + len(literal), _MASK))
                 start = data.find(literal, start + len(literal))
-    if families & TOKENS:
+    if families & (TOKENS | CLASS_TOKENS):
         edits += _token_edits(data)
     if families & ANCHORED and (b"://" in data or _PEM_BEGIN in data):
         edits += _anchored_edits(data)
@@ -123,6 +138,56 @@ def spelled_edits(data: bytes, literals: Sequence[bytes], families: int = ALL) -
             edits += _assignment_edits(data, lowered)
     if families & CONTEXTS:
         edits += _context_edits(data, lowered)
+    return edits
+
+
+def directed_edits(data: bytes, candidates: list[Candidate], *, tokens: bool) -> list[Edit]:
+    """The replacements of the DIRECTED families, each rule matched at its candidates.
+
+    What ``spelled_edits`` finds in a window holding these candidates (the window
+    reads as it is spelled), without searching the window: each rule is matched
+    where its candidate starts, as the exact rules search from every start;
+    ``tokens=False`` leaves the tokens to the window (its class-led tokens are
+    searched there, and with them all others).
+    """
+    edits: list[Edit] = []
+    for start, _, family in candidates:
+        if family == TOKENS:
+            token = TOKEN.match(data, start) if tokens else None
+            if token and glued_ok(data, start, token.end()):
+                edits.append((start, token.end(), _MASK))
+        elif family == BEARER:
+            edits += _bearer_at(data, start)
+        elif family == AUTHORIZATION:
+            found = _AUTHORIZATION_AT.match(data, start)
+            cred = found and _SCHEME_CREDENTIAL.match(data, found.end())
+            if cred:
+                edits.append((cred.start(2), cred.end(2), _MASK))
+        elif family == CONTEXTS:
+            edits += _contexts_at(data, start)
+    return edits
+
+
+def _bearer_at(data: bytes, start: int) -> list[Edit]:
+    if start and data[start - 1] in _NAME_CHARS:
+        return []
+    found = _BEARER_AT.match(data, start)
+    cred = found and _CREDENTIAL.match(data, found.end())
+    return [(cred.start(), cred.end(), _MASK)] if cred and _looks_random(cred.group()) else []
+
+
+def _contexts_at(data: bytes, at: int) -> list[Edit]:
+    edits: list[Edit] = []
+    for rule in _CONTEXT_AT:
+        match = rule.match(data, at)
+        if match is None:
+            continue
+        start, end = match.span(1)
+        if rule is _NETRC_AT and not (
+            (at == 0 or data[at - 1] in b" \t\r\n\"'") and looks_like_password(data[start:end])
+        ):
+            continue
+        edits.append((start, end, _MASK))
     return edits
 
 
@@ -146,14 +211,16 @@ def _token_edits(data: bytes) -> Iterator[Edit]:
 
 def _context_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
     for rule in CONTEXT:
-        for match in rule.finditer(lowered):
+        # from every start (``curl … curl -u``): a command inside another's match counts
+        match = rule.search(lowered)
+        while match:
             start, end = match.span(1)
-            if rule is NETRC and not (
+            if rule is not NETRC or (
                 (match.start() == 0 or lowered[match.start() - 1] in b" \t\r\n\"'")
                 and looks_like_password(data[start:end])
             ):
-                continue
-            yield start, end, _MASK
+                yield start, end, _MASK
+            match = rule.search(lowered, match.start() + 1)
 
 
 def _anchored_edits(data: bytes) -> Iterator[Edit]:

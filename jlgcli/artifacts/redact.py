@@ -34,13 +34,17 @@ from typing import TYPE_CHECKING, Any, NewType
 
 from jlgcli.artifacts.candidates import (
     ALL,
+    CLASS_TOKENS,
+    DIRECTED,
     FINDER_MIN,
+    TOKENS,
     Candidate,
     CandidateFinder,
+    Window,
     compile_candidates,
     windows,
 )
-from jlgcli.artifacts.exact import Edit, non_overlapping, spelled_edits
+from jlgcli.artifacts.exact import Edit, directed_edits, non_overlapping, spelled_edits
 from jlgcli.artifacts.exact import is_secret_name as is_secret_name  # importable from here
 from jlgcli.artifacts.views import DecodedView, needs_view
 
@@ -155,10 +159,19 @@ class Redactor:
             return self.edits(data)
         edits: list[Edit] = []
         around = list(windows(data, spans))
-        for lo, hi, families in around:
+        for lo, hi, families, members in around:
             if lo == 0 and hi == len(data):  # (windows may overlap: all their families)
                 return self.edits(data, sum_families(around))
-            found = self.edits(data[lo:hi], families)
+            window = data[lo:hi]
+            if not needs_view(window) and families & DIRECTED:
+                # read as spelled: the directed families are matched at their candidates
+                # (a window searching class-led tokens finds every token there)
+                tokens = not families & CLASS_TOKENS
+                edits += directed_edits(data, members, tokens=tokens)
+                families &= ~(DIRECTED if tokens else DIRECTED & ~TOKENS)
+                if not families:
+                    continue
+            found = self.edits(window, families)
             edits += [(start + lo, end + lo, new) for start, end, new in found]
         return edits
 
@@ -191,10 +204,10 @@ class Redactor:
         return edits
 
 
-def sum_families(found: list[Candidate]) -> int:
-    """The union of the families of ``found`` (candidates or windows)."""
+def sum_families(found: list[Window]) -> int:
+    """The union of the families of the windows ``found``."""
     families = 0
-    for _, _, family in found:
+    for _, _, family, _ in found:
         families |= family
     return families
 
