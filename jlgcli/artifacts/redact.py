@@ -96,12 +96,13 @@ class Redactor:
             return data
         with self._lock:
             self.count += len(edits)
-        parts: list[bytes] = []
+        view = memoryview(data)  # slices of it are not copies: join copies once
+        parts: list[bytes | memoryview] = []
         pos = 0
         for start, end, replacement in edits:
-            parts += (data[pos:start], replacement)
+            parts += (view[pos:start], replacement)
             pos = end
-        parts.append(data[pos:])
+        parts.append(view[pos:])
         return b"".join(parts)
 
     def redact_obj(self, obj: Any) -> Any:
