@@ -14,9 +14,10 @@ Speed (issue 18): on inputs of 8 KiB or more, one Hyperscan database
 (``candidates.py``: a SIMD multi-pattern matcher, ~2 GB/s where ``re``
 alternations run at 15-60 MB/s) finds the few places that may hold a secret — a
 provider prefix, ``://``, ``-----BEGIN``, a secret-sounding name before
-``=``/``:``, ``Bearer``, ``Authorization``, a known literal; the exact rules
-below then run on those lines only. Shorter inputs, and platforms without a
-Hyperscan wheel, get the exact rules on everything, with the same result.
+``=``/``:``, ``Bearer``, ``Authorization``, a known literal; the exact rules of
+``exact.py`` then run there only, and only the families whose candidates were
+found (issue 32). Shorter inputs, and platforms without a Hyperscan wheel, get
+the exact rules on everything, with the same result.
 
 It works on UTF-8 bytes: ``bytes.lower()`` is ASCII-only, so indices in the
 lowered copy are indices in the original. Every scan is a substring search or a
