@@ -60,13 +60,17 @@ _PEM_BEGIN = PEM_BEGIN
 
 # Searched in the lowered text. A hit is a name ending in the keyword (and maybe
 # a number: API_TOKEN_2), then a separator.
-_ASSIGN_RULES = tuple(
-    re.compile(kw + rb"""(?:_?[0-9]{1,3})?["']?[ \t]*[:=]""")
-    for kw in (
-        rb"token", rb"key", rb"secret", rb"pass(?:w(?:or)?d|phrase)?", rb"pwd",
-        rb"cred(?:ential)?s?", rb"cookies?",
-    )
+_ASSIGN_KEYWORDS = (
+    rb"token", rb"key", rb"secret", rb"pass(?:w(?:or)?d|phrase)?", rb"pwd",
+    rb"cred(?:ential)?s?", rb"cookies?",
 )  # fmt: skip
+_ASSIGN_TAIL = rb"""(?:_?[0-9]{1,3})?["']?[ \t]*[:=]"""
+_ASSIGN_RULES = tuple(re.compile(kw + _ASSIGN_TAIL) for kw in _ASSIGN_KEYWORDS)
+# The same as one alternation, for a window: one call instead of seven where the
+# input is short (on long inputs a pattern led by a literal is 20x faster). No
+# keyword holds another, so both find the same names before the same separators.
+_ASSIGN_ANY = re.compile(b"(?:" + b"|".join(_ASSIGN_KEYWORDS) + b")" + _ASSIGN_TAIL)
+_ASSIGN_ANY_MAX = 4096
 _AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""")
 # The rules searched in the lowered text, matched at a candidate of the raw text
 # instead (``directed_edits``): case-insensitive, which is the same for ASCII.
@@ -254,7 +258,7 @@ def _looks_random(value: bytes) -> bool:
 
 
 def _assignment_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
-    for rule in _ASSIGN_RULES:
+    for rule in (_ASSIGN_ANY,) if len(data) < _ASSIGN_ANY_MAX else _ASSIGN_RULES:
         for match in rule.finditer(lowered):
             name_start = _name_start(data, match.start())
             if name_start is None:
