@@ -130,3 +130,13 @@ def test_secrets_at_the_edge_of_other_matches(text: str, secret: str) -> None:
         data = (text + filler).encode()
         assert secret.encode() not in _exact(data)
         assert secret.encode() not in _with_finder().redact_bytes(data)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["xbearer abc123def456ghi789", "the bearer of bad news", "password correcthorse",
+     "mypassword Secret99x", "authorization: required"],
+)  # fmt: skip
+def test_lookalikes_matched_at_their_candidates_are_left_alone(text: str) -> None:
+    data = ("x" * 9000 + "\n" + text + "\n").encode()  # long: through the candidate finder
+    assert _with_finder().redact_bytes(data) == data == _exact(data)
