@@ -15,34 +15,58 @@ more, so a run whose output is short never pays for it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from jlgcli.artifacts.probes import ScanDatabase, compile_database
 from jlgcli.artifacts.rules import CONTEXT_CANDIDATES, TOKEN_CANDIDATES
 
 PEM_BEGIN = b"-----BEGIN"
-PEM_END = b"-----END"
+# The END line that closes a private-key block (the one redact's rule waits for: a
+# PUBLIC KEY's END line inside an unterminated block does not close it).
+_PEM_PRIVATE_END = re.compile(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
 _TOKEN_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _SNAP_CHARS = _TOKEN_CHARS | frozenset(b". \t\"':=/+~")
 
-# Where a secret may be (a superset of every exact rule in redact.py), as
-# (pattern, ignore case). Hyperscan syntax: no look-around.
-CANDIDATE_PATTERNS: tuple[tuple[bytes, bool], ...] = (
-    *((pattern, False) for pattern in TOKEN_CANDIDATES[:-1]),
-    (rb"://|-----BEGIN", False),
-    (rb"bearer[ \t]|authorization|" + CONTEXT_CANDIDATES, True),
-    # an escaped ASCII character (\u0073k-…) or escaped ESC: read decoded (views.py)
-    (rb"\\u00[0-7][0-9a-fA-F]", False),
+# The rule families (bit flags) of exact.py: a window runs the families of the
+# candidates it holds, so each family's candidates are a superset of its rules.
+# TOKENS: the provider tokens led by a literal; CLASS_TOKENS: those led by a class
+# (Twilio ``SK``, Telegram, Discord), whose candidates give only their end.
+TOKENS = 1
+ANCHORED = 2
+BEARER = 4
+AUTHORIZATION = 8
+CONTEXTS = 16
+ASSIGNMENTS = 32
+LITERALS = 64
+CLASS_TOKENS = 128
+ALL = 255
+# The families whose candidates start where their rule's match starts: matched
+# right there (exact.directed_edits) instead of searched for in the window.
+DIRECTED = TOKENS | BEARER | AUTHORIZATION | CONTEXTS
+
+# Where a secret may be, as (pattern, ignore case, families). Hyperscan syntax: no
+# look-around.
+CANDIDATE_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
+    *((pattern, False, TOKENS) for pattern in TOKEN_CANDIDATES[:-1]),
+    (rb"://|-----BEGIN", False, ANCHORED),
+    (rb"bearer(?:[ \t]|\\t)", True, BEARER),
+    (rb"authorization", True, AUTHORIZATION),
+    (CONTEXT_CANDIDATES, True, CONTEXTS),
+    # an escaped ASCII character (\u0073k-…) or escaped ESC: read decoded (views.py),
+    # where any family may be
+    (rb"\\u00[0-7][0-9a-fA-F]", False, ALL),
 )
 # Patterns that start with a repeat or a character class: asked for their end only
 # (no SOM_LEFTMOST: the leftmost start of "name [ \t]*=" alone made the whole scan
 # 3x slower). Their window is the line around that end, which holds the start too.
-END_ONLY_PATTERNS: tuple[tuple[bytes, bool], ...] = (
-    (TOKEN_CANDIDATES[-1], False),
+END_ONLY_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
+    (TOKEN_CANDIDATES[-1], False, CLASS_TOKENS),
     (
         rb"(?:token|key|secret|pass(?:w(?:or)?d|phrase)?|pwd|cred(?:ential)?s?|cookies?)"
-        rb"(?:_?[0-9]{1,3})?\\?[\"']?[ \t]*[:=]",
+        rb"(?:_?[0-9]{1,3})?\\?[\"']?(?:[ \t]|\\t)*[:=]",
         True,
+        ASSIGNMENTS,
     ),
 )
 # Inputs shorter than this are read by the exact rules directly (faster than a scan
@@ -52,25 +76,27 @@ FINDER_MIN = 8 * 1024
 _WINDOW = 4096 + 256
 _LINE_SNAP = 1024
 
-Span = tuple[int, int]
+Candidate = tuple[int, int, int]  # (start, end, families)
+Window = tuple[int, int, int, list[Candidate]]  # (start, end, families, candidates)
 
 
 class CandidateFinder:
     """A compiled candidate database; ``spans`` is thread-safe (probes.ScanDatabase)."""
 
-    def __init__(self, database: ScanDatabase, end_only: int) -> None:
+    def __init__(self, database: ScanDatabase, families: list[int], end_only: range) -> None:
         self._database = database
-        self._end_only = end_only  # the ids of END_ONLY_PATTERNS start here
+        self._families = families  # by pattern id
+        self._end_only = end_only  # the ids of END_ONLY_PATTERNS
 
-    def spans(self, data: bytes) -> list[Span]:
-        """Every candidate's (start, end) in ``data``, sorted by start (``end`` for both
-        of a name-before-separator candidate)."""
-        found: list[Span] = []
+    def spans(self, data: bytes) -> list[Candidate]:
+        """Every candidate's (start, end, families) in ``data``, sorted by start (``end``
+        for both of a name-before-separator candidate)."""
+        found: list[Candidate] = []
         add = found.append
-        end_only = self._end_only
+        families, end_only = self._families, self._end_only
 
         def on_match(id_: int, start: int, end: int, _flags: int, _context: object) -> None:
-            add((end, end) if end_only <= id_ < end_only + len(END_ONLY_PATTERNS) else (start, end))
+            add((end if id_ in end_only else start, end, families[id_]))
 
         self._database.scan(data, on_match)
         found.sort()  # reported by end offset
@@ -83,21 +109,25 @@ def compile_candidates(literals: Iterable[bytes]) -> CandidateFinder | None:
     None (no wheel for the platform, a CPU without SSSE3, a literal too large
     for the compiler) means the exact rules scan everything: slower, same result.
     """
-    expressions = [pattern for pattern, _ in CANDIDATE_PATTERNS]
+    expressions = [pattern for pattern, _, _ in CANDIDATE_PATTERNS]
     flags: list[tuple[str, ...]] = [("SOM_LEFTMOST", "CASELESS") if nocase else ("SOM_LEFTMOST",)
-                                    for _, nocase in CANDIDATE_PATTERNS]  # fmt: skip
-    end_only = len(expressions)
-    expressions += [pattern for pattern, _ in END_ONLY_PATTERNS]
-    flags += [("CASELESS",) if nocase else () for _, nocase in END_ONLY_PATTERNS]
+                                    for _, nocase, _ in CANDIDATE_PATTERNS]  # fmt: skip
+    families = [family for _, _, family in CANDIDATE_PATTERNS]
+    end_only = range(len(expressions), len(expressions) + len(END_ONLY_PATTERNS))
+    expressions += [pattern for pattern, _, _ in END_ONLY_PATTERNS]
+    flags += [("CASELESS",) if nocase else () for _, nocase, _ in END_ONLY_PATTERNS]
+    families += [family for _, _, family in END_ONLY_PATTERNS]
     for literal in literals:
         expressions.append(b"".join(b"\\x%02x" % byte for byte in literal))
         flags.append(("SOM_LEFTMOST",))
+        families.append(LITERALS)
     database = compile_database(expressions, flags)
-    return None if database is None else CandidateFinder(database, end_only)
+    return None if database is None else CandidateFinder(database, families, end_only)
 
 
-def windows(data: bytes, spans: Iterable[Span]) -> Iterator[Span]:
-    """Merged spans around candidates (sorted by start): their lines, clipped to ``_WINDOW``.
+def windows(data: bytes, spans: Iterable[Candidate]) -> Iterator[Window]:
+    """Merged spans around candidates (sorted by start): their lines, clipped to ``_WINDOW``,
+    with the union of their families and the candidates themselves.
 
     A clipped start moves back to a non-name character, so a window never begins
     inside a word (the exact rules would take its tail for a token start). A
@@ -105,15 +135,21 @@ def windows(data: bytes, spans: Iterable[Span]) -> Iterator[Span]:
     """
     size = len(data)
     lo = hi = -1
-    for start, end in spans:
+    families = 0
+    members: list[Candidate] = []
+    for candidate in spans:
+        start, end, found = candidate
         if start < hi:
             hi = max(hi, _window_end(data, end, size, start))
+            families |= found
+            members.append(candidate)
             continue
         if hi >= 0:
-            yield lo, hi
+            yield lo, hi, families, members
         lo, hi = _window_start(data, start), _window_end(data, end, size, start)
+        families, members = found, [candidate]
     if hi >= 0:
-        yield lo, hi
+        yield lo, hi, families, members
 
 
 def _window_start(data: bytes, start: int) -> int:
@@ -128,8 +164,8 @@ def _window_start(data: bytes, start: int) -> int:
 
 def _window_end(data: bytes, end: int, size: int, start: int) -> int:
     if data.startswith(PEM_BEGIN, start):
-        found = data.find(PEM_END, end, end + 65_536 + 256)
-        end = size if found < 0 else found + len(PEM_END)
+        closed = _PEM_PRIVATE_END.search(data, end, end + 65_536 + 256)
+        end = size if closed is None else closed.end()
     ceiling = min(size, end + _WINDOW)
     found = data.find(b"\n", end, ceiling)
     return ceiling if found < 0 else found + 1

@@ -67,7 +67,13 @@ _SCAN_BY_PREFIX = 4096
 def token_spans(data: bytes) -> list[tuple[int, int]]:
     """Where a provider token is in ``data`` (the boundary check is ``glued_ok``'s)."""
     if len(data) < _SCAN_BY_PREFIX:  # a window around a candidate: one regex pass is cheaper
-        spans = [match.span() for match in TOKEN.finditer(data)]
+        # every start, as by prefix below: a token inside a longer match that ``glued_ok``
+        # then refuses (``task-runner-…-ya29.…``) is still a token
+        spans = []
+        found = TOKEN.search(data)
+        while found:
+            spans.append(found.span())
+            found = TOKEN.search(data, found.start() + 1)
     else:
         spans = []
         match_at = TOKEN.match
@@ -118,7 +124,8 @@ CONTEXT = (
     re.compile(rb"\"auth\"[ \t]*:[ \t]*\"([a-z0-9+/=]{8,4096})\""),
 )
 NETRC = CONTEXT[2]
-CONTEXT_CANDIDATES = rb"curl|mysql|mariadb|password[ \t]|\"auth\""
+# (a JSON-escaped line spells a tab \\t and a quote \\": the exact rules read it decoded)
+CONTEXT_CANDIDATES = rb"curl|mysql|mariadb|password(?:[ \t]|\\t)|\"auth\\?\""
 
 _DIGITS = frozenset(b"0123456789")
 _UPPER = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")

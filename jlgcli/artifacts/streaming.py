@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from jlgcli.artifacts.candidates import PEM_BEGIN, Span
+from jlgcli.artifacts.candidates import PEM_BEGIN, Candidate
 from jlgcli.artifacts.redact import Redacted
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class StreamRedactor:
         if spans is None:
             private_key = _PEM_BEGIN in buf
         else:
-            private_key = any(buf.startswith(_PEM_BEGIN, start) for start, _ in spans)
+            private_key = any(buf.startswith(_PEM_BEGIN, start) for start, _, _ in spans)
         if private_key:
             cut = _before_open_private_key(buf, cut)
         self._pending = buf[cut:]
@@ -104,7 +104,7 @@ class StreamRedactor:
         """Bytes held back, waiting for the end of their line."""
         return len(self._pending)
 
-    def _forced_cut(self, buf: bytes, *, floor: int, spans: list[Span] | None) -> int:
+    def _forced_cut(self, buf: bytes, *, floor: int, spans: list[Candidate] | None) -> int:
         cut = len(buf) - _TAIL
         limit = max(floor, cut - _JOIN_BACK)
         while cut > limit and buf[cut - 1] in _JOIN_CHARS:
