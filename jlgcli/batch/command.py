@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -104,8 +105,6 @@ def is_batch_ref(ref: str, runs_root: Path) -> bool:
 
 
 def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None) -> int:
-    import os
-
     if os.environ.get(TASK_ENV):  # an agent of a batch's task must not fan out again
         raise JlgError(
             ExitCode.USAGE,
@@ -307,6 +306,10 @@ def _finish(
     *,
     code: int | None,
 ) -> int:
+    if args.github or os.environ.get("GITHUB_ACTIONS"):  # one set of outputs for the batch
+        from jlgcli.batch.github import publish_batch
+
+        publish_batch(record)
     if args.json:
         from jlgcli.output import emit_json
 

@@ -58,7 +58,8 @@ def _batch_task() -> bool:
 
 def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int:
     """What the command line does with a summary: publish it, print it; the exit code."""
-    if github or os.environ.get("GITHUB_ACTIONS"):  # the GitHub glue loads only where it can act
+    in_actions = github or os.environ.get("GITHUB_ACTIONS")
+    if in_actions and not _batch_task():  # a batch's task: the batch publishes, once (issue 37)
         from jlgcli.integrations.github import publish
 
         publish(summary, force=github)

@@ -216,11 +216,16 @@ def write_error_summary(
     title: str, message: str, hint: str | None, *, env: Mapping[str, str] = os.environ
 ) -> None:
     """Append ``error_markdown`` to ``$GITHUB_STEP_SUMMARY`` (a warning when it cannot)."""
+    append_summary(error_markdown(title, message, hint, _default_redact()), env=env)
+
+
+def append_summary(text: str, *, env: Mapping[str, str] = os.environ) -> None:
+    """Append ``text`` (Markdown, already redacted) to ``$GITHUB_STEP_SUMMARY`` if set."""
     path = env.get("GITHUB_STEP_SUMMARY")
     if not path:
         return
     try:
-        _append(path, error_markdown(title, message, hint, _default_redact()))
+        _append(path, text)
     except OSError as exc:
         _stderr_warning(f"cannot write GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}")
 

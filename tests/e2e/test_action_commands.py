@@ -135,3 +135,26 @@ def test_a_batch_in_a_users_own_step_stops_the_models_commands_too(tmp_path: Pat
     assert result.returncode == 0, result.stdout
     assert "::stop-commands::" in result.stdout
     assert obeyed(result.stdout) == []
+
+
+def test_a_batch_in_actions_writes_one_set_of_outputs_and_one_summary(tmp_path: Path) -> None:
+    # issue 37: each task's loop published its own outputs (the last one won) and summary
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True, env=tool_environ())
+    subprocess.run(
+        [*git, "commit", "-q", "--allow-empty", "-m", "i"], check=True, env=tool_environ()
+    )
+    (tmp_path / "other.md").write_text("Do that.\n", encoding="utf-8")
+    result = _cli(tmp_path, "loop", "task.md", "other.md", "-j", "2", "-b", "claude")
+    assert result.returncode == 0, result.stdout
+    outputs = (tmp_path / "out").read_text("utf-8").splitlines()
+    assert [line for line in outputs if line.startswith("status")] == ["status=done"]
+    assert "exit-code=0" in outputs
+    (tasks,) = [line.removeprefix("tasks=") for line in outputs if line.startswith("tasks=")]
+    assert [(t["id"], t["status"], t["exitCode"]) for t in json.loads(tasks)] == [
+        ("task", "done", 0),
+        ("other", "done", 0),
+    ]
+    summary = (tmp_path / "summary.md").read_text("utf-8")
+    assert summary.count("jlgcli batch") == 1
+    assert "| task | done | 1 |" in summary and "| other | done | 1 |" in summary
