@@ -122,10 +122,12 @@ class Server:
             report = _read_all(status_read)
             before, started, after = report.partition(STARTED)
             pid, _, rest = after.partition(STARTED)
-            if not (sent and started and pid.isdigit()):
-                _end(self)
-                return None
-            register(int(pid))
+            served = bool(sent and started and pid.isdigit())
+            if served:
+                register(int(pid))
+        if not served:
+            _end(self)  # outside the spawn lock: forget_child takes it
+            return None
         adopted = Adopted(int(pid))
         error = (before + rest).strip()
         if error:  # the supervisor exits as its child did: 127
