@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Protocol
+from typing import IO, NamedTuple, Protocol
 
 from jlgcli.process import descendants
 from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
@@ -42,7 +42,7 @@ def start_pipe(
     spawned = _start_warm(argv, cwd=cwd, env=env, stdin=stdin) if supervised else None
     if spawned is None:
         spawned = _start_cold(argv, cwd=cwd, env=env, stdin=stdin, is_windows=is_windows)
-    proc, (out, err, stdin_fd) = spawned
+    proc, (out, err, stdin_fd) = spawned.proc, spawned.fds
     end_job = _job_of(proc.pid) if is_windows else _no_job
     use_threads = is_windows if threaded is None else threaded
     channel = (_thread_channel if use_threads else _select_channel)(out, err, stdin_fd)
@@ -58,12 +58,22 @@ def start_pipe(
 
     def release() -> None:
         end_job()
+        spawned.close()
         forget_child(proc.pid)
         if supervised:  # the next child's supervisor comes from the fork server
             _prestart()
 
+    def start_error() -> str | None:
+        error = spawned.exec_error()
+        return None if error is None else str(CannotStart(argv[0], error))
+
     return Child(
-        tree=tree, channel=channel, status=lambda: _status(proc), release=release, transport="pipe"
+        tree=tree,
+        channel=channel,
+        status=lambda: _status(proc),
+        release=release,
+        transport="pipe",
+        start_error=start_error,
     )
 
 
@@ -78,7 +88,23 @@ class Started(Protocol):
 
 
 Fds = tuple[int, int, int | None]  # jlgcli's ends: the child's stdout, stderr, stdin (or None)
-Spawned = tuple[Started, Fds]
+
+
+def _no_error() -> OSError | None:
+    return None
+
+
+def _nothing() -> None:
+    return None
+
+
+class Spawned(NamedTuple):
+    """A started child, jlgcli's ends of its pipes, and (fork server) its late exec error."""
+
+    proc: Started
+    fds: Fds
+    exec_error: Callable[[], OSError | None] = _no_error  # once it ended
+    close: Callable[[], None] = _nothing  # what holds that error, after the run
 
 
 def _start_cold(
@@ -115,7 +141,7 @@ def _start_cold(
         forget_child(proc.pid)
         raise CannotStart(argv[0], exc) from exc
     stdin_fd = _take_fd(proc.stdin) if proc.stdin is not None else None
-    return proc, (_take_fd(proc.stdout), _take_fd(proc.stderr), stdin_fd)
+    return Spawned(proc, (_take_fd(proc.stdout), _take_fd(proc.stderr), stdin_fd))
 
 
 def _start_warm(
@@ -145,7 +171,9 @@ def _start_warm(
         for fd in (child_in, child_out, child_err, *(ours if started is None else ())):
             if fd is not None:
                 os.close(fd)
-    return (started, ours) if started is not None else None
+    if started is None:
+        return None
+    return Spawned(started, ours, started.exec_error, started.close)
 
 
 def _prestart() -> None:

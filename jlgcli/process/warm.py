@@ -52,11 +52,35 @@ _servers: list[Server] = []
 
 
 class Adopted:
-    """A supervisor the server forked and jlgcli adopted: what ``subprocess.Popen`` offers."""
+    """A supervisor the server forked and jlgcli adopted: what ``subprocess.Popen`` offers.
 
-    def __init__(self, pid: int) -> None:
+    ``status_fd``: the rest of the status pipe, where the child writes the errno of
+    a failed ``exec``; jlgcli does not wait for the exec on the spawn's critical
+    path but reads it once the child has ended (``exec_error``).
+    """
+
+    def __init__(self, pid: int, status_fd: int | None = None, report: bytes = b"") -> None:
         self.pid = pid
         self.returncode: int | None = None
+        self._status_fd = status_fd
+        self._report = report
+
+    def exec_error(self) -> OSError | None:
+        """The child's exec failure (read to end-of-file: call once it ended), or None."""
+        if self._status_fd is not None:
+            self._report += _read_all(self._status_fd)
+            self._status_fd = None
+        error = self._report.replace(STARTED, b"").strip()
+        if not error:
+            return None
+        number = int(error) if error.isdigit() else 0
+        return OSError(number, os.strerror(number) if number else "cannot start")
+
+    def close(self) -> None:
+        """Close the status pipe if it was not read."""
+        if self._status_fd is not None:
+            os.close(self._status_fd)
+            self._status_fd = None
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -96,8 +120,9 @@ class Server:
         """Start ``argv`` on ``stdio`` (the child's stdin, stdout, stderr) under a supervisor.
 
         None: the server could not serve (it is reaped; start the child otherwise).
-        Raises the ``OSError`` of a failed ``exec`` or ``chdir`` (its supervisor
-        is reaped) or of a working directory that cannot be opened.
+        Raises the ``OSError`` of a working directory that cannot be opened, or of
+        a failed ``exec`` reported with the supervisor's pid (its supervisor is
+        reaped); a later exec failure is the ``Adopted``'s ``exec_error``.
         """
         directory = os.open(cwd or ".", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         status_read, status_write = os.pipe()
@@ -119,22 +144,22 @@ class Server:
             finally:
                 os.close(directory)
                 os.close(status_write)
-            report = _read_all(status_read)
+            report = _read_until_started(status_read)
             before, started, after = report.partition(STARTED)
             pid, _, rest = after.partition(STARTED)
             served = bool(sent and started and pid.isdigit())
             if served:
                 register(int(pid))
         if not served:
+            os.close(status_read)
             _end(self)  # outside the spawn lock: forget_child takes it
             return None
-        adopted = Adopted(int(pid))
-        error = (before + rest).strip()
-        if error:  # the supervisor exits as its child did: 127
+        adopted = Adopted(int(pid), status_read, before + rest)
+        error = adopted.exec_error() if before + rest else None
+        if error is not None:  # the supervisor exits as its child did: 127
             adopted.wait()
             forget_child(adopted.pid)
-            number = int(error) if error.isdigit() else 0
-            raise OSError(number, os.strerror(number) if number else "cannot start")
+            raise error
         return adopted
 
 
@@ -190,6 +215,14 @@ def _end(found: Server) -> None:
     found.proc.kill()
     found.proc.wait()
     forget_child(found.proc.pid)
+
+
+def _read_until_started(fd: int) -> bytes:
+    """The status pipe up to the supervisor's ``+PID+`` (or its end-of-file)."""
+    report = b""
+    while report.count(STARTED) < 2 and (chunk := os.read(fd, 64)):
+        report += chunk
+    return report
 
 
 def _read_all(fd: int) -> bytes:
