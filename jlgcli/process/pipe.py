@@ -49,16 +49,20 @@ def start_pipe(
     if stdin is not None:
         channel.send(stdin)
         channel.end_input()
+    exit_fd = _pidfd(proc.pid) if supervised else None
     tree = ProcessTree(
         pid=proc.pid,
         pgid=None if is_windows else proc.pid,  # start_new_session: pid == pgid
         exited=lambda: proc.poll() is not None,
         kill_child=proc.kill,
+        exit_fd=exit_fd,
     )
 
     def release() -> None:
         end_job()
         spawned.close()
+        if exit_fd is not None:
+            os.close(exit_fd)
         forget_child(proc.pid)
         if supervised:  # the next child's supervisor comes from the fork server
             _prestart()
@@ -174,6 +178,17 @@ def _start_warm(
     if started is None:
         return None
     return Spawned(started, ours, started.exec_error, started.close)
+
+
+def _pidfd(pid: int) -> int | None:
+    """A pidfd of ``pid`` (Linux 5.3+), readable once it exits; None where there is none."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:  # pragma: no cover - Python built without it, or not Linux
+        return None
+    try:
+        return int(opener(pid))
+    except OSError:  # an older kernel (ENOSYS), or the pid was reaped already
+        return None
 
 
 def _prestart() -> None:

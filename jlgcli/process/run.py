@@ -248,7 +248,8 @@ class _Run:
                 return
             timeout = self._timeout(now)
             if not channel.open:  # nothing to read: wait for the tree to end
-                wait_until(lambda: not tree_alive(self.child.tree), timeout)
+                exit_fd = self.child.tree.exit_fd
+                wait_until(lambda: not tree_alive(self.child.tree), timeout, exit_fd=exit_fd)
                 continue
             for stream, data in channel.read(timeout):
                 self._on_chunk(stream, data)

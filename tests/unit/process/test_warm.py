@@ -226,3 +226,22 @@ def test_the_server_is_started_with_an_empty_environment_in_its_own_session(
     assert started["argv"][4:6] == [str(os.getpid()), "--serve"]
     warm.retire()
     assert warm._servers == []
+
+
+def test_a_pidfd_where_the_system_has_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jlgcli.process import pipe
+
+    proc = subprocess.Popen(["sleep", "30"])
+    try:
+        exit_fd = pipe._pidfd(proc.pid)
+        assert exit_fd is not None
+        os.close(exit_fd)
+    finally:
+        proc.kill()
+        proc.wait()
+
+    def enosys(_pid: int) -> int:
+        raise OSError(38, "Function not implemented")  # a kernel older than 5.3
+
+    monkeypatch.setattr(pipe.os, "pidfd_open", enosys)
+    assert pipe._pidfd(proc.pid) is None
