@@ -245,3 +245,54 @@ def test_a_pidfd_where_the_system_has_one(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(pipe.os, "pidfd_open", enosys)
     assert pipe._pidfd(proc.pid) is None
+
+
+def test_an_exec_error_reported_with_the_pid_is_raised_and_its_supervisor_reaped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from jlgcli.process import supervisor
+
+    ours, theirs = _socketpair()
+    supervising = subprocess.Popen(["sh", "-c", "exit 127"])  # stands for the supervisor
+    found = warm.Server(FakePopen(), ours)  # type: ignore[arg-type]
+    monkeypatch.setattr(warm, "_servers", [found])
+
+    def serve() -> None:  # the child's errno arrives before the supervisor's +PID+
+        request = supervisor.receive(theirs)
+        assert request is not None
+        os.write(request.status_fd, b"13" + b"+%d+" % supervising.pid)
+        request.close()
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    with pytest.raises(PermissionError):
+        found.start(["/bin/true"], env={"K": "V"}, cwd=None, stdio=(0, 1, 2))
+    thread.join()
+    assert supervising.returncode is None  # reaped by the Adopted, not by Popen
+    with pytest.raises(ChildProcessError):
+        os.waitpid(supervising.pid, os.WNOHANG)
+    theirs.close()
+    ours.close()
+
+
+def test_the_pipe_transport_falls_back_or_fails_as_the_server_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from jlgcli.process import pipe
+    from jlgcli.process.spawn import CannotStart
+
+    answers: list[object] = [None, OSError(13, "Permission denied")]
+
+    class Answering:
+        def start(self, *_args: object, **_kwargs: object) -> object:
+            answer = answers.pop(0)
+            if isinstance(answer, OSError):
+                raise answer
+            return answer
+
+    monkeypatch.setattr(warm, "server", Answering)
+    before = len(os.listdir("/proc/self/fd"))
+    assert pipe._start_warm(["x"], cwd=None, env={}, stdin=None) is None  # start cold
+    with pytest.raises(CannotStart):
+        pipe._start_warm(["x"], cwd=None, env={}, stdin=b"typed")
+    assert len(os.listdir("/proc/self/fd")) == before  # every pipe end closed
