@@ -217,15 +217,6 @@ def test_after_kill_of_jlgcli_nothing_of_its_tree_is_alive_within_5s(
         kill_all(token)
 
 
-def _alive(pids: list[int]) -> list[int]:
-    alive = []
-    for pid in pids:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-                alive.append(pid)
-    return alive
-
-
 SECOND_CALL_HANGS = (
     "import os, sys\n"
     "first = os.path.join(sys.argv[2], 'first-call')\n"
@@ -297,3 +288,12 @@ def test_after_kill_of_jlgcli_a_child_the_fork_server_started_leaves_nothing(
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         kill_all(token)
+
+
+def _alive(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+    return alive
