@@ -122,13 +122,17 @@ def _guarded(body: Callable[[], int], want_json: bool, codes: ExitCodes) -> int:
 
 
 def end_orphans_at_exit() -> None:
-    """End every orphan re-parented to jlgcli (issue 33), if a child was ever spawned."""
+    """End every orphan re-parented to jlgcli (issue 33), if a child was ever spawned, and
+    the warm supervisor nobody used (``jlgcli.process.warm``)."""
     descendants = sys.modules.get("jlgcli.process.descendants")  # loaded by the first spawn
     if descendants is None:
         return
     import contextlib  # loaded already by the process layer
 
     with contextlib.suppress(Exception, KeyboardInterrupt):  # never trade the exit code for it
+        warm = sys.modules.get("jlgcli.process.warm")  # a supervisor started for a next call
+        if warm is not None:
+            warm.retire()
         descendants.end_orphans(grace=EXIT_SWEEP_GRACE_S, log=_no_log)
 
 

@@ -20,6 +20,9 @@ class Child:
     status: Callable[[], tuple[int | None, int | None]]  # (exit code, signal) once exited
     release: Callable[[], None]  # close what the transport holds, after the run
     transport: Transport
+    # Why the program could not start, known only once it ended (a child of the fork
+    # server reports its exec failure then, jlgcli.process.warm); None: it started.
+    start_error: Callable[[], str | None] = lambda: None
 
 
 def start_child(

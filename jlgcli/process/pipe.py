@@ -11,8 +11,9 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO
+from typing import IO, NamedTuple, Protocol
 
+from jlgcli.process import descendants
 from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
 from jlgcli.process.child import Child
 from jlgcli.process.descendants import Launch, forget_child, spawning
@@ -34,7 +35,90 @@ def start_pipe(
     """Spawn ``argv`` in its own process group with piped output.
 
     ``threaded`` forces the reader-thread channel (default: only on Windows).
+    Linux, the jlgcli program: under a supervisor, forked by the fork server
+    (``jlgcli.process.warm``) when it runs; the first child's release starts it.
     """
+    supervised = not is_windows and descendants.supervisor_wanted()
+    spawned = _start_warm(argv, cwd=cwd, env=env, stdin=stdin) if supervised else None
+    if spawned is None:
+        spawned = _start_cold(argv, cwd=cwd, env=env, stdin=stdin, is_windows=is_windows)
+    proc, (out, err, stdin_fd) = spawned.proc, spawned.fds
+    end_job = _job_of(proc.pid) if is_windows else _no_job
+    use_threads = is_windows if threaded is None else threaded
+    channel = (_thread_channel if use_threads else _select_channel)(out, err, stdin_fd)
+    if stdin is not None:
+        channel.send(stdin)
+        channel.end_input()
+    exit_fd = _pidfd(proc.pid) if supervised else None
+    tree = ProcessTree(
+        pid=proc.pid,
+        pgid=None if is_windows else proc.pid,  # start_new_session: pid == pgid
+        exited=lambda: proc.poll() is not None,
+        kill_child=proc.kill,
+        exit_fd=exit_fd,
+    )
+
+    def release() -> None:
+        end_job()
+        spawned.close()
+        if exit_fd is not None:
+            os.close(exit_fd)
+        forget_child(proc.pid)
+        if supervised:  # the next child's supervisor comes from the fork server
+            _prestart()
+
+    def start_error() -> str | None:
+        error = spawned.exec_error()
+        return None if error is None else str(CannotStart(argv[0], error))
+
+    return Child(
+        tree=tree,
+        channel=channel,
+        status=lambda: _status(proc),
+        release=release,
+        transport="pipe",
+        start_error=start_error,
+    )
+
+
+class Started(Protocol):
+    """The started process: a ``subprocess.Popen``, or a supervisor jlgcli adopted (Linux)."""
+
+    pid: int
+    returncode: int | None
+
+    def poll(self) -> int | None: ...
+    def kill(self) -> None: ...
+
+
+Fds = tuple[int, int, int | None]  # jlgcli's ends: the child's stdout, stderr, stdin (or None)
+
+
+def _no_error() -> OSError | None:
+    return None
+
+
+def _nothing() -> None:
+    return None
+
+
+class Spawned(NamedTuple):
+    """A started child, jlgcli's ends of its pipes, and (fork server) its late exec error."""
+
+    proc: Started
+    fds: Fds
+    exec_error: Callable[[], OSError | None] = _no_error  # once it ended
+    close: Callable[[], None] = _nothing  # what holds that error, after the run
+
+
+def _start_cold(
+    argv: Sequence[str],
+    *,
+    cwd: str | None,
+    env: Mapping[str, str],
+    stdin: bytes | None,
+    is_windows: bool,
+) -> Spawned:
     launch = Launch(argv)  # Linux: under the supervisor, or dying with its parent
     with spawning() as register:
         try:
@@ -60,26 +144,59 @@ def start_pipe(
         proc.wait()
         forget_child(proc.pid)
         raise CannotStart(argv[0], exc) from exc
-    end_job = _job_of(proc.pid) if is_windows else _no_job
-    use_threads = is_windows if threaded is None else threaded
-    channel = _thread_channel(proc) if use_threads else _select_channel(proc)
-    if stdin is not None:
-        channel.send(stdin)
-        channel.end_input()
-    tree = ProcessTree(
-        pid=proc.pid,
-        pgid=None if is_windows else proc.pid,  # start_new_session: pid == pgid
-        exited=lambda: proc.poll() is not None,
-        kill_child=proc.kill,
-    )
+    stdin_fd = _take_fd(proc.stdin) if proc.stdin is not None else None
+    return Spawned(proc, (_take_fd(proc.stdout), _take_fd(proc.stderr), stdin_fd))
 
-    def release() -> None:
-        end_job()
-        forget_child(proc.pid)
 
-    return Child(
-        tree=tree, channel=channel, status=lambda: _status(proc), release=release, transport="pipe"
-    )
+def _start_warm(
+    argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str], stdin: bytes | None
+) -> Spawned | None:
+    """Start ``argv`` through the fork server; None when there is none (start cold)."""
+    if not sys.platform.startswith("linux"):  # pragma: no cover - narrows for mypy (issue 35)
+        raise OSError("Linux only")
+    from jlgcli.process import warm
+
+    server = warm.server()
+    if server is None:
+        return None
+    out, child_out = os.pipe()
+    err, child_err = os.pipe()
+    if stdin is None:
+        child_in, ours_in = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC), None
+    else:
+        child_in, ours_in = os.pipe()
+    ours = (out, err, ours_in)
+    started = None
+    try:
+        started = server.start(argv, env=env, cwd=cwd, stdio=(child_in, child_out, child_err))
+    except OSError as exc:
+        raise CannotStart(argv[0], exc) from exc
+    finally:
+        for fd in (child_in, child_out, child_err, *(ours if started is None else ())):
+            if fd is not None:
+                os.close(fd)
+    if started is None:
+        return None
+    return Spawned(started, ours, started.exec_error, started.close)
+
+
+def _pidfd(pid: int) -> int | None:
+    """A pidfd of ``pid`` (Linux 5.3+), readable once it exits; None where there is none."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:  # pragma: no cover - Python built without it, or not Linux
+        return None
+    try:
+        return int(opener(pid))
+    except OSError:  # an older kernel (ENOSYS), or the pid was reaped already
+        return None
+
+
+def _prestart() -> None:
+    if not sys.platform.startswith("linux"):  # pragma: no cover - narrows for mypy (issue 35)
+        raise OSError("Linux only")
+    from jlgcli.process import warm
+
+    warm.prestart()
 
 
 def _job_of(pid: int) -> Callable[[], None]:  # pragma: no cover - Windows only
@@ -92,7 +209,7 @@ def _no_job() -> None:
     return None
 
 
-def _status(proc: subprocess.Popen[bytes]) -> tuple[int | None, int | None]:
+def _status(proc: Started) -> tuple[int | None, int | None]:
     code = proc.returncode
     if code is None:
         return None, None
@@ -130,28 +247,25 @@ def widen_pipe(fd: int, size: int = PIPE_SIZE) -> int | None:
         return None
 
 
-def _select_channel(proc: subprocess.Popen[bytes]) -> Channel:
-    out, err = _take_fd(proc.stdout), _take_fd(proc.stderr)
+def _select_channel(out: int, err: int, stdin_fd: int | None) -> Channel:
     widen_pipe(out)
     widen_pipe(err)
-    stdin_fd = _take_fd(proc.stdin) if proc.stdin is not None else None
     return SelectChannel({out: "stdout", err: "stderr"}, stdin_fd)
 
 
-def _thread_channel(proc: subprocess.Popen[bytes]) -> Channel:
-    out, err = _take_fd(proc.stdout), _take_fd(proc.stderr)
+def _thread_channel(out: int, err: int, stdin_fd: int | None) -> Channel:
     writer: Callable[[bytes], None] | None = None
     close_input: Callable[[], None] | None = None
-    if proc.stdin is not None:
-        stdin_fd = _take_fd(proc.stdin)
+    if stdin_fd is not None:
+        input_fd = stdin_fd
 
         def writer(data: bytes) -> None:
             view = memoryview(data)
             while view:
-                view = view[os.write(stdin_fd, view) :]
+                view = view[os.write(input_fd, view) :]
 
         def close_input() -> None:
-            os.close(stdin_fd)
+            os.close(input_fd)
 
     return ThreadChannel(
         {"stdout": _reader(out), "stderr": _reader(err)}, writer=writer, close_input=close_input

@@ -184,7 +184,11 @@ class _Run:
         self.child.channel.close()
         self._end_leftovers()
         code, sig = self.child.status() if self.child_exited else (None, None)
+        cannot_start = self.child.start_error()
         self.child.release()
+        if cannot_start is not None:  # its exec failed: as if the spawn had raised CannotStart
+            self.log(cannot_start)
+            return ProcessOutcome.not_started(cannot_start)
         reason = self.stop_reason or StopReason.EXITED
         self.log(f"process {self.child.tree.pid} ended: {reason.value}, exit {code}, signal {sig}")
         return ProcessOutcome(
@@ -244,7 +248,8 @@ class _Run:
                 return
             timeout = self._timeout(now)
             if not channel.open:  # nothing to read: wait for the tree to end
-                wait_until(lambda: not tree_alive(self.child.tree), timeout)
+                exit_fd = self.child.tree.exit_fd
+                wait_until(lambda: not tree_alive(self.child.tree), timeout, exit_fd=exit_fd)
                 continue
             for stream, data in channel.read(timeout):
                 self._on_chunk(stream, data)

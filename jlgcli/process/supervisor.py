@@ -20,6 +20,19 @@
   the child left running re-parents to jlgcli (also a subreaper) and is ended
   by jlgcli's sweep, with SIGTERM and a grace period.
 
+``python -I -S supervisor.py PARENT --serve CONTROL_FD``: a fork server
+(``jlgcli.process.warm``) that starts the supervisors of later children without
+an interpreter start-up each. It waits on the Unix socket ``CONTROL_FD`` for
+requests (``receive``): a child's argv and environment (marshalled bytes, never
+on disk) and, as ``SCM_RIGHTS``, its stdin, stdout, stderr, working directory
+and status pipe. For each it forks twice (``fork_supervisor``): the grandchild,
+re-parented to jlgcli (a subreaper; the server is not one) as soon as the middle
+process exits, is the child's supervisor, as above: it starts a session, sets
+its parent-death signal once jlgcli is its parent, forks the child and writes
+``+PID+`` (its pid) on the status pipe. No ``+`` before end-of-file: the request
+was not served, jlgcli starts the child otherwise. End-of-file on the socket
+(jlgcli retired it): the server exits.
+
 Not used in the frozen exe (no separate Python to run it): there ``setpriv
 --pdeathsig`` protects the direct child only (docs/process.md).
 """
@@ -38,6 +51,7 @@ signal = __import__("_signal")
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     Prctl = Callable[[int, int, int, int, int], int]
 
@@ -45,7 +59,10 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 PARENT_DEATH_SIGNAL = signal.SIGUSR2
 IGNORED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
-USAGE = "usage: supervisor.py PARENT STATUS_FD -- ARGV..."
+USAGE = "usage: supervisor.py PARENT (STATUS_FD -- ARGV... | --serve CONTROL_FD)"
+STARTED = b"+"  # on the status pipe, around the supervisor's pid, once the child is forked
+REQUEST_FDS = 5  # stdin, stdout, stderr, working directory, status pipe
+MAX_REQUEST = 64 << 20  # argv and environment: far above what execve accepts (ARG_MAX)
 
 
 def prctl() -> Prctl:
@@ -133,8 +150,113 @@ def exit_like(status: int) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-def start_child(argv: list[str], status_fd: int, libc_prctl: Prctl) -> int:
-    """Fork and exec ``argv``; the child reports an exec failure's errno on ``status_fd``."""
+class Request:
+    """What a warm supervisor is asked to start: ``argv`` run with ``env``, and its fds."""
+
+    def __init__(self, argv: list[bytes], env: dict[bytes, bytes], fds: list[int]) -> None:
+        self.argv = argv
+        self.env = env
+        self.stdio = fds[:3]  # dup2'd onto the child's 0, 1, 2
+        self.cwd_fd = fds[3]  # fchdir'd: the directory jlgcli opened, not a path to resolve again
+        self.status_fd = fds[4]
+
+    def close(self) -> None:
+        """Close the supervisor's copies: the pipes' end-of-file is the child tree's alone."""
+        for fd in (*self.stdio, self.cwd_fd, self.status_fd):
+            os.close(fd)
+
+
+def receive(sock: Any) -> Request | None:
+    """Wait for jlgcli's next request on the socket ``sock``; None at its end-of-file.
+
+    A length-prefixed ``marshal`` of ``(argv, env)`` (bytes: jlgcli encoded them as
+    subprocess would) whose first part carries the ``REQUEST_FDS`` descriptors
+    (close-on-exec here). A malformed request is refused (None): jlgcli, seeing no
+    ``STARTED``, starts the child otherwise.
+    """
+    low = __import__("_socket")  # ``socket`` imports enum, ~6 ms
+    data, ancillary, _flags, _address = sock.recvmsg(
+        8, low.CMSG_SPACE(REQUEST_FDS * 4), low.MSG_CMSG_CLOEXEC
+    )
+    fds: list[int] = []
+    for level, kind, payload in ancillary:
+        if level == low.SOL_SOCKET and kind == low.SCM_RIGHTS:
+            fds += [
+                int.from_bytes(payload[i : i + 4], sys.byteorder, signed=True)
+                for i in range(0, len(payload) - len(payload) % 4, 4)
+            ]
+    size = int.from_bytes(data, "big") if len(data) == 8 else -1
+    body = []
+    got = 0
+    while 0 <= got < size <= MAX_REQUEST:
+        chunk = sock.recv(min(size - got, 1 << 20))
+        if not chunk:
+            break
+        body.append(chunk)
+        got += len(chunk)
+    if got != size or len(fds) != REQUEST_FDS:
+        for fd in fds:
+            os.close(fd)
+        return None
+    argv, env = __import__("marshal").loads(b"".join(body))
+    return Request(argv, env, fds)
+
+
+def serve(parent: int, control_fd: int, libc_prctl: Prctl) -> int:
+    """The fork server: one supervisor per request, until jlgcli closes the socket."""
+    low = __import__("_socket")
+    os.set_inheritable(control_fd, False)
+    sock = low.socket(low.AF_UNIX, low.SOCK_STREAM, 0, control_fd)
+    while True:
+        request = receive(sock)
+        if request is None:
+            return 0
+        fork_supervisor(parent, control_fd, request, libc_prctl)
+
+
+def fork_supervisor(parent: int, control_fd: int, request: Request, libc_prctl: Prctl) -> None:
+    """Fork twice: the grandchild is the request's supervisor, adopted by jlgcli."""
+    middle = os.fork()
+    if middle:
+        request.close()  # the status pipe's end-of-file is the supervisor's and the child's
+        os.waitpid(middle, 0)
+        return
+    code = 0
+    try:
+        middle = os.getpid()
+        if os.fork() == 0:
+            code = 127
+            os.close(control_fd)  # a request sent to a dead server must fail, not wait
+            code = supervise(parent, middle, request, libc_prctl)
+    finally:
+        os._exit(code)
+
+
+def supervise(parent: int, middle: int, request: Request, libc_prctl: Prctl) -> int:
+    """In the grandchild: once jlgcli is its parent, start the request's child and supervise it."""
+    pause = __import__("time").sleep
+    while os.getppid() == middle:  # the middle process is exiting: jlgcli adopts us then
+        pause(0.0001)
+    os.setsid()  # its own session and group: the one the kill ladder signals
+    guard(parent, libc_prctl)
+    if os.getppid() != parent:  # jlgcli died: nothing to supervise
+        return 128 + int(PARENT_DEATH_SIGNAL)
+    child = start_child([], request.status_fd, libc_prctl, request)
+    os.write(request.status_fd, STARTED + b"%d" % os.getpid() + STARTED)
+    request.close()
+    return wait_for(child)
+
+
+def start_child(
+    argv: list[str], status_fd: int, libc_prctl: Prctl, request: Request | None = None
+) -> int:
+    """Fork and exec ``argv``; the child reports an exec failure's errno on ``status_fd``.
+
+    With a ``request`` (warm mode), the child takes its stdio, working directory
+    and environment from it, and ends at once if the supervisor died before the
+    ``prctl`` (a cold supervisor's child is started while jlgcli waits for it).
+    """
+    supervisor = os.getpid()
     pid = os.fork()
     if pid:
         return pid
@@ -143,19 +265,21 @@ def start_child(argv: list[str], status_fd: int, libc_prctl: Prctl) -> int:
             signal.signal(number, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         libc_prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        os.execvp(argv[0], argv)  # noqa: S606 - jlgcli's own resolved argv, never a shell
+        if request is None:
+            os.execvp(argv[0], argv)  # noqa: S606 - jlgcli's own resolved argv, never a shell
+        elif os.getppid() == supervisor:
+            for target, fd in enumerate(request.stdio):
+                os.dup2(fd, target)
+            os.fchdir(request.cwd_fd)
+            os.execve(request.argv[0], request.argv, request.env)  # noqa: S606 - as above
     except OSError as exc:
         os.write(status_fd, str(exc.errno or 0).encode())
     finally:
         os._exit(127)
 
 
-def main(args: list[str]) -> int:
-    if len(args) < 4 or args[2] != "--":
-        print(USAGE, file=sys.stderr)
-        return 2
-    parent, status_fd, argv = int(args[0]), int(args[1]), args[3:]
-    call = prctl()
+def guard(parent: int, libc_prctl: Prctl, *, subreaper: bool = True) -> None:
+    """Ignore the ladder's signals, kill the tree on ``PARENT_DEATH_SIGNAL``, set the prctls."""
     for number in IGNORED:  # the ladder signals our group: the child acts, we wait for it
         signal.signal(number, signal.SIG_IGN)
     me = os.getpid()
@@ -165,14 +289,13 @@ def main(args: list[str]) -> int:
         os._exit(128 + int(PARENT_DEATH_SIGNAL))
 
     signal.signal(PARENT_DEATH_SIGNAL, parent_died)
-    call(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    call(PR_SET_PDEATHSIG, int(PARENT_DEATH_SIGNAL), 0, 0, 0)
-    if os.getppid() != parent:  # jlgcli died before the prctl: nothing to supervise
-        return 128 + int(PARENT_DEATH_SIGNAL)
-    os.set_inheritable(status_fd, False)  # closed by the child's exec: EOF means started
-    child = start_child(argv, status_fd, call)
-    os.close(status_fd)
-    _quiet_standard_streams()
+    if subreaper:
+        libc_prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    libc_prctl(PR_SET_PDEATHSIG, int(PARENT_DEATH_SIGNAL), 0, 0, 0)
+
+
+def wait_for(child: int) -> int:
+    """Reap every child until ``child`` ends; exit as it did."""
     while True:
         try:
             pid, status = os.waitpid(-1, 0)
@@ -182,6 +305,27 @@ def main(args: list[str]) -> int:
             continue
         if pid == child:
             return exit_like(status)
+
+
+def main(args: list[str]) -> int:
+    serving = len(args) == 3 and args[1] == "--serve"
+    if not serving and (len(args) < 4 or args[2] != "--"):
+        print(USAGE, file=sys.stderr)
+        return 2
+    parent = int(args[0])
+    call = prctl()
+    # The server is no subreaper: what it forks is adopted by jlgcli.
+    guard(parent, call, subreaper=not serving)
+    if os.getppid() != parent:  # jlgcli died before the prctl: nothing to supervise
+        return 128 + int(PARENT_DEATH_SIGNAL)
+    if serving:
+        return serve(parent, int(args[2]), call)
+    status_fd = int(args[1])
+    os.set_inheritable(status_fd, False)  # closed by the child's exec: EOF means started
+    child = start_child(args[3:], status_fd, call)
+    os.close(status_fd)
+    _quiet_standard_streams()
+    return wait_for(child)
 
 
 def _quiet_standard_streams() -> None:

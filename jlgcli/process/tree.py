@@ -40,6 +40,8 @@ class ProcessTree:
     pgid: int | None  # POSIX process group (== pid); None on Windows
     exited: Callable[[], bool]  # True once the direct child has exited (reaps it)
     kill_child: Callable[[], None]  # hard-kill the direct child only (last resort)
+    # Linux: a pidfd of the direct child, readable once it exited (waits need not poll).
+    exit_fd: int | None = None
 
 
 def posix_signal(rung: Rung) -> int:
@@ -224,15 +226,31 @@ class Ladder:
 
 
 def wait_until(
-    condition: Callable[[], bool], timeout: float, *, clock: Callable[[], float] = time.monotonic
+    condition: Callable[[], bool],
+    timeout: float,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    exit_fd: int | None = None,
 ) -> bool:
-    """Poll ``condition`` with an exponential backoff (0.2 ms → 20 ms) until true or timeout."""
+    """Poll ``condition`` with an exponential backoff (0.2 ms → 20 ms) until true or timeout.
+
+    ``exit_fd`` (a pidfd, ``ProcessTree.exit_fd``): first wait until it is readable,
+    i.e. until that process exited, then poll. A supervisor exits a moment after its
+    child, when the pipes' end-of-file is already in: the backoff's sleeps made
+    each agent call ~1 ms longer on a loaded machine (issue 18's figure).
+    """
     deadline = clock() + timeout
     delay = 0.0002  # a child seen at end-of-file is usually reapable within microseconds
     while not condition():
         remaining = deadline - clock()
         if remaining <= 0:
             return False
+        if exit_fd is not None:
+            import select  # POSIX: a pidfd is Linux's
+
+            select.select([exit_fd], [], [], remaining)
+            exit_fd = None  # once: what is left in the group is polled
+            continue
         time.sleep(min(delay, remaining))
         delay = min(delay * 2, 0.02)
     return True

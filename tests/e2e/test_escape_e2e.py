@@ -219,6 +219,79 @@ def test_after_kill_of_jlgcli_nothing_of_its_tree_is_alive_within_5s(
         kill_all(token)
 
 
+SECOND_CALL_HANGS = (
+    "import os, sys\n"
+    "first = os.path.join(sys.argv[2], 'first-call')\n"
+    "if not os.path.exists(first):\n"
+    "    sys.stdin.read()\n"
+    "    open(first, 'w').close()\n"
+    "    print('step 1: made some progress')\n"
+    "    sys.exit(0)\n"
+    "os.execv(sys.executable, [sys.executable, sys.argv[1], 'hang', sys.argv[2]])\n"
+)
+
+
+def test_after_kill_of_jlgcli_a_child_the_fork_server_started_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    # issue 33 with issue 18's fork server: the second agent call's supervisor is forked
+    # by the server (no interpreter start-up); a SIGKILL of jlgcli still ends its whole
+    # tree (same group, setsid, cleaned-env daemon), the server and the supervisor.
+    from support.environ import without_coverage
+
+    token, marker = f"jlgcli-test-{uuid.uuid4().hex}", tmp_path / "daemon-ran"
+    project = _project(tmp_path)
+    agent = Path(__file__).parent / "data" / "escaping_agent.py"
+    pids_dir = project / "pids"
+    pids_dir.mkdir()
+    argv = [sys.executable, "-c", SECOND_CALL_HANGS, str(agent), str(pids_dir)]
+    config = project / ".jlgcli.json"
+    config.write_text(
+        json.dumps({"backend": "e", "backends": {"e": {"argv": argv, "prompt": "stdin"}}}), "utf-8"
+    )
+    trust_files([config], env={"JLGCLI_CONFIG_DIR": os.environ["JLGCLI_CONFIG_DIR"]})
+    jlgcli = str(Path(sys.executable).parent / "jlgcli")
+    proc = subprocess.Popen(
+        [jlgcli, "loop", "task.md", "--artifacts"],
+        cwd=project,
+        env=without_coverage() | {"ESCAPING_AGENT_CLEANED_DAEMON": f"{token}:{marker}"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    pids: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not (pids_dir / "agent.pid").exists():
+            assert proc.poll() is None, "jlgcli ended before the second call's agent was ready"
+            assert time.monotonic() < deadline, "the agent never started"
+            time.sleep(0.02)
+        pids = [int((pids_dir / n).read_text()) for n in ("grandchild.pid", "daemon.pid")]
+        pids.append(int((pids_dir / "agent.pid").read_text()))
+        tree = psutil.Process(proc.pid).children(recursive=True)
+        server = [p for p in tree if "--serve" in p.cmdline() and p.ppid() == proc.pid]
+        supervising = psutil.Process(pids[-1]).parent()
+        assert supervising is not None and supervising.ppid() == proc.pid  # adopted by jlgcli
+        assert len(server) == 2  # the fork server and the supervisor it forked
+        proc.kill()
+        proc.wait(60)
+        deadline = time.monotonic() + 5
+        every = [*pids, *(p.pid for p in tree)]
+        while _alive(every) or with_token(token):
+            assert time.monotonic() < deadline, (
+                f"alive 5 s after SIGKILL: {_alive(every)} {with_token(token)}"
+            )
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        kill_all(token)
+
+
 def _alive(pids: list[int]) -> list[int]:
     alive = []
     for pid in pids:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -267,3 +268,197 @@ def test_main_stops_at_once_when_jlgcli_died_before_the_prctl(
     fake_system: dict[str, object],
 ) -> None:
     assert supervisor.main(["6", "9", "--", "agent"]) == 128 + supervisor.PARENT_DEATH_SIGNAL
+
+
+# -- the fork server (issue 33: a supervisor without an interpreter start-up each) ---------
+
+
+def _request_socket() -> tuple[Any, Any]:
+    import socket
+
+    return socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+
+
+def _send(sock: Any, body: bytes, fds: list[int], *, size: int | None = None) -> None:
+    import socket
+
+    header = (len(body) if size is None else size).to_bytes(8, "big")
+    socket.send_fds(sock, [header], fds)
+    sock.sendall(body)
+
+
+@linux_only
+def test_a_request_brings_argv_environment_and_five_descriptors() -> None:
+    import marshal
+
+    ours, theirs = _request_socket()
+    pipes = [os.pipe() for _ in range(3)]
+    fds = [pipes[0][0], pipes[1][1], pipes[2][1], os.open("/", os.O_RDONLY), pipes[0][1]]
+    _send(ours, marshal.dumps(([b"/bin/true", b"x"], {b"K": b"V"})), fds)
+    request = supervisor.receive(theirs)
+    assert request is not None
+    assert (request.argv, request.env) == ([b"/bin/true", b"x"], {b"K": b"V"})
+    received = [*request.stdio, request.cwd_fd, request.status_fd]
+    assert len(received) == 5 and not any(os.get_inheritable(fd) for fd in received)
+    request.close()
+    with pytest.raises(OSError):
+        os.fstat(received[0])
+    for fd in fds:
+        os.close(fd)
+    for one in pipes:
+        with contextlib.suppress(OSError):
+            os.close(one[0])
+    ours.close()
+    assert supervisor.receive(theirs) is None  # end-of-file: jlgcli retired the server
+    theirs.close()
+
+
+@linux_only
+def test_a_malformed_request_is_refused_and_its_descriptors_closed() -> None:
+    ours, theirs = _request_socket()
+    read_fd, write_fd = os.pipe()
+    _send(ours, b"short", [read_fd], size=5)  # one descriptor instead of five
+    assert supervisor.receive(theirs) is None
+    _send(ours, b"cut", [read_fd] * 5, size=100)  # the body ends early
+    ours.close()
+    assert supervisor.receive(theirs) is None
+    theirs.close()
+    for fd in (read_fd, write_fd):
+        os.close(fd)
+
+
+class FakeRequest:
+    def __init__(self) -> None:
+        self.stdio, self.cwd_fd, self.status_fd = [3, 4, 5], 6, 7
+        self.closed = 0
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def test_the_server_forks_one_supervisor_a_request_until_end_of_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+
+    requests = iter([FakeRequest(), FakeRequest(), None])
+    forked: list[object] = []
+    monkeypatch.setattr(supervisor, "receive", lambda _sock: next(requests))
+    monkeypatch.setattr(supervisor, "fork_supervisor", lambda *a: forked.append(a[2]))
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    assert supervisor.serve(5, theirs.detach(), lambda *a: 0) == 0
+    assert len(forked) == 2
+    ours.close()
+
+
+def test_the_server_waits_for_the_middle_process_and_closes_its_copies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    request = FakeRequest()
+    waited: list[int] = []
+    monkeypatch.setattr(supervisor.os, "fork", lambda: 4321)
+    monkeypatch.setattr(supervisor.os, "waitpid", lambda pid, _o: waited.append(pid) or (pid, 0))
+    supervisor.fork_supervisor(5, 9, request, lambda *a: 0)  # type: ignore[arg-type]
+    assert (waited, request.closed) == ([4321], 1)
+
+
+@pytest.mark.parametrize("second_fork", [0, 77])
+def test_the_middle_process_exits_and_the_grandchild_supervises(
+    monkeypatch: pytest.MonkeyPatch, second_fork: int
+) -> None:
+    forks = iter([0, second_fork])
+    supervised: list[tuple[int, int]] = []
+    closed: list[int] = []
+    monkeypatch.setattr(supervisor.os, "fork", lambda: next(forks))
+    monkeypatch.setattr(supervisor.os, "close", closed.append)
+    monkeypatch.setattr(supervisor.os, "_exit", _exit)
+
+    def supervise(parent: int, middle: int, _request: object, _call: object) -> int:
+        supervised.append((parent, middle))
+        return 3
+
+    monkeypatch.setattr(supervisor, "supervise", supervise)
+    with pytest.raises(Exited) as info:
+        supervisor.fork_supervisor(5, 9, FakeRequest(), lambda *a: 0)  # type: ignore[arg-type]
+    if second_fork:  # the middle process: exits at once, so jlgcli adopts the grandchild
+        assert (info.value.args, supervised, closed) == ((0,), [], [])
+    else:  # the grandchild: closes the server's socket, supervises, exits as its child
+        assert (info.value.args, supervised, closed) == ((3,), [(5, os.getpid())], [9])
+
+
+def test_the_supervisor_forked_by_the_server_starts_once_adopted_by_jlgcli(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parents = iter([40, 40, 5, 5])  # the middle process (40), then jlgcli (5)
+    calls: list[object] = []
+    monkeypatch.setattr(supervisor.os, "getppid", lambda: next(parents))
+    monkeypatch.setattr(supervisor.os, "setsid", lambda: calls.append("setsid"))
+    monkeypatch.setattr(supervisor, "guard", lambda parent, _call: calls.append(("guard", parent)))
+    monkeypatch.setattr(supervisor, "start_child", lambda *a: calls.append(a[3]) or 77)
+    monkeypatch.setattr(supervisor.os, "write", lambda fd, data: calls.append((fd, data)))
+    monkeypatch.setattr(supervisor, "wait_for", lambda child: child - 70)
+    request = FakeRequest()
+    assert supervisor.supervise(5, 40, request, lambda *a: 0) == 7  # type: ignore[arg-type]
+    assert calls == ["setsid", ("guard", 5), request, (7, b"+%d+" % os.getpid())]
+    assert request.closed == 1
+
+
+def test_a_supervisor_whose_jlgcli_died_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    parents = iter([1, 1])  # adopted by init: jlgcli is gone
+    monkeypatch.setattr(supervisor.os, "getppid", lambda: next(parents))
+    monkeypatch.setattr(supervisor.os, "setsid", lambda: None)
+    monkeypatch.setattr(supervisor, "guard", lambda *_a: None)
+    started: list[object] = []
+    monkeypatch.setattr(supervisor, "start_child", lambda *a: started.append(a) or 1)
+    code = supervisor.supervise(5, 40, FakeRequest(), lambda *a: 0)  # type: ignore[arg-type]
+    assert (code, started) == (128 + supervisor.PARENT_DEATH_SIGNAL, [])
+
+
+def test_a_served_child_takes_the_requests_stdio_directory_and_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    request = supervisor.Request([b"/bin/agent"], {b"K": b"V"}, [3, 4, 5, 6, 7])
+    done: list[object] = []
+    monkeypatch.setattr(supervisor.os, "fork", lambda: 0)
+    monkeypatch.setattr(supervisor.os, "getpid", lambda: 40)
+    monkeypatch.setattr(supervisor.os, "getppid", lambda: 40)
+    monkeypatch.setattr(supervisor.signal, "signal", lambda *_args: None)
+    monkeypatch.setattr(supervisor.signal, "pthread_sigmask", lambda *_args: None)
+    monkeypatch.setattr(supervisor.os, "dup2", lambda fd, target: done.append((fd, target)))
+    monkeypatch.setattr(supervisor.os, "fchdir", lambda fd: done.append(("fchdir", fd)))
+
+    def execve(*args: object) -> None:
+        done.append(args)
+        raise OSError(13, "Permission denied")
+
+    monkeypatch.setattr(supervisor.os, "execve", execve)
+    monkeypatch.setattr(supervisor.os, "write", lambda fd, data: done.append((fd, data)))
+    monkeypatch.setattr(supervisor.os, "_exit", _exit)
+    with pytest.raises(Exited):
+        supervisor.start_child([], 7, lambda *a: 0, request)
+    assert done == [
+        (3, 0),
+        (4, 1),
+        (5, 2),
+        ("fchdir", 6),
+        (b"/bin/agent", [b"/bin/agent"], {b"K": b"V"}),
+        (7, b"13"),
+    ]
+    monkeypatch.setattr(supervisor.os, "getppid", lambda: 1)  # its supervisor died meanwhile
+    done.clear()
+    with pytest.raises(Exited):
+        supervisor.start_child([], 7, lambda *a: 0, request)
+    assert done == []
+
+
+def test_main_serves_without_being_a_subreaper(
+    fake_system: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served: list[tuple[int, int]] = []
+    monkeypatch.setattr(supervisor, "serve", lambda p, fd, _call: served.append((p, fd)) or 0)
+    assert supervisor.main(["5", "--serve", "8"]) == 0
+    assert served == [(5, 8)]
+    assert (supervisor.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) not in fake_system["prctl"]  # type: ignore[operator]
+    assert (supervisor.PR_SET_PDEATHSIG, int(supervisor.PARENT_DEATH_SIGNAL), 0, 0, 0) in (
+        fake_system["prctl"]  # type: ignore[operator]
+    )

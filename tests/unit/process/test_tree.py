@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -143,3 +144,16 @@ def test_group_alive_and_pid_alive_for_a_real_group() -> None:
 def test_wait_until_gives_up_at_the_timeout() -> None:
     assert not wait_until(lambda: False, 0.01)
     assert wait_until(lambda: True, 0)
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="pidfds are Linux's (5.3+)")
+def test_wait_until_waits_on_the_exit_fd_then_polls() -> None:
+    # issue 18/33: a supervisor exits a moment after its child; its pidfd wakes the wait.
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.2)"])
+    exit_fd = os.pidfd_open(proc.pid)
+    try:
+        assert wait_until(lambda: proc.poll() is not None, 30, exit_fd=exit_fd)
+        assert not wait_until(lambda: False, 0.01, exit_fd=exit_fd)  # readable: then polled
+    finally:
+        os.close(exit_fd)
+        proc.wait()

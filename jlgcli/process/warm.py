@@ -1,0 +1,239 @@
+"""The supervisors' fork server: a child's supervisor without an interpreter start-up (issue 33).
+
+Every child of the jlgcli program runs under ``jlgcli.process.supervisor`` on
+Linux. Started with its child (``python -I -S supervisor.py``), each supervisor
+cost an interpreter start-up on the agent call's critical path and ~15 ms of CPU
+per call, ~25 ms of each loop iteration on a 2-core machine (issue 18's figure).
+So the first supervised spawn of the pipe transport also starts one fork
+server (``supervisor.py PARENT --serve CONTROL_FD``), in the background; later
+spawns ask it (``start``): it forks twice, and the grandchild, adopted by jlgcli
+(a subreaper) as soon as the middle process exits, is the child's supervisor,
+exactly as a cold one: its own session, a subreaper, its parent-death signal
+set once jlgcli is its parent, jlgcli's to wait for (``Adopted``).
+
+The request carries the child's argv and environment (marshalled bytes over a
+Unix socket: never on disk) and, by ``SCM_RIGHTS``, the stdio pipes jlgcli made
+for the call, the working directory (an ``O_PATH`` descriptor of the directory
+this process resolved, as ``Popen(cwd=)`` would) and a status pipe, on which
+the supervisor writes ``+PID+`` once the child is forked and the child an
+``exec`` failure's errno (its exec closes it: end-of-file means started).
+
+The server's own environment is empty but for ``LD_LIBRARY_PATH`` (the
+interpreter may need it), so no supervisor holds a secret a child could read in
+``/proc/PPID/environ``. Only the main thread uses it (``PR_SET_PDEATHSIG``
+follows the thread that forked, and the main thread lives as long as jlgcli).
+It dies with jlgcli (its parent-death signal, like a supervisor's) and is ended
+and reaped at exit (``retire``, from ``boundary.end_orphans_at_exit``). A server
+that cannot serve (killed meanwhile) is reaped and the child starts cold.
+
+Why a fork server rather than a pre-started supervisor per call: that one cost an
+interpreter start-up's CPU (~15 ms) per call, which a loaded 2-core machine pays in wall
+time anyway (measured: no better than cold); forking a started one costs ~1 ms.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from jlgcli.process.descendants import forget_child, spawning
+
+assert sys.platform.startswith("linux"), "the fork server is Linux's, like the supervisor"
+
+SUPERVISOR = str(Path(__file__).with_name("supervisor.py"))
+STARTED = b"+"  # supervisor.STARTED (that module is a script: not imported here)
+SERVER_ENVIRONMENT = ("LD_LIBRARY_PATH",)  # what the server's environment keeps of jlgcli's
+
+_servers: list[Server] = []
+
+
+class Adopted:
+    """A supervisor the server forked and jlgcli adopted: what ``subprocess.Popen`` offers.
+
+    ``status_fd``: the rest of the status pipe, where the child writes the errno of
+    a failed ``exec``; jlgcli does not wait for the exec on the spawn's critical
+    path but reads it once the child has ended (``exec_error``).
+    """
+
+    def __init__(self, pid: int, status_fd: int | None = None, report: bytes = b"") -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._status_fd = status_fd
+        self._report = report
+
+    def exec_error(self) -> OSError | None:
+        """The child's exec failure (read to end-of-file: call once it ended), or None."""
+        if self._status_fd is not None:
+            self._report += _read_all(self._status_fd)
+            self._status_fd = None
+        error = self._report.replace(STARTED, b"").strip()
+        if not error:
+            return None
+        number = int(error) if error.isdigit() else 0
+        return OSError(number, os.strerror(number) if number else "cannot start")
+
+    def close(self) -> None:
+        """Close the status pipe if it was not read."""
+        if self._status_fd is not None:
+            os.close(self._status_fd)
+            self._status_fd = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self._reap(os.WNOHANG)
+        return self.returncode
+
+    def wait(self) -> int:
+        while self.returncode is None:
+            self._reap(0)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def _reap(self, options: int) -> None:
+        try:
+            pid, status = os.waitpid(self.pid, options)
+        except ChildProcessError:  # reaped elsewhere: its status is lost, as Popen says 0
+            self.returncode = 0
+            return
+        if pid:
+            self.returncode = os.waitstatus_to_exitcode(status)
+
+
+class Server:
+    """The fork server, and ``control``, the socket it reads requests from."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], control: socket.socket) -> None:
+        self.proc = proc
+        self.control = control
+
+    def start(
+        self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None, stdio: Sequence[int]
+    ) -> Adopted | None:
+        """Start ``argv`` on ``stdio`` (the child's stdin, stdout, stderr) under a supervisor.
+
+        None: the server could not serve (it is reaped; start the child otherwise).
+        Raises the ``OSError`` of a working directory that cannot be opened, or of
+        a failed ``exec`` reported with the supervisor's pid (its supervisor is
+        reaped); a later exec failure is the ``Adopted``'s ``exec_error``.
+        """
+        directory = os.open(cwd or ".", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        status_read, status_write = os.pipe()
+        body = marshal.dumps(
+            (
+                [os.fsencode(arg) for arg in argv],
+                {os.fsencode(key): os.fsencode(value) for key, value in env.items()},
+            )
+        )
+        fds = [*stdio, directory, status_write]
+        with spawning() as register:  # the sweep must not take it for an orphan
+            try:
+                header = len(body).to_bytes(8, "big")
+                socket.send_fds(self.control, [header], fds, socket.MSG_NOSIGNAL)
+                self.control.sendall(body, socket.MSG_NOSIGNAL)
+                sent = True
+            except OSError:  # the server is gone
+                sent = False
+            finally:
+                os.close(directory)
+                os.close(status_write)
+            report = _read_until_started(status_read)
+            before, started, after = report.partition(STARTED)
+            pid, _, rest = after.partition(STARTED)
+            served = bool(sent and started and pid.isdigit())
+            if served:
+                register(int(pid))
+        if not served:
+            os.close(status_read)
+            _end(self)  # outside the spawn lock: forget_child takes it
+            return None
+        adopted = Adopted(int(pid), status_read, before + rest)
+        error = adopted.exec_error() if before + rest else None
+        if error is not None:  # the supervisor exits as its child did: 127
+            adopted.wait()
+            forget_child(adopted.pid)
+            raise error
+        return adopted
+
+
+def prestart() -> None:
+    """Start the fork server unless it runs (the main thread only)."""
+    if _servers or threading.current_thread() is not threading.main_thread():
+        return
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    environment = {name: os.environ[name] for name in SERVER_ENVIRONMENT if name in os.environ}
+    command = [sys.executable, "-I", "-S", SUPERVISOR, str(os.getpid()), "--serve"]
+    try:
+        with spawning() as register:
+            proc = subprocess.Popen(
+                [*command, str(theirs.fileno())],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=environment,
+                cwd="/",
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
+            register(proc.pid)
+    except OSError:  # no server: the children start cold
+        ours.close()
+        return
+    finally:
+        theirs.close()
+    _servers.append(Server(proc, ours))
+
+
+def server() -> Server | None:
+    """The running fork server, if there is one and this is the main thread."""
+    if not _servers or threading.current_thread() is not threading.main_thread():
+        return None
+    if _servers[0].proc.poll() is not None:  # killed meanwhile
+        _end(_servers[0])
+        return None
+    return _servers[0]
+
+
+def retire() -> None:
+    """End and reap the fork server (the command is exiting)."""
+    while _servers:
+        _end(_servers[0])
+
+
+def _end(found: Server) -> None:
+    """Close the server's socket, kill and reap it: what it forked is jlgcli's, not its own."""
+    if found in _servers:
+        _servers.remove(found)
+    found.control.close()
+    found.proc.kill()
+    found.proc.wait()
+    forget_child(found.proc.pid)
+
+
+def _read_until_started(fd: int) -> bytes:
+    """The status pipe up to the supervisor's ``+PID+`` (or its end-of-file)."""
+    report = b""
+    while report.count(STARTED) < 2 and (chunk := os.read(fd, 64)):
+        report += chunk
+    return report
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    try:
+        while chunk := os.read(fd, 64):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
