@@ -115,22 +115,27 @@ def test_with_json_the_marks_go_to_stderr_and_stdout_stays_one_document(tmp_path
 
 
 def test_the_hook_in_a_users_own_step_stops_the_models_commands_too(tmp_path: Path) -> None:
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
-    subprocess.run([*git, "init", "-q"], check=True, env=tool_environ())
+    _git(tmp_path, "init", "-q")
     (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
-    subprocess.run([*git, "add", "a.py"], check=True, env=tool_environ())
+    _git(tmp_path, "add", "a.py")
     result = _cli(tmp_path, "hook", "-b", "claude", "--completion", "marker", "-v")
     assert "::error::x" in result.stdout, result.stdout
     assert obeyed(result.stdout) == []
 
 
+def _git(folder: Path, *args: str) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(folder)]
+    subprocess.run([*git, *args], check=True, env=tool_environ())
+
+
+def _repository_with_a_second_task(folder: Path) -> None:
+    _git(folder, "init", "-q")
+    _git(folder, "commit", "-q", "--allow-empty", "-m", "i")
+    (folder / "other.md").write_text("Do that.\n", encoding="utf-8")
+
+
 def test_a_batch_in_a_users_own_step_stops_the_models_commands_too(tmp_path: Path) -> None:
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
-    subprocess.run([*git, "init", "-q"], check=True, env=tool_environ())
-    subprocess.run(
-        [*git, "commit", "-q", "--allow-empty", "-m", "i"], check=True, env=tool_environ()
-    )
-    (tmp_path / "other.md").write_text("Do that.\n", encoding="utf-8")
+    _repository_with_a_second_task(tmp_path)
     result = _cli(tmp_path, "loop", "task.md", "other.md", "-j", "2", "-b", "claude", "-v")
     assert result.returncode == 0, result.stdout
     assert "::stop-commands::" in result.stdout
@@ -139,12 +144,7 @@ def test_a_batch_in_a_users_own_step_stops_the_models_commands_too(tmp_path: Pat
 
 def test_a_batch_in_actions_writes_one_set_of_outputs_and_one_summary(tmp_path: Path) -> None:
     # issue 37: each task's loop published its own outputs (the last one won) and summary
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
-    subprocess.run([*git, "init", "-q"], check=True, env=tool_environ())
-    subprocess.run(
-        [*git, "commit", "-q", "--allow-empty", "-m", "i"], check=True, env=tool_environ()
-    )
-    (tmp_path / "other.md").write_text("Do that.\n", encoding="utf-8")
+    _repository_with_a_second_task(tmp_path)
     result = _cli(tmp_path, "loop", "task.md", "other.md", "-j", "2", "-b", "claude")
     assert result.returncode == 0, result.stdout
     outputs = (tmp_path / "out").read_text("utf-8").splitlines()

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -162,43 +163,16 @@ def test_after_kill_of_jlgcli_nothing_of_its_tree_is_alive_within_5s(
 
     token, marker = f"jlgcli-test-{uuid.uuid4().hex}", tmp_path / "daemon-ran"
     project = _project(tmp_path)
-    agent = Path(__file__).parent / "data" / "escaping_agent.py"
-    (project / "pids").mkdir()
-    argv = [sys.executable, str(agent), "hang", str(project / "pids")]
-    config = project / ".jlgcli.json"
-    config.write_text(
-        json.dumps({"backend": "e", "backends": {"e": {"argv": argv, "prompt": "stdin"}}}), "utf-8"
-    )
-    trust_files([config], env={"JLGCLI_CONFIG_DIR": os.environ["JLGCLI_CONFIG_DIR"]})
+    proc = _escaping_loop(project, token, marker, lambda agent, pids: [agent, "hang", pids])
     jlgcli = str(Path(sys.executable).parent / "jlgcli")
-    proc = subprocess.Popen(
-        [jlgcli, "loop", "task.md", "--artifacts"],
-        cwd=project,
-        env=without_coverage() | {"ESCAPING_AGENT_CLEANED_DAEMON": f"{token}:{marker}"},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
     pids: list[int] = []
     try:
-        deadline = time.monotonic() + 60
-        while not (project / "pids" / "agent.pid").exists():
-            assert proc.poll() is None, "jlgcli ended before the agent was ready"
-            assert time.monotonic() < deadline, "the agent never started"
-            time.sleep(0.02)
-        pids = [int((project / "pids" / n).read_text()) for n in ("grandchild.pid", "daemon.pid")]
-        pids.append(int((project / "pids" / "agent.pid").read_text()))
+        pids = _agent_pids(proc, project / "pids")
         assert marker.exists()
         tree = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
         proc.send_signal(getattr(signal, name))
         proc.wait(60)
-        deadline = time.monotonic() + 5
-        while _alive([*pids, *tree]) or with_token(token):
-            assert time.monotonic() < deadline, (
-                f"alive 5 s after {name}: {_alive([*pids, *tree])} {with_token(token)}"
-            )
-            time.sleep(0.05)
+        _gone_within_5s([*pids, *tree], token, after=name)
         if name == "SIGTERM":  # a catchable signal: jlgcli still writes its result
             assert list((project / ".jlgcli" / "runs").glob("*/result.json"))
         else:  # nothing ran to record the end: the next look says what happened
@@ -211,12 +185,7 @@ def test_after_kill_of_jlgcli_nothing_of_its_tree_is_alive_within_5s(
                                    timeout=60)  # fmt: skip
             assert "status      killed\n" in shown.stdout  # in its first call: no state to resume
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        kill_all(token)
+        _end_all(proc, pids, token)
 
 
 SECOND_CALL_HANGS = (
@@ -237,38 +206,15 @@ def test_after_kill_of_jlgcli_a_child_the_fork_server_started_leaves_nothing(
     # issue 33 with issue 18's fork server: the second agent call's supervisor is forked
     # by the server (no interpreter start-up); a SIGKILL of jlgcli still ends its whole
     # tree (same group, setsid, cleaned-env daemon), the server and the supervisor.
-    from support.environ import without_coverage
-
     token, marker = f"jlgcli-test-{uuid.uuid4().hex}", tmp_path / "daemon-ran"
     project = _project(tmp_path)
-    agent = Path(__file__).parent / "data" / "escaping_agent.py"
     pids_dir = project / "pids"
-    pids_dir.mkdir()
-    argv = [sys.executable, "-c", SECOND_CALL_HANGS, str(agent), str(pids_dir)]
-    config = project / ".jlgcli.json"
-    config.write_text(
-        json.dumps({"backend": "e", "backends": {"e": {"argv": argv, "prompt": "stdin"}}}), "utf-8"
-    )
-    trust_files([config], env={"JLGCLI_CONFIG_DIR": os.environ["JLGCLI_CONFIG_DIR"]})
-    jlgcli = str(Path(sys.executable).parent / "jlgcli")
-    proc = subprocess.Popen(
-        [jlgcli, "loop", "task.md", "--artifacts"],
-        cwd=project,
-        env=without_coverage() | {"ESCAPING_AGENT_CLEANED_DAEMON": f"{token}:{marker}"},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
+    proc = _escaping_loop(
+        project, token, marker, lambda agent, pids: ["-c", SECOND_CALL_HANGS, agent, pids]
     )
     pids: list[int] = []
     try:
-        deadline = time.monotonic() + 60
-        while not (pids_dir / "agent.pid").exists():
-            assert proc.poll() is None, "jlgcli ended before the second call's agent was ready"
-            assert time.monotonic() < deadline, "the agent never started"
-            time.sleep(0.02)
-        pids = [int((pids_dir / n).read_text()) for n in ("grandchild.pid", "daemon.pid")]
-        pids.append(int((pids_dir / "agent.pid").read_text()))
+        pids = _agent_pids(proc, pids_dir)  # the second call's
         tree = psutil.Process(proc.pid).children(recursive=True)
         server = [p for p in tree if "--serve" in p.cmdline() and p.ppid() == proc.pid]
         supervising = psutil.Process(pids[-1]).parent()
@@ -276,20 +222,64 @@ def test_after_kill_of_jlgcli_a_child_the_fork_server_started_leaves_nothing(
         assert len(server) == 2  # the fork server and the supervisor it forked
         proc.kill()
         proc.wait(60)
-        deadline = time.monotonic() + 5
-        every = [*pids, *(p.pid for p in tree)]
-        while _alive(every) or with_token(token):
-            assert time.monotonic() < deadline, (
-                f"alive 5 s after SIGKILL: {_alive(every)} {with_token(token)}"
-            )
-            time.sleep(0.05)
+        _gone_within_5s([*pids, *(p.pid for p in tree)], token, after="SIGKILL")
     finally:
-        if proc.poll() is None:
-            proc.kill()
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        kill_all(token)
+        _end_all(proc, pids, token)
+
+
+def _escaping_loop(
+    project: Path, token: str, marker: Path, args: Callable[[str, str], list[str]]
+) -> subprocess.Popen[bytes]:
+    """``jlgcli loop`` on a trusted backend running Python with ``args(agent, pids folder)``:
+    the escaping agent, which also starts a cleaned-env daemon carrying ``token``."""
+    from support.environ import without_coverage
+
+    agent = Path(__file__).parent / "data" / "escaping_agent.py"
+    (project / "pids").mkdir()
+    argv = [sys.executable, *args(str(agent), str(project / "pids"))]
+    config = project / ".jlgcli.json"
+    config.write_text(
+        json.dumps({"backend": "e", "backends": {"e": {"argv": argv, "prompt": "stdin"}}}), "utf-8"
+    )
+    trust_files([config], env={"JLGCLI_CONFIG_DIR": os.environ["JLGCLI_CONFIG_DIR"]})
+    return subprocess.Popen(
+        [str(Path(sys.executable).parent / "jlgcli"), "loop", "task.md", "--artifacts"],
+        cwd=project,
+        env=without_coverage() | {"ESCAPING_AGENT_CLEANED_DAEMON": f"{token}:{marker}"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def _agent_pids(proc: subprocess.Popen[bytes], pids_dir: Path) -> list[int]:
+    """Once the escaping agent is ready: its grandchild's, its daemon's and its own pid."""
+    deadline = time.monotonic() + 60
+    while not (pids_dir / "agent.pid").exists():  # the marker the agent writes last
+        assert proc.poll() is None, "jlgcli ended before the agent was ready"
+        assert time.monotonic() < deadline, "the agent never started"
+        time.sleep(0.02)
+    return [int((pids_dir / n).read_text()) for n in ("grandchild.pid", "daemon.pid", "agent.pid")]
+
+
+def _gone_within_5s(pids: list[int], token: str, *, after: str) -> None:
+    deadline = time.monotonic() + 5
+    while _alive(pids) or with_token(token):
+        assert time.monotonic() < deadline, (
+            f"alive 5 s after {after}: {_alive(pids)} {with_token(token)}"
+        )
+        time.sleep(0.05)
+
+
+def _end_all(proc: subprocess.Popen[bytes], pids: list[int], token: str) -> None:
+    """Whatever a failed test left behind."""
+    if proc.poll() is None:
+        proc.kill()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    kill_all(token)
 
 
 def _alive(pids: list[int]) -> list[int]:
@@ -365,24 +355,13 @@ def test_as_nobody_after_kill_9_of_jlgcli_nothing_of_its_tree_is_alive_within_5s
         )  # fmt: skip
         pids: list[int] = []
         try:
-            deadline = time.monotonic() + 60
-            while not (pids_dir / "agent.pid").exists():
-                assert proc.poll() is None, "jlgcli ended before the agent was ready"
-                assert time.monotonic() < deadline, "the agent never started"
-                time.sleep(0.02)
-            names = ("grandchild.pid", "daemon.pid", "agent.pid")
-            pids = [int((pids_dir / name).read_text()) for name in names]
+            pids = _agent_pids(proc, pids_dir)
             assert marker.exists()
             tree = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
             assert all(psutil.Process(pid).uids().real == NOBODY for pid in tree)
             proc.kill()  # setpriv exec'd jlgcli: proc is jlgcli itself
             proc.wait(60)
-            deadline = time.monotonic() + 5
-            while _alive([*pids, *tree]) or with_token(token):
-                assert time.monotonic() < deadline, (
-                    f"alive 5 s after SIGKILL: {_alive([*pids, *tree])} {with_token(token)}"
-                )
-                time.sleep(0.05)
+            _gone_within_5s([*pids, *tree], token, after="SIGKILL")
             listed = subprocess.run(
                 [*AS_NOBODY, *runtime.jlgcli, "runs", "--json"], cwd=project, env=env,
                 capture_output=True, text=True, timeout=60,
@@ -390,9 +369,4 @@ def test_as_nobody_after_kill_9_of_jlgcli_nothing_of_its_tree_is_alive_within_5s
             assert listed.returncode == 0, listed.stderr
             assert [run["status"] for run in json.loads(listed.stdout)["runs"]] == ["killed"]
         finally:
-            if proc.poll() is None:
-                proc.kill()
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            kill_all(token)
+            _end_all(proc, pids, token)
