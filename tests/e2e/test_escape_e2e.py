@@ -123,11 +123,8 @@ print("daemon started")
 """
 
 
-def test_a_cleaned_env_daemon_started_by_a_rebound_script_is_gone_after_the_run(
-    jlg: Runner, tmp_path: Path
-) -> None:
-    token = f"jlgcli-test-{uuid.uuid4().hex}"
-    project = _project(tmp_path)
+def _daemon_script_turns(folder: Path, token: str) -> Path:
+    """The fake agent's script: write ``SCRIPT`` and run it, then say done."""
     first = {
         "thought_process": "Start it.",
         "artifacts": [
@@ -139,10 +136,18 @@ def test_a_cleaned_env_daemon_started_by_a_rebound_script_is_gone_after_the_run(
             "continuation_prompt": "Check it.",
         },
     }
-    second = {"status": "done", "summary": "started"}
-    script = tmp_path / "agent-script.json"
-    script.write_text(json.dumps({"turns": [_reply(first), _reply(second)]}), "utf-8")
-    env = {"JLGCLI_FAKE_SCRIPT": str(script)}
+    script = folder / "agent-script.json"
+    turns = [_reply(first), _reply({"status": "done", "summary": "started"})]
+    script.write_text(json.dumps({"turns": turns}), "utf-8")
+    return script
+
+
+def test_a_cleaned_env_daemon_started_by_a_rebound_script_is_gone_after_the_run(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    token = f"jlgcli-test-{uuid.uuid4().hex}"
+    project = _project(tmp_path)
+    env = {"JLGCLI_FAKE_SCRIPT": str(_daemon_script_turns(tmp_path, token))}
     try:
         result = jlg(
             "loop", "task.md", "-b", "claude", "--completion", "rebound", cwd=project, env=env
@@ -297,38 +302,47 @@ def _alive(pids: list[int]) -> list[int]:
 
 
 def _nobody_project(
-    folder: Path, runtime: Runtime, agent: list[str]
+    folder: Path, runtime: Runtime, agent: list[str] | None = None
 ) -> tuple[Path, dict[str, str]]:
-    """A project with a trusted ``e`` backend running ``agent``, and nobody's environment."""
+    """A project (with a trusted ``e`` backend running ``agent``), and nobody's environment."""
     from support.environ import without_coverage
 
     project = _project(folder)
     (folder / "cfg").mkdir()
     (folder / "home").mkdir()
-    config = project / ".jlgcli.json"
-    config.write_text(json.dumps({"backend": "e", "backends": {"e": {"argv": agent}}}), "utf-8")
     env = {"JLGCLI_CONFIG_DIR": str(folder / "cfg"), "HOME": str(folder / "home")}
-    trust_files([config], env=env)
+    if agent is not None:
+        config = project / ".jlgcli.json"
+        backends = {"e": {"argv": agent}}
+        config.write_text(json.dumps({"backend": "e", "backends": backends}), "utf-8")
+        trust_files([config], env=env)
     env |= {"TMPDIR": str(folder / "home")}
     give_to_nobody(folder)
     return project, runtime.environ(without_coverage() | env)
 
 
-def test_as_nobody_a_cleaned_env_daemon_started_by_the_agent_is_gone_after_the_run(
-    system_bin: Path,
+@pytest.mark.parametrize("starter", ["agent", "gate"])
+def test_as_nobody_a_cleaned_env_daemon_started_by_the_agent_or_a_gate_is_gone_after_the_run(
+    system_bin: Path, starter: str
 ) -> None:
     with nobody_workspace(system_bin) as (runtime, folder):
         token, marker = f"jlgcli-test-{uuid.uuid4().hex}", folder / "daemon-ran"
         daemon = str(shutil.copy(DAEMON, folder / DAEMON.name))
-        agent = [str(runtime.python), daemon, token, str(marker), "agent"]
-        project, env = _nobody_project(folder, runtime, agent)
+        if starter == "agent":
+            agent = [str(runtime.python), daemon, token, str(marker), "agent"]
+            project, env = _nobody_project(folder, runtime, agent)
+            args = ["run", "task.md"]
+        else:
+            project, env = _nobody_project(folder, runtime)
+            gate = f"{runtime.python} {daemon} {token} {marker}"
+            args = ["loop", "task.md", "-b", "claude", "--gate", gate]
         try:
             result = subprocess.run(
-                [*AS_NOBODY, *runtime.jlgcli, "run", "task.md", "--json"], cwd=project, env=env,
+                [*AS_NOBODY, *runtime.jlgcli, *args], cwd=project, env=env,
                 stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
             )  # fmt: skip
             assert result.returncode == 0, result.stderr
-            assert marker.exists(), "the daemon never ran"
+            assert marker.exists(), f"the {starter}'s daemon never ran"
             assert marker.stat().st_uid == NOBODY  # the daemon, thus jlgcli, was nobody
             assert with_token(token) == []
         finally:
@@ -370,3 +384,26 @@ def test_as_nobody_after_kill_9_of_jlgcli_nothing_of_its_tree_is_alive_within_5s
             assert [run["status"] for run in json.loads(listed.stdout)["runs"]] == ["killed"]
         finally:
             _end_all(proc, pids, token)
+
+
+def test_as_nobody_a_cleaned_env_daemon_started_by_a_rebound_script_is_gone_after_the_run(
+    system_bin: Path,
+) -> None:
+    with nobody_workspace(system_bin) as (runtime, folder):
+        token = f"jlgcli-test-{uuid.uuid4().hex}"
+        script = _daemon_script_turns(folder, token)
+        project, env = _nobody_project(folder, runtime)
+        env["JLGCLI_FAKE_SCRIPT"] = str(script)
+        try:
+            result = subprocess.run(
+                [*AS_NOBODY, *runtime.jlgcli, "loop", "task.md", "-b", "claude",
+                 "--completion", "rebound"],
+                cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                timeout=120,
+            )  # fmt: skip
+            assert result.returncode == 0, result.stderr
+            assert (project / "daemon-ran").exists(), "the script's daemon never ran"
+            assert (project / "daemon-ran").stat().st_uid == NOBODY
+            assert with_token(token) == []
+        finally:
+            kill_all(token)
