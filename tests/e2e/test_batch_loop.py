@@ -6,6 +6,7 @@ Each task's fake claude follows its own script (``fake-script:`` in the task,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.batch import git, make_repo, make_tasks
@@ -255,3 +257,53 @@ def test_the_first_task_starts_before_the_other_worktrees_are_made_and_events_fl
     assert not late.exists()  # the first task did not wait for the second's worktree
     assert [task["status"] for task in json.loads(out)["tasks"]] == ["done", "done"]
     assert (repo / ".jlgcli" / "worktrees" / "second" / "2.txt").exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux: parent-death signals, subreaper")
+def test_kill_9_of_the_batch_leaves_no_process_of_any_task_within_5s(
+    jlgcli_exe: str, tmp_path: Path
+) -> None:
+    """Issues 33 and 37: nothing outlives a SIGKILL of jlgcli, a batch's tasks included."""
+    import psutil
+
+    repo = make_repo(tmp_path / "repo")
+    turns = {name: [{"text": "working", "delay_seconds": 120}] for name in ("alpha", "beta")}
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    env.pop("COVERAGE_PROCESS_START", None)  # killed: not measured (support/environ.py)
+    env.pop("COVERAGE_PROCESS_CONFIG", None)
+    with subprocess.Popen(
+        [jlgcli_exe, "loop", *tasks, "-j", "2", "-b", "claude"], cwd=repo, env=env,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    ) as parent:  # fmt: skip
+        tree: list[psutil.Process] = []
+        try:
+            prompts = [tmp_path / "scripts" / f"{name}.json.prompts" / "000.txt" for name in turns]
+            deadline = time.monotonic() + 60
+            while not all(path.exists() for path in prompts):  # both agents are in their call
+                assert parent.poll() is None, "the batch ended before its agents were called"
+                assert time.monotonic() < deadline, "the agents were never called"
+                time.sleep(0.05)
+            tree = psutil.Process(parent.pid).children(recursive=True)
+            agents = [p for p in tree if any("claude" in part for part in p.cmdline())]
+            assert len(agents) >= 2, [p.cmdline() for p in tree]
+            parent.kill()
+            parent.wait(60)
+            deadline = time.monotonic() + 5
+            while alive := [p.pid for p in tree if _running(p)]:
+                assert time.monotonic() < deadline, f"alive 5 s after SIGKILL: {alive}"
+                time.sleep(0.05)
+        finally:
+            for process in tree:
+                with contextlib.suppress(psutil.Error):
+                    process.kill()
+
+
+def _running(process: Any) -> bool:
+    import psutil
+
+    try:
+        return bool(process.is_running() and process.status() != psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return False
