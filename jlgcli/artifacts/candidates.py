@@ -68,6 +68,10 @@ END_ONLY_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
         True,
         ASSIGNMENTS,
     ),
+    # An escape sequence glued between two token characters may split a token's prefix
+    # (s\x1b[1mk-ant-…): its line is read decoded, where any family may be. Colour
+    # around words (a space or a line end on one side) is no candidate.
+    (rb"[A-Za-z0-9_.\-]\x1b(?:\[[0-9;?]*[A-Za-z~]|[()][A-Za-z0-9])[A-Za-z0-9_.\-]", False, ALL),
 )
 # Inputs shorter than this are read by the exact rules directly (faster than a scan
 # plus windows, and no database to compile for a short run).

@@ -140,3 +140,30 @@ def test_secrets_at_the_edge_of_other_matches(text: str, secret: str) -> None:
 def test_lookalikes_matched_at_their_candidates_are_left_alone(text: str) -> None:
     data = ("x" * 9000 + "\n" + text + "\n").encode()  # long: through the candidate finder
     assert _with_finder().redact_bytes(data) == data == _exact(data)
+
+
+# An escape sequence inside a token's prefix (issue 32: "ANSI sequences do not split a
+# token"): the candidates saw neither half, so a long input kept the key (s\x1b[1mk-ant-…).
+ESCAPES = ("\x1b[1m", "\x1b[0;31m", "\x1b[2C", "\x1b(B")
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("escape", ESCAPES)
+def test_an_escape_inside_a_tokens_prefix_is_masked_by_both_engines(
+    family: str, escape: str
+) -> None:
+    token = FAMILIES[family]
+    for split in range(1, 8):
+        spelled = token[:split] + escape + token[split:]
+        text = f"it printed {spelled}\x1b[0m here\n"
+        for redacted in (_with_finder().redact(text), _exact(text.encode()).decode()):
+            assert token[split:][:10] not in redacted, (family, split, redacted)
+
+
+@pytest.mark.hyperscan
+def test_colour_around_words_is_no_candidate() -> None:
+    finder = _with_finder().finder()
+    assert finder is not None
+    coloured = b"\x1b[32mPASSED\x1b[0m tests/unit/test_parser.py::test_x \x1b[1;31mFAILED\x1b[0m\n"
+    assert finder.spans(coloured) == []
+    assert finder.spans(b"word\x1b[1mword") != []  # glued between name characters: one
