@@ -13,6 +13,8 @@ from pathlib import Path
 GIT_TIMEOUT_S = 120.0
 # jlgcli's own folders never go into a task's commit (runs, worktrees, ledgers).
 OWN_PATHS = (":(exclude).jlgcli", ":(exclude)ledger")
+# Who commits and rebases a task's work (the user's git may have no identity set).
+AS_JLGCLI = ("-c", "user.name=jlgcli", "-c", "user.email=jlgcli@localhost")
 
 
 class GitError(Exception):
@@ -100,19 +102,8 @@ def add_worktree(repo: Path, path: Path, branch: str, base: str) -> None:
 def commit_all(worktree: Path, message: str) -> bool:
     """Commit every change in ``worktree`` (jlgcli's folders left out); False when none."""
     git(worktree, "add", "-A", "--", ".", *OWN_PATHS)
-    done = git(
-        worktree,
-        "-c",
-        "user.name=jlgcli",
-        "-c",
-        "user.email=jlgcli@localhost",
-        "commit",
-        "--quiet",
-        "--no-verify",
-        "-m",
-        message,
-        check=False,
-    )
+    done = git(worktree, *AS_JLGCLI, "commit", "--quiet", "--no-verify", "-m", message,
+               check=False)  # fmt: skip
     if done.ok:
         return True
     # Asked only when the commit failed (one git process less for every done task, each
@@ -136,17 +127,7 @@ def diff_stat(repo: Path, base: str, branch: str) -> str:
 
 def rebase(worktree: Path, onto: str) -> bool:
     """Rebase the worktree's branch onto ``onto``; on a conflict abort it and return False."""
-    done = git(
-        worktree,
-        "-c",
-        "user.name=jlgcli",
-        "-c",
-        "user.email=jlgcli@localhost",
-        "rebase",
-        "--quiet",
-        onto,
-        check=False,
-    )
+    done = git(worktree, *AS_JLGCLI, "rebase", "--quiet", onto, check=False)
     if done.ok:
         return True
     git(worktree, "rebase", "--abort", check=False)
