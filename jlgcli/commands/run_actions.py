@@ -40,12 +40,20 @@ def _execute(args: argparse.Namespace, command: Command) -> int:
 
 
 def commands_stopped(*, data_on_stdout: bool) -> contextlib.AbstractContextManager[object]:
-    """Workflow commands stopped around what the model writes, in GitHub Actions (issue 33)."""
+    """Workflow commands stopped around what the model writes, in GitHub Actions (issue 33).
+
+    For ``run``/``loop``/``hook``/a batch in a user's own workflow step: the model's
+    text streams to the step log there too. With ``--json`` (or ``--events -``)
+    stdout holds data, so the marks go to stderr, where the text streams (the
+    runner parses both streams).
+    """
     if os.environ.get("GITHUB_ACTIONS") != "true":  # the GitHub glue loads only where it acts
         return contextlib.nullcontext()
-    from jlgcli.integrations.github import commands_stopped_in_actions
+    import sys
 
-    return commands_stopped_in_actions(os.environ, data_on_stdout=data_on_stdout)
+    from jlgcli.integrations.github import workflow_commands_stopped
+
+    return workflow_commands_stopped(sys.stderr if data_on_stdout else sys.stdout)
 
 
 def _batch_task() -> bool:

@@ -189,21 +189,6 @@ def workflow_commands_stopped(
         stream.flush()
 
 
-def commands_stopped_in_actions(
-    env: Mapping[str, str], *, data_on_stdout: bool
-) -> contextlib.AbstractContextManager[object]:
-    """``workflow_commands_stopped`` inside GitHub Actions, nothing elsewhere.
-
-    For ``jlgcli run``/``loop``/``hook`` called from a user's own workflow step
-    (issue 33): the model's text streams to the step log there too. With
-    ``--json`` stdout holds one JSON document, so the marks go to stderr, where
-    the text streams (the runner parses both streams).
-    """
-    if env.get("GITHUB_ACTIONS") != "true":
-        return contextlib.nullcontext()
-    return workflow_commands_stopped(sys.stderr if data_on_stdout else sys.stdout)
-
-
 def error_markdown(title: str, message: str, hint: str | None, redact: Callable[[str], str]) -> str:
     """A job summary for a run that never started (bad inputs): the error, quoted."""
     parts = [f"### ❌ {title}", "", "**Error:**", *_quoted(redact(message))]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from jlgcli.commands.run_actions import commands_stopped
 from jlgcli.integrations.github import (
-    commands_stopped_in_actions,
     error_markdown,
     new_stop_token,
     workflow_commands_stopped,
@@ -33,9 +33,13 @@ def test_commands_resume_even_when_the_block_raises() -> None:
 
 @pytest.mark.parametrize(("data_on_stdout", "marked"), [(False, "out"), (True, "err")])
 def test_in_actions_the_marks_go_where_the_model_text_streams(
-    capsys: pytest.CaptureFixture[str], data_on_stdout: bool, marked: str
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    data_on_stdout: bool,
+    marked: str,
 ) -> None:
-    with commands_stopped_in_actions({"GITHUB_ACTIONS": "true"}, data_on_stdout=data_on_stdout):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    with commands_stopped(data_on_stdout=data_on_stdout):
         pass
     captured = capsys.readouterr()
     assert "::stop-commands::" in getattr(captured, marked)
@@ -43,7 +47,7 @@ def test_in_actions_the_marks_go_where_the_model_text_streams(
 
 
 def test_outside_actions_nothing_is_written(capsys: pytest.CaptureFixture[str]) -> None:
-    with commands_stopped_in_actions({}, data_on_stdout=False):
+    with commands_stopped(data_on_stdout=False):  # the tests' environment has no GITHUB_*
         pass
     assert capsys.readouterr() == ("", "")
 
