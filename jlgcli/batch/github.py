@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from jlgcli.batch.record import BatchRecord
 from jlgcli.batch.report import batch_code, status_of, task_code, totals_of
+from jlgcli.integrations.github import append_summary, markdown_cell, write_outputs
 
 INCOMPLETE = (4, 5, 75)  # more iterations, money or time would finish it: nothing broke
 _ICONS = {"done": "✅", "incomplete": "⚠️", "interrupted": "⏹️", "error": "❌"}
@@ -66,19 +67,13 @@ def markdown(record: BatchRecord) -> str:
         cost = "?" if task.costUsd is None else f"${task.costUsd:.4f}"
         cells = [task.name, status_of(task, merge=record.merge), str(task.iterations), cost,
                  task.branch or "(in place)", task.diffStat or "-"]  # fmt: skip
-        lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
-    notes = [f"- {_cell(t.name)}: {_cell(t.mergeNote)}" for t in record.tasks
+        lines.append("| " + " | ".join(markdown_cell(cell) for cell in cells) + " |")
+    notes = [f"- {markdown_cell(t.name)}: {markdown_cell(t.mergeNote)}" for t in record.tasks
              if t.mergeNote and not t.merged]  # fmt: skip
     return "\n".join([*lines, *(["", *notes] if notes else [])]) + "\n\n"
 
 
 def publish_batch(record: BatchRecord, *, env: Mapping[str, str] = os.environ) -> None:
     """Append the batch's outputs and job summary (a warning, never a failure, when unwritable)."""
-    from jlgcli.integrations.github import append_summary, write_outputs
-
     write_outputs(output_values(record), env=env)
     append_summary(markdown(record), env=env)
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")

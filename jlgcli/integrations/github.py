@@ -84,7 +84,8 @@ def format_outputs(
     return "".join(line + "\n" for line in lines)
 
 
-def _cell(text: str) -> str:
+def markdown_cell(text: str) -> str:
+    """``text`` as one cell of a Markdown table row (pipes escaped, on one line)."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -139,7 +140,7 @@ def markdown_summary(summary: RunSummary, redact: Callable[[str], str] | None = 
     title = " ".join(part for part in ("###", icon, f"jlgcli {summary.command}:", summary.status)
                      if part)  # fmt: skip
     parts = [title, "", "| | |", "| --- | --- |"]
-    parts += [f"| {name} | {_cell(value)} |" for name, value in rows]
+    parts += [f"| {name} | {markdown_cell(value)} |" for name, value in rows]
     if summary.error is not None:
         parts += ["", "**Error:**", *_quoted(redact(summary.error.message))]
         if summary.error.hint:
