@@ -32,6 +32,13 @@ def _trust(path: Path) -> None:
     trust_files([path], env={"JLGCLI_CONFIG_DIR": os.environ["JLGCLI_CONFIG_DIR"]})
 
 
+def _canary_agent(project: Path) -> None:
+    """``./agent.sh`` of ``project``: it leaves the canary file if it ever runs."""
+    agent = project / "agent.sh"
+    agent.write_text(f"#!/bin/sh\ntouch {CANARY}\necho DONE\n", encoding="utf-8")
+    agent.chmod(0o755)
+
+
 def _project(root: Path) -> Path:
     root.mkdir(parents=True)
     (root / "task.md").write_text("Do it.\n", encoding="utf-8")
@@ -78,9 +85,7 @@ def test_a_symlinked_project_file_is_not_trusted_through_its_target(
     _trust(trusted / ".jlgcli.json")
     other = _project(tmp_path / "other")
     (other / ".jlgcli.json").symlink_to(trusted / ".jlgcli.json")
-    agent = other / "agent.sh"
-    agent.write_text(f"#!/bin/sh\ntouch {CANARY}\necho DONE\n", encoding="utf-8")
-    agent.chmod(0o755)
+    _canary_agent(other)
     result = jlg("run", "task.md", cwd=other)
     assert result.returncode == 78, result.stderr
     assert "not trusted" in result.stderr
@@ -91,9 +96,7 @@ def test_a_trusted_files_relative_program_is_refused(jlg: Runner, tmp_path: Path
     project = _project(tmp_path / "p")
     (project / ".jlgcli.json").write_text(_config(["./agent.sh"]), encoding="utf-8")
     _trust(project / ".jlgcli.json")
-    agent = project / "agent.sh"
-    agent.write_text(f"#!/bin/sh\ntouch {CANARY}\necho DONE\n", encoding="utf-8")
-    agent.chmod(0o755)
+    _canary_agent(project)
     result = jlg("run", "task.md", cwd=project)
     assert result.returncode == 78, result.stderr
     assert "relative" in result.stderr
