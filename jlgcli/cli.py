@@ -286,6 +286,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         startup_gc.resume()  # a model's script may run long: it gets a working collector
         return run_script_command(arguments[1:])
+    if arguments[:1] == ["__jlgcli_task_server__"] and sys.platform.startswith("linux"):
+        from jlgcli.batch.task_server import serve  # hidden: forks a batch's tasks (issue 37)
+
+        return serve(arguments[1:])
     if len(arguments) == 2 and arguments[0] == "__jlgcli_print_file__":
         from jlgcli.selfcmd import print_file_entry  # hidden: the replay backend's child
 

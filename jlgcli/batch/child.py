@@ -20,15 +20,17 @@ and finish side by side instead of one after another in the scheduler.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from jlgcli.batch.entry import TASK_ENV  # there: the loop door needs it, not this module
-from jlgcli.process.model import OutputEvent
+from jlgcli.process.model import ForkServer, OutputEvent
 
 # Flags of ``loop`` passed on to every task as given (the budget is the parent's).
 PASSED_VALUES = (
@@ -60,6 +62,27 @@ def passed_flags(args: Any) -> list[str]:
         for value in getattr(args, name, None) or []:
             flags.append(f"{flag}={value}")
     return flags
+
+
+@contextlib.contextmanager
+def task_server() -> Iterator[ForkServer | None]:
+    """The server that forks the batch's tasks while the batch runs (Linux, the jlgcli
+    program: ``jlgcli.batch.task_server``), or None: each task starts its own interpreter."""
+    from jlgcli.process.descendants import supervisor_wanted
+
+    if not supervisor_wanted():  # not Linux; a host program, the frozen exe: no adoption
+        yield None
+        return
+    if not sys.platform.startswith("linux"):  # pragma: no cover - narrows for mypy (issue 35)
+        raise OSError("Linux only")
+    from jlgcli.batch import task_server as forking  # Linux only
+
+    server = forking.start_server()
+    try:
+        yield server
+    finally:
+        if server is not None:
+            forking.retire_server(server)
 
 
 @dataclass
@@ -104,6 +127,7 @@ class ChildRun:
     wake: threading.Event = field(default_factory=threading.Event)
     exited: threading.Event = field(default_factory=threading.Event)
     error: BaseException | None = None  # what ``prepare`` or ``after`` raised
+    fork_server: ForkServer | None = None  # Linux: the batch's task server (task_server)
     _thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -161,6 +185,7 @@ class ChildRun:
                     tuple(self.argv),
                     cwd=str(self.cwd),
                     env={TASK_ENV: self.name, **self.env},
+                    fork_server=self.fork_server,
                 ),
                 limits=Limits(kill_grace=10.0),
                 sinks=(sink,),

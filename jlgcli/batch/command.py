@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.board import Board, Row
-from jlgcli.batch.child import ChildRun, passed_flags
+from jlgcli.batch.child import ChildRun, passed_flags, task_server
 from jlgcli.batch.entry import TASK_ENV
 from jlgcli.batch.record import (
     BatchRecord,
@@ -238,7 +238,9 @@ def _run(
     if maker is not None:  # the later tasks' worktrees are made while the first ones run
         maker.start_ahead([task for task in record.tasks if not task.finished])
     try:
-        with install_termination_handlers():
+        with install_termination_handlers(), task_server() as server:
+            for slot in slots:
+                slot.child.fork_server = server
             try:
                 schedule.run()
                 for slot in slots:  # never started: the shared budget ran out first

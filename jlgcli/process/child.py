@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from jlgcli.process.channel import Channel
-from jlgcli.process.model import Transport
+from jlgcli.process.model import ForkServer, Transport
 from jlgcli.process.spawn import IS_WINDOWS
 from jlgcli.process.tree import ProcessTree
 from jlgcli.records import record
@@ -34,16 +34,20 @@ def start_child(
     stdin: bytes | None,
     dimensions: tuple[int, int],
     is_windows: bool = IS_WINDOWS,
+    fork_server: ForkServer | None = None,
 ) -> Child:
     """Spawn ``argv`` (already resolved) through ``transport``.
 
     For a pipe, ``stdin`` is written and closed (or the null device is used).
-    For a pty, input is typed by the caller through the channel.
+    For a pty, input is typed by the caller through the channel. ``fork_server``
+    (pipe, Linux): the warm process that forks the child (``Invocation.fork_server``).
     """
     if transport == "pipe":
         from jlgcli.process.pipe import start_pipe
 
-        return start_pipe(argv, cwd=cwd, env=env, stdin=stdin, is_windows=is_windows)
+        return start_pipe(
+            argv, cwd=cwd, env=env, stdin=stdin, is_windows=is_windows, fork_server=fork_server
+        )
     if is_windows:  # pragma: no cover - exercised by the Windows CI job
         from jlgcli.process.pty_windows import start_winpty
 

@@ -70,6 +70,14 @@ def tree_token() -> str:
     return _token
 
 
+def renew_token() -> None:
+    """A new mark for a process forked without an exec (a batch's task, forked by the task
+    server): the mark made at import is its parent's, which would make the parent's other
+    children look like this process's own strays."""
+    global _token  # the one per-process value, made at import
+    _token = f"{os.getpid()}-{os.urandom(6).hex()}"
+
+
 def _prctl(option: int, value: int, *, libc: Any = None) -> bool:
     import ctypes
 

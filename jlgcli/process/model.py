@@ -8,8 +8,8 @@ These types are the contract between the backends (which build an
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from jlgcli.records import field, record
 
@@ -51,6 +51,8 @@ class Invocation:
     hangs forever on an open inherited pipe, backends.md §7).
     ``env``: overrides on top of the current environment; ``env_remove`` names
     variables to drop (e.g. secrets for a sandboxed script).
+    ``fork_server``: Linux, pipe transport: the warm process that forks the child
+    instead of an exec (a batch's tasks, ``jlgcli.batch.task_server``); None: as usual.
     """
 
     argv: tuple[str, ...]
@@ -61,6 +63,27 @@ class Invocation:
     transport: Transport = "pipe"
     dimensions: tuple[int, int] = (40, 200)  # rows, cols (pty only)
     interactive: InteractiveRecipe | None = None
+    fork_server: ForkServer | None = None
+
+
+class ForkedChild(Protocol):
+    """A child a fork server started, adopted by jlgcli (``jlgcli.process.warm.Adopted``)."""
+
+    pid: int
+    returncode: int | None
+
+    def poll(self) -> int | None: ...
+    def kill(self) -> None: ...
+    def exec_error(self) -> OSError | None: ...
+    def close(self) -> None: ...
+
+
+class ForkServer(Protocol):
+    """A warm process that starts children on request (``jlgcli.process.warm.Server``)."""
+
+    def start(
+        self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None, stdio: Sequence[int]
+    ) -> ForkedChild | None: ...
 
 
 @record

@@ -17,6 +17,7 @@ from jlgcli.process import descendants
 from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
 from jlgcli.process.child import Child
 from jlgcli.process.descendants import Launch, forget_child, spawning
+from jlgcli.process.model import ForkServer
 from jlgcli.process.spawn import CannotStart, group_popen_kwargs
 from jlgcli.process.tree import ProcessTree
 
@@ -31,15 +32,20 @@ def start_pipe(
     stdin: bytes | None,
     is_windows: bool,
     threaded: bool | None = None,
+    fork_server: ForkServer | None = None,
 ) -> Child:
     """Spawn ``argv`` in its own process group with piped output.
 
     ``threaded`` forces the reader-thread channel (default: only on Windows).
     Linux, the jlgcli program: under a supervisor, forked by the fork server
     (``jlgcli.process.warm``) when it runs; the first child's release starts it.
+    ``fork_server`` (Linux): forked by that server instead (a batch's task), or
+    started as above when it cannot serve.
     """
     supervised = not is_windows and descendants.supervisor_wanted()
-    spawned = _start_warm(argv, cwd=cwd, env=env, stdin=stdin) if supervised else None
+    spawned = None
+    if supervised:
+        spawned = _start_warm(argv, cwd=cwd, env=env, stdin=stdin, server=fork_server)
     if spawned is None:
         spawned = _start_cold(argv, cwd=cwd, env=env, stdin=stdin, is_windows=is_windows)
     proc, (out, err, stdin_fd) = spawned.proc, spawned.fds
@@ -149,14 +155,21 @@ def _start_cold(
 
 
 def _start_warm(
-    argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str], stdin: bytes | None
+    argv: Sequence[str],
+    *,
+    cwd: str | None,
+    env: Mapping[str, str],
+    stdin: bytes | None,
+    server: ForkServer | None = None,
 ) -> Spawned | None:
-    """Start ``argv`` through the fork server; None when there is none (start cold)."""
+    """Start ``argv`` through ``server`` or the supervisors' fork server; None when there
+    is none or it could not serve (start cold)."""
     if not sys.platform.startswith("linux"):  # pragma: no cover - narrows for mypy (issue 35)
         raise OSError("Linux only")
     from jlgcli.process import warm
 
-    server = warm.server()
+    if server is None:
+        server = warm.server()
     if server is None:
         return None
     out, child_out = os.pipe()

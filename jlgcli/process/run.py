@@ -116,6 +116,7 @@ def run_invocation(
             env=environ,
             stdin=None if interactive else data,
             dimensions=inv.dimensions,
+            fork_server=inv.fork_server,
         )
     except CannotStart as exc:
         say(str(exc))

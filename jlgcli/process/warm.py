@@ -156,7 +156,7 @@ class Server:
                 register(int(pid))
         if not served:
             os.close(status_read)
-            _end(self)  # outside the spawn lock: forget_child takes it
+            end_server(self)  # outside the spawn lock: forget_child takes it
             return None
         adopted = Adopted(int(pid), status_read, before + rest)
         error = adopted.exec_error() if before + rest else None
@@ -200,7 +200,7 @@ def server() -> Server | None:
     if not _servers or threading.current_thread() is not threading.main_thread():
         return None
     if _servers[0].proc.poll() is not None:  # killed meanwhile
-        _end(_servers[0])
+        end_server(_servers[0])
         return None
     return _servers[0]
 
@@ -208,10 +208,10 @@ def server() -> Server | None:
 def retire() -> None:
     """End and reap the fork server (the command is exiting)."""
     while _servers:
-        _end(_servers[0])
+        end_server(_servers[0])
 
 
-def _end(found: Server) -> None:
+def end_server(found: Server) -> None:
     """Close the server's socket, kill and reap it: what it forked is jlgcli's, not its own."""
     if found in _servers:
         _servers.remove(found)

@@ -1,0 +1,243 @@
+"""The task server: a warm jlgcli that forks a batch's tasks (issue 37, Linux).
+
+A batch ran each task as a fresh ``python -m jlgcli loop`` under a supervisor:
+an interpreter start-up, ~100 jlgcli modules imported again (~0.15 s of CPU per
+task, four at once on a 2-core machine) and ~14 MB of private memory per task
+(its own copy of every module, plus the supervisor's interpreter). Now the batch
+starts one server (``__jlgcli_task_server__ PARENT CONTROL_FD``) that imports
+what a loop needs once, freezes it (``gc.freeze``: the collector never writes
+to those objects) and forks each task from that state: the task starts in a
+millisecond and shares every page it does not write with the server and the
+other tasks (``benchmarks/fanout.py``: ~6 MB private per task instead of ~14).
+
+It speaks the supervisors' fork-server protocol (``jlgcli.process.warm``,
+``jlgcli.process.supervisor.receive``): the batch's task thread sends the
+task's argv and environment (marshalled, over a Unix socket, never on disk) with
+its stdin, stdout, stderr, working directory and status pipe; the server forks
+twice and the grandchild, adopted by the batch (a subreaper) once the middle
+process exits, is the task: its own session (the group the kill ladder
+signals), SIGKILL as its parent-death signal once the batch is its parent (its
+agents' supervisors then end their trees, as for any jlgcli), a new
+``JLGCLI_TREE`` mark, the request's environment, stdio and directory; then
+``+PID+`` on the status pipe and ``jlgcli.cli.main`` on the task's arguments,
+ending like the program (``SystemExit``: ``atexit``, flushed streams).
+
+The server's own environment keeps what the interpreter needs to start and find
+jlgcli (``SERVER_ENVIRONMENT``), not the user's secrets; it runs in ``/``, so a
+``jlgcli`` folder in the repository cannot stand in for the program. It dies with
+the batch (its parent-death signal) and is ended at the batch's end. A request
+it cannot serve (it died) makes the task start as before (``jlgcli.process.pipe``).
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+
+assert sys.platform.startswith("linux"), "the task server forks: Linux only"
+
+from jlgcli.process.descendants import renew_token, spawning  # noqa: E402 - Linux's only
+from jlgcli.process.supervisor import Request, prctl, receive  # noqa: E402
+from jlgcli.process.warm import STARTED, Server, end_server  # noqa: E402
+from jlgcli.selfcmd import self_argv  # noqa: E402
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from jlgcli.process.supervisor import Prctl
+
+ENTRY = "__jlgcli_task_server__"
+SERVER_ENVIRONMENT = ("HOME", "LANG", "LANGUAGE", "LD_LIBRARY_PATH", "PATH", "TMPDIR")
+SERVER_ENVIRONMENT_PREFIXES = ("LC_", "PYTHON")  # locale; PYTHONPATH finds an uninstalled jlgcli
+# What a task's ``jlgcli loop`` imports, with the standard library's modules it loads
+# later (the rest comes with these): imported once by the server, shared by every task
+# (each module a task imports itself costs it private memory). tests/e2e/test_task_server.py
+# checks that a loop imports no other jlgcli module.
+WARM_MODULES = (
+    "jlgcli.api",
+    "jlgcli.artifacts.atomic",
+    "jlgcli.artifacts.ids",
+    "jlgcli.artifacts.layout",
+    "jlgcli.artifacts.oslock",
+    "jlgcli.artifacts.project",
+    "jlgcli.artifacts.rundir",
+    "jlgcli.artifacts.started",
+    "jlgcli.artifacts.streaming",
+    "jlgcli.artifacts.transcript",
+    "jlgcli.backends.claude",
+    "jlgcli.backends.registry",
+    "jlgcli.backends.startup",
+    "jlgcli.backends.stream",
+    "jlgcli.batch.entry",
+    "jlgcli.boundary",
+    "jlgcli.cli",
+    "jlgcli.commands._option_groups",
+    "jlgcli.commands.loop",
+    "jlgcli.cmdline",
+    "jlgcli.commands.run_actions",
+    "jlgcli.config",
+    "jlgcli.config_keys",
+    "jlgcli.config_paths",
+    "jlgcli.durations",
+    "jlgcli.process.pipe",
+    "jlgcli.process.std_streams",
+    "jlgcli.process.warm",
+    "jlgcli.runner.denials",
+    "jlgcli.runner.engine",
+    "jlgcli.runner.gates",
+    "jlgcli.runner.iterations",
+    "jlgcli.runner.progress",
+    "jlgcli.runner.recorder",
+    "jlgcli.runner.resume",
+    "jlgcli.runner.select",
+    "jlgcli.runner.state_keeper",
+    "jlgcli.runner.worktree",
+    "jlgcli.startup_gc",
+    "jlgcli.trust",
+    "ctypes",
+    "encodings.utf_8_sig",
+    "platform",
+    "random",
+    "shlex",
+    "tempfile",
+)
+PR_SET_PDEATHSIG = 1
+ENOEXEC = 8  # errno of a request that is not a task
+
+
+def start_server() -> Server | None:
+    """Start the task server for this batch (main thread: its parent-death signal follows
+    the thread that starts it); None when it cannot start (the tasks then start cold)."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    command = [*self_argv(), ENTRY, str(os.getpid()), str(theirs.fileno())]
+    try:
+        with spawning() as register:
+            proc = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=server_environment(os.environ),
+                cwd="/",
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
+            register(proc.pid)
+    except OSError:
+        ours.close()
+        return None
+    finally:
+        theirs.close()
+    return Server(proc, ours)
+
+
+def retire_server(server: Server) -> None:
+    """End the task server (the batch is over): the tasks it forked are the batch's."""
+    end_server(server)
+
+
+def server_environment(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    """What the server's environment keeps of the batch's: how Python starts, no secret."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if name in SERVER_ENVIRONMENT or name.startswith(SERVER_ENVIRONMENT_PREFIXES)
+    }
+
+
+def serve(args: list[str]) -> int:
+    """``__jlgcli_task_server__ PARENT CONTROL_FD``: warm up, then fork a task per request."""
+    parent, control_fd = int(args[0]), int(args[1])
+    call = prctl()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the batch passes Ctrl-C on to each task
+    call(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the batch died while this started
+        return 1
+    for name in WARM_MODULES:
+        importlib.import_module(name)
+    gc.collect()
+    gc.freeze()  # the tasks' collections never write to what is shared
+    os.set_inheritable(control_fd, False)
+    control = socket.socket(fileno=control_fd)
+    while (request := receive(control)) is not None:
+        fork_task(parent, control, request, call)
+    return 0
+
+
+def fork_task(parent: int, control: socket.socket, request: Request, call: Prctl) -> None:
+    """Fork twice; the grandchild, adopted by the batch, runs the task (and never returns
+    here: it ends with ``SystemExit``)."""
+    middle = os.fork()
+    if middle:
+        request.close()  # the status pipe's end-of-file is the task's
+        os.waitpid(middle, 0)
+        return
+    try:
+        middle = os.getpid()
+        if os.fork() == 0:
+            control.close()  # a request sent to a dead server must fail, not wait
+            raise SystemExit(run_task(parent, middle, request, call))
+    except SystemExit:
+        raise
+    except BaseException:  # the middle process never returns to the server
+        os._exit(127)
+    os._exit(0)
+
+
+def run_task(parent: int, middle: int, request: Request, call: Prctl) -> int:
+    """In the grandchild: become the task once the batch is the parent; its exit code."""
+    while os.getppid() == middle:  # the middle process is exiting: the batch adopts us then
+        os.sched_yield()
+    os.setsid()  # its own session and group: the one the kill ladder signals
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    call(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the batch died meanwhile
+        os._exit(128 + int(signal.SIGKILL))
+    os.write(request.status_fd, STARTED + b"%d" % os.getpid() + STARTED)
+    prefix = len(self_argv())
+    arguments = [os.fsdecode(arg) for arg in request.argv[prefix:]]
+    if arguments[:1] != ["loop"]:  # as an exec failure: the batch reports it, nothing runs
+        os.write(request.status_fd, b"%d" % ENOEXEC)
+        os._exit(127)
+    try:
+        for target, fd in enumerate(request.stdio):
+            os.dup2(fd, target)
+        os.fchdir(request.cwd_fd)
+    except OSError as exc:  # reported as an exec failure would be
+        os.write(request.status_fd, b"%d" % (exc.errno or 0))
+        os._exit(127)
+    _reopen_standard_streams()
+    os.environb.clear()
+    os.environb.update(request.env)
+    renew_token()
+    request.close()  # the status pipe's end-of-file: started
+    sys.argv = ["jlgcli", *arguments]
+    from jlgcli.cli import main
+    from jlgcli.process import adopt_orphans, warm
+    from jlgcli.startup_gc import run_console
+
+    adopt_orphans()  # as the command will: its children are supervised, orphans adopted
+    warm.prestart()  # the task's first spawn is warm too (a cold supervisor: ~4 MB, ~15 ms)
+
+    return run_console(lambda: main(arguments))
+
+
+def _reopen_standard_streams() -> None:
+    """``sys.stdin``/``stdout``/``stderr`` anew on the task's 0, 1, 2, as Python makes them.
+
+    The server's were made for its null device (seekable, never a terminal); the
+    task's are pipes. Same encoding and error handler as the server's (its locale).
+    """
+    for name, fd in (("stdin", 0), ("stdout", 1), ("stderr", 2)):
+        old = getattr(sys, name)
+        new = open(  # noqa: SIM115 - the process's own stream
+            fd, "r" if fd == 0 else "w", encoding=old.encoding, errors=old.errors, closefd=False
+        )
+        if fd:
+            new.reconfigure(line_buffering=os.isatty(fd), write_through=fd == 2)
+        setattr(sys, name, new)
+        setattr(sys, f"__{name}__", new)

@@ -1,0 +1,79 @@
+"""The task server's edges (issue 37): ``jlgcli.batch.task_server``.
+
+A driver process uses it as the batch does (``adopt_orphans``: a subreaper):
+a request that is not a loop is refused like a failed exec, nothing runs; a
+dead server makes the task start cold; the server keeps no secret.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+if not sys.platform.startswith("linux"):  # also .ci/run's Windows proxy
+    pytest.skip("the task server forks (Linux)", allow_module_level=True)
+
+DRIVER = r"""
+import json, sys
+from jlgcli.batch import task_server
+from jlgcli.process import adopt_orphans, run_invocation
+from jlgcli.process.model import Invocation, Limits
+from jlgcli.selfcmd import self_argv
+
+adopt_orphans()
+server = task_server.start_server()
+
+def call(*args):
+    out = []
+    outcome = run_invocation(
+        Invocation((*self_argv(), *args), cwd=sys.argv[1], fork_server=server),
+        limits=Limits(total_timeout=60), sinks=[out.append])
+    return {"exit": outcome.exit_code, "error": outcome.error,
+            "stdout": "".join(e.text for e in out if e.stream == "stdout")}
+
+print(json.dumps(call("config", "path")), flush=True)
+print(json.dumps(call("loop", "--help")), flush=True)
+server.proc.kill()
+server.proc.wait()
+print(json.dumps(call("loop", "--help")), flush=True)
+task_server.retire_server(server)
+"""
+
+
+@pytest.fixture(scope="module")
+def calls(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    work = tmp_path_factory.mktemp("task-server")
+    driver = work / "driver.py"
+    driver.write_text(DRIVER, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(driver), str(work)],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_a_request_that_is_not_a_loop_is_refused_as_a_failed_exec(
+    calls: list[dict[str, Any]],
+) -> None:
+    refused = calls[0]
+    assert refused["exit"] is None and "Exec format error" in refused["error"]
+    assert refused["stdout"] == ""
+
+
+def test_a_loop_runs_forked_and_after_the_server_died_cold(calls: list[dict[str, Any]]) -> None:
+    forked, cold = calls[1], calls[2]
+    for call in (forked, cold):
+        assert call["exit"] == 0 and "--max-iterations" in call["stdout"], call
+
+
+def test_the_server_environment_keeps_how_python_starts_and_no_secret() -> None:
+    from jlgcli.batch.task_server import server_environment
+
+    kept = server_environment({"PATH": "/bin", "HOME": "/h", "LC_ALL": "C.UTF-8",
+                               "PYTHONPATH": "/src", "ANTHROPIC_API_KEY": "sk-ant-x",
+                               "GITHUB_TOKEN": "ghp_x", "LANG": "C"})  # fmt: skip
+    assert kept == {"PATH": "/bin", "HOME": "/h", "LC_ALL": "C.UTF-8", "PYTHONPATH": "/src",
+                    "LANG": "C"}  # fmt: skip
