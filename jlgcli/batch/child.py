@@ -96,6 +96,7 @@ class Live:
     run_id: str | None = None
     activity: str = ""
     waiting: bool = False
+    agent_heard: bool = False  # the agent said something: the task is past its start
 
 
 Hook = Callable[["ChildRun"], None]
@@ -214,6 +215,7 @@ class ChildRun:
         elif kind == "run-started":
             live.backend = str(event.get("backend") or live.backend)
         elif kind == "agent-activity":
+            live.agent_heard = True
             cost = event.get("costUsd")
             if event.get("kind") == "usage" and isinstance(cost, (int, float)):
                 live.cost += float(cost)

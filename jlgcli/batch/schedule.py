@@ -55,9 +55,10 @@ class Schedule:
     on_end: Callable[[Slot], None]
     budget_spent: bool = False
     wake: threading.Event = field(default_factory=threading.Event)
-    # Set while no task is starting (child begun, first iteration not yet): an ended task's
-    # commit waits for it, so the git work of one round does not slow the next round's
-    # start on a small machine; it is work nobody waits for until the batch's end.
+    # Set while no task is starting (child begun, its agent not heard from yet: the start
+    # spawns a probe, a supervisor server, the snapshot's gits and the agent): an ended
+    # task's commit waits for it (SETTLE_S at most), so the git work of one round does not
+    # slow the next round's start on a small machine; nobody waits for it before the end.
     settled: threading.Event = field(default_factory=threading.Event)
     _queue: list[Slot] = field(default_factory=list)
 
@@ -127,7 +128,7 @@ class Schedule:
                     slot.child.cancel.set()
         self._start_more()  # a slot is free once its child has exited
         starting = any(
-            s.started and not s.ended and not s.child.exited.is_set() and not s.child.live.iteration
+            s.started and not (s.ended or s.child.exited.is_set() or s.child.live.agent_heard)
             for s in self.slots
         )
         (self.settled.clear if starting else self.settled.set)()

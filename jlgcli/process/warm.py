@@ -20,8 +20,12 @@ the supervisor writes ``+PID+`` once the child is forked and the child an
 
 The server's own environment is empty but for ``LD_LIBRARY_PATH`` (the
 interpreter may need it), so no supervisor holds a secret a child could read in
-``/proc/PPID/environ``. Only the main thread uses it (``PR_SET_PDEATHSIG``
-follows the thread that forked, and the main thread lives as long as jlgcli).
+``/proc/PPID/environ``. Only the main thread starts it (``PR_SET_PDEATHSIG``
+follows the thread that forked, and the main thread lives as long as jlgcli);
+every thread uses it (issue 37: a batch's task threads make worktrees and
+commits), one request at a time under the spawn lock. What it forks is adopted
+by the main thread, the first live thread of the subreaper, so their
+parent-death signals too follow the main thread, whichever thread asked.
 It dies with jlgcli (its parent-death signal, like a supervisor's) and is ended
 and reaped at exit (``retire``, from ``boundary.end_orphans_at_exit``). A server
 that cannot serve (killed meanwhile) is reaped and the child starts cold.
@@ -196,13 +200,12 @@ def prestart() -> None:
 
 
 def server() -> Server | None:
-    """The running fork server, if there is one and this is the main thread."""
-    if not _servers or threading.current_thread() is not threading.main_thread():
+    """The running fork server, if there is one (any thread)."""
+    found = _servers[0] if _servers else None
+    if found is not None and found.proc.poll() is not None:  # killed meanwhile
+        end_server(found)
         return None
-    if _servers[0].proc.poll() is not None:  # killed meanwhile
-        end_server(_servers[0])
-        return None
-    return _servers[0]
+    return found
 
 
 def retire() -> None:
@@ -213,7 +216,7 @@ def retire() -> None:
 
 def end_server(found: Server) -> None:
     """Close the server's socket, kill and reap it: what it forked is jlgcli's, not its own."""
-    if found in _servers:
+    with contextlib.suppress(ValueError):  # another thread ended it first
         _servers.remove(found)
     found.control.close()
     found.proc.kill()

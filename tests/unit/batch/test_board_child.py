@@ -92,7 +92,7 @@ def test_the_child_stdout_is_split_into_events_and_its_summary(tmp_path: Path) -
     assert (live.run_id, live.iteration, live.cost, live.cost_known, live.waiting) == (
         "r1", 1, 0.5, True, True,
     )  # fmt: skip
-    assert live.activity == "gates"
+    assert live.activity == "gates" and live.agent_heard
 
 
 def test_a_task_whose_worktree_cannot_be_made_ends_with_the_reason_in_its_log(
@@ -120,3 +120,31 @@ def test_an_error_of_the_after_step_is_kept_for_the_scheduler(tmp_path: Path) ->
     child.start()
     child.join(10)
     assert isinstance(child.error, RuntimeError) and child.wake.is_set()
+
+
+def test_an_ended_tasks_commit_waits_until_the_starting_tasks_agents_speak(
+    tmp_path: Path,
+) -> None:
+    """Issue 37: a round's commits wait for the next round's starts (probe, snapshot,
+    agent spawn), not only for their first iteration's event."""
+    import threading
+
+    from jlgcli.batch.schedule import Schedule, Slot
+
+    child = ChildRun("t", [], tmp_path, tmp_path / "e", tmp_path / "o", tmp_path / "r")
+    release = threading.Event()
+    child._thread = threading.Thread(target=release.wait)
+    child._thread.start()
+    slot = Slot(child, Row("t"), started=True)
+    schedule = Schedule([slot], 1, None, Board([slot.row], stream=io.StringIO(), live=False),
+                        lambda _slot, _left: None, lambda _slot: None)  # fmt: skip
+    try:
+        child.event({"type": "iteration-started", "iteration": 1, "backend": "claude"})
+        schedule._watch([slot])
+        assert not schedule.settled.is_set()
+        child.event({"type": "agent-activity", "kind": "text"})
+        schedule._watch([slot])
+        assert schedule.settled.is_set()
+    finally:
+        release.set()
+        child._thread.join()

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -173,7 +174,7 @@ def test_a_directory_that_cannot_be_opened_keeps_the_server(
     theirs.close()
 
 
-def test_only_the_main_thread_starts_or_uses_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_the_main_thread_starts_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(warm, "_servers", [])
     seen: list[object] = []
 
@@ -185,6 +186,17 @@ def test_only_the_main_thread_starts_or_uses_the_server(monkeypatch: pytest.Monk
     thread.start()
     thread.join()
     assert seen == [None] and warm._servers == []
+
+
+def test_every_thread_uses_the_running_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: a batch's task threads spawn their gits through it, not cold."""
+    running = SimpleNamespace(proc=SimpleNamespace(poll=lambda: None))
+    monkeypatch.setattr(warm, "_servers", [running])
+    seen: list[object] = []
+    thread = threading.Thread(target=lambda: seen.append(warm.server()))
+    thread.start()
+    thread.join()
+    assert seen == [running]
 
 
 def test_no_server_when_it_cannot_be_started(monkeypatch: pytest.MonkeyPatch) -> None:
