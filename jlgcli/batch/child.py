@@ -67,7 +67,8 @@ def passed_flags(args: Any) -> list[str]:
 @contextlib.contextmanager
 def task_server() -> Iterator[ForkServer | None]:
     """The server that forks the batch's tasks while the batch runs (Linux, the jlgcli
-    program: ``jlgcli.batch.task_server``), or None: each task starts its own interpreter."""
+    program: ``jlgcli.batch.task_server``), or None: each task starts its own interpreter.
+    It also starts the supervisors of the batch's own children meanwhile (its gits)."""
     from jlgcli.process.descendants import supervisor_wanted
 
     if not supervisor_wanted():  # not Linux; a host program, the frozen exe: no adoption
@@ -76,13 +77,17 @@ def task_server() -> Iterator[ForkServer | None]:
     if not sys.platform.startswith("linux"):  # pragma: no cover - narrows for mypy (issue 35)
         raise OSError("Linux only")
     from jlgcli.batch import task_server as forking  # Linux only
+    from jlgcli.process import warm
 
     server = forking.start_server()
+    if server is None:
+        yield None
+        return
+    warm.serve_from(server)  # the batch's own gits too: one warm process, not two
     try:
-        yield server
+        yield forking.TaskForker(server)
     finally:
-        if server is not None:
-            forking.retire_server(server)
+        forking.retire_server(server)
 
 
 @dataclass

@@ -38,12 +38,13 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 
 assert sys.platform.startswith("linux"), "the task server forks: Linux only"
 
 from jlgcli.process.descendants import renew_token, spawning  # noqa: E402 - Linux's only
-from jlgcli.process.supervisor import Request, prctl, receive  # noqa: E402
-from jlgcli.process.warm import STARTED, Server, end_server  # noqa: E402
+from jlgcli.process.supervisor import Request, fork_supervisor, prctl, receive  # noqa: E402
+from jlgcli.process.warm import STARTED, Adopted, Server, end_server  # noqa: E402
 from jlgcli.selfcmd import self_argv  # noqa: E402
 
 TYPE_CHECKING = False
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from jlgcli.process.supervisor import Prctl
 
 ENTRY = "__jlgcli_task_server__"
+TASK_MARK = "\0jlgcli-task"  # argv[0] of a task's request (no program's name starts with NUL)
 SERVER_ENVIRONMENT = ("HOME", "LANG", "LANGUAGE", "LD_LIBRARY_PATH", "PATH", "TMPDIR")
 SERVER_ENVIRONMENT_PREFIXES = ("LC_", "PYTHON")  # locale; PYTHONPATH finds an uninstalled jlgcli
 # What a task's ``jlgcli loop`` imports, with the standard library's modules it loads
@@ -135,8 +137,21 @@ def start_server() -> Server | None:
     return Server(proc, ours)
 
 
+class TaskForker:
+    """The task server as ``Invocation.fork_server`` of a task: its requests are marked
+    (``TASK_MARK``); unmarked ones are the batch's own spawns, run under a supervisor."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    def start(
+        self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None, stdio: Sequence[int]
+    ) -> Adopted | None:
+        return self.server.start([TASK_MARK, *argv], env=env, cwd=cwd, stdio=stdio)
+
+
 def retire_server(server: Server) -> None:
-    """End the task server (the batch is over): the tasks it forked are the batch's."""
+    """End the task server (the batch is over): what it forked is the batch's."""
     end_server(server)
 
 
@@ -164,7 +179,11 @@ def serve(args: list[str]) -> int:
     os.set_inheritable(control_fd, False)
     control = socket.socket(fileno=control_fd)
     while (request := receive(control)) is not None:
-        fork_task(parent, control, request, call)
+        if request.argv[:1] == [os.fsencode(TASK_MARK)]:
+            request.argv = request.argv[1:]
+            fork_task(parent, control, request, call)
+        else:  # the batch's own spawn (a git): as the supervisors' fork server would
+            fork_supervisor(parent, control_fd, request, call)
     return 0
 
 

@@ -208,6 +208,13 @@ def server() -> Server | None:
     return found
 
 
+def serve_from(found: Server) -> None:
+    """Have ``found`` serve this process's supervised spawns from now on (a batch's task
+    server, ``jlgcli.batch.task_server``): the supervisors' server is ended."""
+    retire()
+    _servers.append(found)
+
+
 def retire() -> None:
     """End and reap the fork server (the command is exiting)."""
     while _servers:

@@ -88,7 +88,8 @@ def _inspect(pid: int, repo: Path) -> list[psutil.Process]:
     forked = [process for process in seen[1:] if ENTRY in process.cmdline()]
     tasks_by_agent = {agent.pid: _task_of(agent) for agent in agents}
     task_pids = {task.pid for task in tasks_by_agent.values()}
-    servers = [process for process in forked if process.pid not in task_pids]
+    # the server, not a task nor a supervisor it forked for one of the batch's gits
+    servers = [p for p in forked if p.pid not in task_pids and not p.children()]
     assert len(task_pids) == 2 and len(servers) == 1, [p.cmdline() for p in forked]
     for task in tasks_by_agent.values():
         assert task.ppid() == batch.pid  # adopted: the batch waits for it, kills its tree

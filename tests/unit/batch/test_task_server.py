@@ -26,20 +26,23 @@ from jlgcli.selfcmd import self_argv
 
 adopt_orphans()
 server = task_server.start_server()
+tasks = task_server.TaskForker(server)
 
-def call(*args):
+def call(*argv, forker=tasks):
     out = []
     outcome = run_invocation(
-        Invocation((*self_argv(), *args), cwd=sys.argv[1], fork_server=server),
+        Invocation(argv, cwd=sys.argv[1], fork_server=forker),
         limits=Limits(total_timeout=60), sinks=[out.append])
     return {"exit": outcome.exit_code, "error": outcome.error,
             "stdout": "".join(e.text for e in out if e.stream == "stdout")}
 
-print(json.dumps(call("config", "path")), flush=True)
-print(json.dumps(call("loop", "--help")), flush=True)
+print(json.dumps(call(*self_argv(), "config", "path")), flush=True)
+print(json.dumps(call(*self_argv(), "loop", "--help")), flush=True)
+plain = call("sh", "-c", "echo $PPID; cat /proc/$PPID/cmdline | tr '\\0' ' '", forker=server)
+print(json.dumps(plain), flush=True)
 server.proc.kill()
 server.proc.wait()
-print(json.dumps(call("loop", "--help")), flush=True)
+print(json.dumps(call(*self_argv(), "loop", "--help")), flush=True)
 task_server.retire_server(server)
 """
 
@@ -64,9 +67,18 @@ def test_a_request_that_is_not_a_loop_is_refused_as_a_failed_exec(
 
 
 def test_a_loop_runs_forked_and_after_the_server_died_cold(calls: list[dict[str, Any]]) -> None:
-    forked, cold = calls[1], calls[2]
+    forked, cold = calls[1], calls[3]
     for call in (forked, cold):
         assert call["exit"] == 0 and "--max-iterations" in call["stdout"], call
+
+
+def test_the_batchs_own_spawn_runs_under_a_supervisor_forked_by_the_server(
+    calls: list[dict[str, Any]],
+) -> None:
+    plain = calls[2]
+    assert plain["exit"] == 0, plain
+    _ppid, command = plain["stdout"].splitlines()
+    assert "__jlgcli_task_server__" in command  # a supervisor forked from the warm server
 
 
 def test_the_server_environment_keeps_how_python_starts_and_no_secret() -> None:
