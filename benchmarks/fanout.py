@@ -8,8 +8,8 @@ with 2 × the single loop of the same round (what the batch would cost with no o
 
 Memory: every 50 ms, the unique set size (USS: Private_Clean + Private_Dirty of
 ``/proc/PID/smaps_rollup``) and the PSS of every jlgcli process of the run (the parent,
-the task children, the supervisors they run their children under; not the agents, not
-git), summed; the peak of that sum, for the batch and for the single loop, and the split
+the task children, the batch's task server, the supervisors they run their children
+under; not the agents, not git), summed; the peak of that sum, for the batch and for the single loop, and the split
 at the batch's peak; and the median of that sum over the samples taken while all the
 tasks' agents run (the steady state, without the transient git supervisors). "Extra per
 task" is (batch − single) / the tasks running at once, for both.
@@ -92,7 +92,10 @@ def _memory(pid: int) -> tuple[int, int]:
 
 
 def _tree(root: int) -> dict[int, str]:
-    """The pids under ``root`` (and it) with their role: parent, loop, supervisor, other."""
+    """The pids under ``root`` (and it) with their role: parent, task, server, supervisor,
+    agent, other. A fork keeps its parent's command line: a task forked by the batch's
+    task server is a child of the batch with children; the server, one without; what a
+    task's process forked (its supervisors, their server) is a supervisor."""
     children: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
@@ -112,6 +115,11 @@ def _tree(root: int) -> dict[int, str]:
         head = b" ".join(argv[:4])
         if pid == root:
             roles[pid] = "parent"
+        elif b"__jlgcli_task_server__" in head:
+            parent = next(p for p, kids in children.items() if pid in kids)
+            forked_by_task = parent != root
+            roles[pid] = ("supervisor" if forked_by_task else
+                          "task" if children.get(pid) else "server")  # fmt: skip
         elif b"supervisor.py" in head:
             roles[pid] = "supervisor"
         elif b"-m jlgcli" in head or b"bin/jlgcli" in head:

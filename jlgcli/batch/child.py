@@ -64,15 +64,24 @@ def passed_flags(args: Any) -> list[str]:
     return flags
 
 
+@dataclass
+class Forking:
+    """The batch's task server while the batch runs (``task_server``): ``tasks`` forks a
+    task (None: each task starts its own interpreter); ``take_spawns`` has it start the
+    supervisors of the batch's own children (its gits) too, from then on."""
+
+    tasks: ForkServer | None = None
+    take_spawns: Callable[[], None] = lambda: None
+
+
 @contextlib.contextmanager
-def task_server() -> Iterator[ForkServer | None]:
-    """The server that forks the batch's tasks while the batch runs (Linux, the jlgcli
-    program: ``jlgcli.batch.task_server``), or None: each task starts its own interpreter.
-    It also starts the supervisors of the batch's own children meanwhile (its gits)."""
+def task_server() -> Iterator[Forking]:
+    """Start the task server (Linux, the jlgcli program: ``jlgcli.batch.task_server``):
+    started first, it warms up while the batch sets up; ended when the batch ends."""
     from jlgcli.process.descendants import supervisor_wanted
 
     if not supervisor_wanted():  # not Linux; a host program, the frozen exe: no adoption
-        yield None
+        yield Forking()
         return
     if not sys.platform.startswith("linux"):  # pragma: no cover - narrows for mypy (issue 35)
         raise OSError("Linux only")
@@ -81,11 +90,10 @@ def task_server() -> Iterator[ForkServer | None]:
 
     server = forking.start_server()
     if server is None:
-        yield None
+        yield Forking()
         return
-    warm.serve_from(server)  # the batch's own gits too: one warm process, not two
-    try:
-        yield forking.TaskForker(server)
+    try:  # one warm process for the batch's own gits too, once it is warm
+        yield Forking(forking.TaskForker(server), lambda: warm.serve_from(server))
     finally:
         forking.retire_server(server)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.board import Board, Row
-from jlgcli.batch.child import ChildRun, passed_flags, task_server
+from jlgcli.batch.child import ChildRun, Forking, passed_flags, task_server
 from jlgcli.batch.entry import TASK_ENV
 from jlgcli.batch.record import (
     BatchRecord,
@@ -118,6 +118,17 @@ def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None)
             hint="--events events.jsonl (each event carries its task id)",
         )
     budget = _budget(args.max_cost)
+    with task_server() as forking:  # it warms up while the batch sets up
+        return _set_up_and_run(args, tasks, resume, budget, forking)
+
+
+def _set_up_and_run(
+    args: argparse.Namespace,
+    tasks: list[str],
+    resume: str | None,
+    budget: float | None,
+    forking: Forking,
+) -> int:
     cwd = Path(args.cwd or ".").resolve()
     runs_root, gates = settings_for(args, cwd)
     if resume is None:
@@ -136,7 +147,9 @@ def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None)
             make_worktrees(repo, record)  # a worktree removed by hand comes back from its branch
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
-    summaries, signalled = _run(args, record, repo, runs_root, jobs=jobs, budget=budget)
+    summaries, signalled = _run(
+        args, record, repo, runs_root, jobs=jobs, budget=budget, forking=forking
+    )
     if signalled:  # stopped by a signal: every task's state is written
         return _finish(args, record, summaries, code=record.exitCode)
     if repo is not None and record.merge:
@@ -156,6 +169,7 @@ def _run(
     *,
     jobs: int,
     budget: float | None,
+    forking: Forking,
 ) -> tuple[dict[str, dict[str, Any] | None], bool]:
     from jlgcli.process import install_termination_handlers
     from jlgcli.process.signals import Interrupted
@@ -238,9 +252,10 @@ def _run(
     if maker is not None:  # the later tasks' worktrees are made while the first ones run
         maker.start_ahead([task for task in record.tasks if not task.finished])
     try:
-        with install_termination_handlers(), task_server() as server:
+        with install_termination_handlers():
+            forking.take_spawns()
             for slot in slots:
-                slot.child.fork_server = server
+                slot.child.fork_server = forking.tasks
             try:
                 schedule.run()
                 for slot in slots:  # never started: the shared budget ran out first

@@ -15,6 +15,10 @@ GIT_TIMEOUT_S = 120.0
 OWN_PATHS = (":(exclude).jlgcli", ":(exclude)ledger")
 # Who commits and rebases a task's work (the user's git may have no identity set).
 AS_JLGCLI = ("-c", "user.name=jlgcli", "-c", "user.email=jlgcli@localhost")
+# A task's commit starts no repository maintenance (``git maintenance run --auto``, the
+# auto gc): several tasks commit at once into one object store, where a second gc waits
+# on the first's lock, and each costs a process; the user's next commit runs it instead.
+NO_MAINTENANCE = ("-c", "maintenance.auto=false", "-c", "gc.auto=0")
 
 
 class GitError(Exception):
@@ -102,8 +106,8 @@ def add_worktree(repo: Path, path: Path, branch: str, base: str) -> None:
 def commit_all(worktree: Path, message: str) -> bool:
     """Commit every change in ``worktree`` (jlgcli's folders left out); False when none."""
     git(worktree, "add", "-A", "--", ".", *OWN_PATHS)
-    done = git(worktree, *AS_JLGCLI, "commit", "--quiet", "--no-verify", "-m", message,
-               check=False)  # fmt: skip
+    done = git(worktree, *AS_JLGCLI, *NO_MAINTENANCE, "commit", "--quiet", "--no-verify",
+               "-m", message, check=False)  # fmt: skip
     if done.ok:
         return True
     # Asked only when the commit failed (one git process less for every done task, each

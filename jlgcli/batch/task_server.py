@@ -43,7 +43,14 @@ from collections.abc import Mapping, Sequence
 assert sys.platform.startswith("linux"), "the task server forks: Linux only"
 
 from jlgcli.process.descendants import renew_token, spawning  # noqa: E402 - Linux's only
-from jlgcli.process.supervisor import Request, fork_supervisor, prctl, receive  # noqa: E402
+from jlgcli.process.supervisor import (  # noqa: E402
+    Request,
+    fork_supervisor,
+    guard,
+    prctl,
+    receive,
+)
+from jlgcli.process.supervisor import serve as serve_supervisors  # noqa: E402
 from jlgcli.process.warm import STARTED, Adopted, Server, end_server  # noqa: E402
 from jlgcli.selfcmd import self_argv  # noqa: E402
 
@@ -240,7 +247,9 @@ def run_task(parent: int, middle: int, request: Request, call: Prctl) -> int:
     from jlgcli.startup_gc import run_console
 
     adopt_orphans()  # as the command will: its children are supervised, orphans adopted
-    warm.prestart()  # the task's first spawn is warm too (a cold supervisor: ~4 MB, ~15 ms)
+    own = fork_supervisor_server()  # the task's first spawn is warm too
+    if own is not None:
+        warm.serve_from(own)
 
     return run_console(lambda: main(arguments))
 
@@ -260,3 +269,48 @@ def _reopen_standard_streams() -> None:
             new.reconfigure(line_buffering=os.isatty(fd), write_through=fd == 2)
         setattr(sys, name, new)
         setattr(sys, f"__{name}__", new)
+
+
+def fork_supervisor_server() -> Server | None:
+    """The task's own supervisors' fork server, forked from the task as it starts.
+
+    What ``jlgcli.process.warm.prestart`` starts as a new interpreter (~3.6 MB private
+    while no supervisor it forked runs, ~15 ms of CPU) is here a fork of the task, still
+    single-threaded: it shares its pages with the task and the task server, and serves
+    the same protocol (``supervisor.serve``): its own session, the task's parent-death
+    signal, no other descriptor than its socket, no collector. Its ``/proc`` environment
+    is the task server's, without secrets. None when it cannot fork (then as usual).
+    """
+    parent = os.getpid()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        with spawning() as register:
+            pid = os.fork()
+            if pid == 0:
+                _serve_supervisors(parent, theirs.fileno())
+            register(pid)
+    except OSError:
+        ours.close()
+        return None
+    finally:
+        theirs.close()
+    return Server(Adopted(pid), ours)
+
+
+def _serve_supervisors(parent: int, control_fd: int) -> None:
+    """In the forked server: never returns."""
+    code = 1
+    try:
+        gc.disable()  # nothing of the task's heap is freed or finalised here
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, control_fd)
+        os.closerange(control_fd + 1, os.sysconf("SC_OPEN_MAX"))
+        call = prctl()
+        guard(parent, call, subreaper=False)
+        if os.getppid() == parent:
+            code = serve_supervisors(parent, control_fd, call)
+    finally:
+        os._exit(code)

@@ -47,6 +47,7 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from jlgcli.process.descendants import forget_child, spawning
 
@@ -115,10 +116,20 @@ class Adopted:
             self.returncode = os.waitstatus_to_exitcode(status)
 
 
+class ServerProcess(Protocol):
+    """The server's process: a ``subprocess.Popen``, or an ``Adopted`` fork."""
+
+    pid: int
+
+    def poll(self) -> int | None: ...
+    def wait(self) -> int: ...
+    def kill(self) -> None: ...
+
+
 class Server:
     """The fork server, and ``control``, the socket it reads requests from."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], control: socket.socket) -> None:
+    def __init__(self, proc: ServerProcess, control: socket.socket) -> None:
         self.proc = proc
         self.control = control
 

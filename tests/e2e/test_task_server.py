@@ -39,10 +39,10 @@ def _agents(batch: psutil.Process) -> list[psutil.Process]:
     return found
 
 
-def _task_of(agent: psutil.Process) -> psutil.Process:
-    """The agent's nearest ancestor that is a forked task (the server's command line)."""
+def _task_of(agent: psutil.Process, batch: int) -> psutil.Process:
+    """The agent's ancestor that is the batch's child: its task."""
     process = agent.parent()
-    while process is not None and ENTRY not in process.cmdline():
+    while process is not None and process.ppid() != batch:
         process = process.parent()
     assert process is not None, agent.cmdline()
     return process
@@ -86,14 +86,19 @@ def _inspect(pid: int, repo: Path) -> list[psutil.Process]:
     assert len(agents) == 2
     seen = [batch, *batch.children(recursive=True)]
     forked = [process for process in seen[1:] if ENTRY in process.cmdline()]
-    tasks_by_agent = {agent.pid: _task_of(agent) for agent in agents}
+    tasks_by_agent = {agent.pid: _task_of(agent, batch.pid) for agent in agents}
     task_pids = {task.pid for task in tasks_by_agent.values()}
-    # the server, not a task nor a supervisor it forked for one of the batch's gits
-    servers = [p for p in forked if p.pid not in task_pids and not p.children()]
+    # the server: the batch's child that is neither a task nor a supervisor it forked for
+    # one of the batch's gits (a task's own supervisors and their server are the task's)
+    servers = [p for p in forked if p.ppid() == batch.pid and p.pid not in task_pids
+               and not p.children()]  # fmt: skip
     assert len(task_pids) == 2 and len(servers) == 1, [p.cmdline() for p in forked]
-    for task in tasks_by_agent.values():
-        assert task.ppid() == batch.pid  # adopted: the batch waits for it, kills its tree
+    for agent_pid, task in tasks_by_agent.items():
+        assert ENTRY in task.cmdline()  # adopted: the batch waits for it, kills its tree
         assert os.getsid(task.pid) == task.pid  # its own session: the ladder's group
+        supervisor = psutil.Process(agent_pid).parent()
+        assert supervisor is not None and supervisor.ppid() == task.pid  # adopted by the task
+        assert ENTRY in supervisor.cmdline()  # forked by the task's server, itself a fork
     assert servers[0].ppid() == batch.pid
     server_env = _environ(servers[0].pid)
     assert SECRET not in server_env and "PATH" in server_env

@@ -167,3 +167,18 @@ def test_worktrees_made_ahead_skip_a_failure_and_stop_when_told(tmp_path: Path) 
     stopped.start_ahead(stopped.record.tasks)
     stopped.finish()
     assert not worktree_of(repo, "a").exists()
+
+
+def test_a_tasks_commit_starts_no_repository_maintenance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 37: tasks commit at once into one object store; no auto gc from each."""
+    repo = make_repo(tmp_path / "repo")
+    batch(repo, tmp_path, "a")
+    tree = worktree_of(repo, "a")
+    (tree / "new.txt").write_text("work", "utf-8")
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    assert gitops.commit_all(tree, "work") is True
+    said = trace.read_text("utf-8")
+    assert "built-in: git commit" in said and "run_command" not in said  # nothing started
