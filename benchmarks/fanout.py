@@ -6,13 +6,18 @@ one call of a fake ``claude`` that takes 2 s (``fanout_agent.py``), in a git rep
 2 rounds of calls (8 tasks / 4 at a time × 2 s = 4 s); paired, the batch is also compared
 with 2 × the single loop of the same round (what the batch would cost with no overhead).
 
+Each run is made twice, in two fresh repositories: timed (wall time, line latency) and
+sampled (memory; its wall time is printed too), since the sampler's ``/proc`` walks cost
+~1 s of CPU per batch, which slows a 2-core machine's batch by as much as what it measures.
+
 Memory: every 50 ms, the unique set size (USS: Private_Clean + Private_Dirty of
 ``/proc/PID/smaps_rollup``) and the PSS of every jlgcli process of the run (the parent,
 the task children, the batch's task server, the supervisors they run their children
-under; not the agents, not git), summed; the peak of that sum, for the batch and for the single loop, and the split
-at the batch's peak; and the median of that sum over the samples taken while all the
-tasks' agents run (the steady state, without the transient git supervisors). "Extra per
-task" is (batch − single) / the tasks running at once, for both.
+under; not the agents, not git), summed; the peak of that sum, for the batch and for the
+single loop, and the split at the batch's peak; and the median of that sum over the
+samples taken while all the tasks' agents run (the steady state, without the transient
+git supervisors). "Extra per task" is (batch − single) / the tasks running at once, for
+both.
 
 Line latency: the agent writes a line ``tick <wall-clock time>`` every 0.1 s; the benchmark
 follows the ``--events`` file (the batch's, which carries every task's events, and the
@@ -140,6 +145,7 @@ class Run:
     split: dict[str, float] = field(default_factory=dict)  # role -> USS MB at the peak
     steady: list[float] = field(default_factory=list)  # USS MB while `agents` agents run
     latency: dict[str, list[float]] = field(default_factory=dict)  # task -> ms per line
+    sampled_wall: float = 0.0  # the wall time of the run whose memory was sampled
 
 
 def _follow(path: Path, stop: threading.Event, run: Run) -> None:
@@ -168,7 +174,22 @@ def _follow(path: Path, stop: threading.Event, run: Run) -> None:
         time.sleep(0.002)
 
 
-def _timed(argv: list[str], cwd: Path, env: dict[str, str], events: Path, agents: int) -> Run:
+def _measured(argv: list[str], repos: list[Path], env: dict[str, str], events: Path,
+              agents: int) -> Run:  # fmt: skip
+    """Two runs of ``argv`` in two fresh repositories: one timed (its wall time and line
+    latency), one sampled (its memory; its wall as ``sampled_wall``). Walking ``/proc``
+    and reading every process's ``smaps_rollup`` each 50 ms costs ~1 s of CPU per batch:
+    on 2 cores that slows what it measures, so the timed run has no sampler."""
+    timed = _timed(argv, repos[0], env, events, agents, sample=False)
+    sampled = _timed(argv, repos[1], env, events.with_suffix(".sampled"), agents, sample=True)
+    timed.uss, timed.pss, timed.split, timed.steady = (sampled.uss, sampled.pss,
+                                                       sampled.split, sampled.steady)  # fmt: skip
+    timed.sampled_wall = sampled.wall
+    return timed
+
+
+def _timed(argv: list[str], cwd: Path, env: dict[str, str], events: Path, agents: int,
+           *, sample: bool) -> Run:  # fmt: skip
     run = Run()
     stop = threading.Event()
     follower = threading.Thread(target=_follow, args=(events, stop, run), daemon=True)
@@ -177,7 +198,7 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str], events: Path, agents
     proc = subprocess.Popen([*argv, "--events", str(events)], cwd=cwd, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
 
-    def sample() -> None:
+    def sample_memory() -> None:
         while not stop.is_set():
             split: dict[str, float] = {}
             uss = pss = 0
@@ -193,12 +214,14 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str], events: Path, agents
                 run.uss, run.pss, run.split = uss / 2**20, pss / 2**20, split
             stop.wait(0.05)
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    sampler = threading.Thread(target=sample_memory, daemon=True)
+    if sample:
+        sampler.start()
     code = proc.wait()
     run.wall = time.perf_counter() - start
     stop.set()
-    sampler.join()
+    if sample:
+        sampler.join()
     follower.join()
     if code != 0:
         raise SystemExit(f"{argv[:4]}… exited {code}")
@@ -231,19 +254,20 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as temp:
         work = Path(temp)
         env, tasks, single = _setup(work, args.tasks, args.delay)
+        made = iter(range(1 << 30))
         for n in range(args.rounds):
-            repo = _repo(work, env, n)
-            batch = _timed([jlgcli, "loop", *tasks, "-j", str(args.jobs), "-b", "claude"],
-                           repo, env, work / f"batch{n}.jsonl", args.jobs)  # fmt: skip
-            one = _timed([jlgcli, "loop", str(single), "-b", "claude"], repo, env,
-                         work / f"single{n}.jsonl", 1)  # fmt: skip
+            repos = [_repo(work, env, next(made)) for _ in range(2)]
+            batch = _measured([jlgcli, "loop", *tasks, "-j", str(args.jobs), "-b", "claude"],
+                              repos, env, work / f"batch{n}.jsonl", args.jobs)  # fmt: skip
+            one = _measured([jlgcli, "loop", str(single), "-b", "claude"], repos, env,
+                            work / f"single{n}.jsonl", 1)  # fmt: skip
             pairs.append((batch, one))
             if args.compare is not None:
                 env_other = {**env, "PYTHONPATH": str(args.compare.resolve())}
-                repo_other = _repo(work, env, args.rounds + n)
-                other.append(_timed([sys.executable, "-m", "jlgcli", "loop", *tasks, "-j",
-                                     str(args.jobs), "-b", "claude"], repo_other, env_other,
-                                    work / f"other{n}.jsonl", args.jobs))  # fmt: skip
+                repos_other = [_repo(work, env, next(made)) for _ in range(2)]
+                other.append(_measured([sys.executable, "-m", "jlgcli", "loop", *tasks, "-j",
+                                        str(args.jobs), "-b", "claude"], repos_other, env_other,
+                                       work / f"other{n}.jsonl", args.jobs))  # fmt: skip
                 late = max(_lat(v)[0] for v in other[-1].latency.values())
                 print(f"         compare: batch {other[-1].wall:.2f} s, USS {other[-1].uss:.1f} MB"
                       f" ({', '.join(f'{k} {v:.1f}' for k, v in sorted(other[-1].split.items()))})"
@@ -251,7 +275,8 @@ def main() -> int:
             worst = max(_lat(v)[0] for v in batch.latency.values())
             split = ", ".join(f"{k} {v:.1f}" for k, v in sorted(batch.split.items()))
             alone = _lat(one.latency["single"])[0]
-            print(f"round {n + 1}: batch {batch.wall:.2f} s, USS {batch.uss:.1f} MB "
+            print(f"round {n + 1}: batch {batch.wall:.2f} s ({batch.sampled_wall:.2f} s sampled), "
+                  f"USS {batch.uss:.1f} MB "
                   f"(PSS {batch.pss:.1f}; {split}), worst task's median line latency "
                   f"{worst:.1f} ms | single {one.wall:.2f} s, USS {one.uss:.1f} MB "
                   f"(PSS {one.pss:.1f}), line latency {alone:.1f} ms; "

@@ -154,6 +154,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_lazy: list[tuple[type, bool]] = []  # records whose ``__init__`` is compiled on first use
+
+
 def _make_record(cls: type[T], *, frozen: bool, slots: bool) -> type[T]:
     table = _field_table(cls)
     if slots:
@@ -174,10 +177,21 @@ def _make_record(cls: type[T], *, frozen: bool, slots: bool) -> type[T]:
     if frozen:
         added["__setattr__"] = _frozen_setattr
         added["__delattr__"] = _frozen_delattr
+    if "__init__" not in own:  # (``own`` is the class's live namespace)
+        _lazy.append((cls, frozen))
     for name, value in added.items():
         if name not in own or name == "__hash__":  # methods a class writes itself stay
             setattr(cls, name, value)
     return cls
+
+
+def compile_pending() -> None:
+    """Compile now every ``__init__`` still to be compiled on first use: in a process that
+    forks many others (the batch's task server, issue 37), once for all of them."""
+    while _lazy:
+        cls, frozen = _lazy.pop()
+        if getattr(cls.__dict__.get("__init__"), "_compiles_on_first_use", False):
+            setattr(cls, "__init__", _compile_init(cls, frozen=frozen))  # noqa: B010 - as below
 
 
 def _field_table(cls: type) -> tuple[Field, ...]:
@@ -239,6 +253,7 @@ def _first_init(cls: type, *, frozen: bool) -> Callable[..., None]:
         setattr(cls, "__init__", compiled)  # noqa: B010 - mypy: no assigning to a method
         compiled(self, *args, **kwargs)
 
+    first_init._compiles_on_first_use = True  # type: ignore[attr-defined]  # compile_pending
     return first_init
 
 

@@ -250,7 +250,11 @@ def _run(
     board = Board([slot.row for slot in slots], quiet=quiet)
     schedule = Schedule(slots, jobs, budget, board, on_start, on_end)
     if maker is not None:  # the later tasks' worktrees are made while the first ones run
-        maker.start_ahead([task for task in record.tasks if not task.finished])
+        maker.start_ahead(
+            [task for task in record.tasks if not task.finished],
+            at_once=jobs,
+            pause=lambda: schedule.settled.wait(SETTLE_S),
+        )
     try:
         with install_termination_handlers():
             forking.take_spawns()
@@ -268,6 +272,7 @@ def _run(
                 return summaries, True
     finally:
         if maker is not None:
+            schedule.settled.set()  # a worktree waiting for the starts is made now, or never
             maker.finish()
         if events is not None:
             events.close()

@@ -10,6 +10,7 @@ work, so the batch refuses to start rather than risk it.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -189,9 +190,17 @@ class WorktreeMaker:
                 make_worktree(self.repo, self.record, task)
                 self._made.add(task.name)
 
-    def start_ahead(self, tasks: list[TaskRecord]) -> None:
+    def start_ahead(
+        self, tasks: list[TaskRecord], *, at_once: int = 0, pause: Callable[[], object] = bool
+    ) -> None:
+        """Make ``tasks``' worktrees in turn; before each one after the first ``at_once``
+        (the tasks that start at once), ``pause``: until the starting tasks are under way,
+        so that this git work does not slow their start on a small machine."""
+
         def run() -> None:
-            for task in tasks:
+            for number, task in enumerate(tasks):
+                if number >= at_once:
+                    pause()
                 with self._turn:  # a starting task never queues behind a later one's
                     self._turn.wait_for(lambda: self._starting == 0 or self._stop.is_set())
                 if self._stop.is_set():

@@ -181,6 +181,9 @@ def serve(args: list[str]) -> int:
         return 1
     for name in WARM_MODULES:
         importlib.import_module(name)
+    from jlgcli.records import compile_pending
+
+    compile_pending()  # each record's __init__: compiled once here, not in every task
     gc.collect()
     gc.freeze()  # the tasks' collections never write to what is shared
     os.set_inheritable(control_fd, False)

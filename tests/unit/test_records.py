@@ -276,3 +276,30 @@ def test_the_run_path_imports_neither_dataclasses_nor_inspect() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_compile_pending_compiles_every_lazy_init_once_and_keeps_behaviour() -> None:
+    """Issue 37: the task server compiles them before forking, not each task."""
+    from jlgcli import records
+
+    @records.record
+    class Point:
+        x: int
+        y: int = 2
+
+    @records.record(frozen=False)
+    class Made:
+        x: int
+
+        def __init__(self, x: int) -> None:  # its own: never replaced
+            self.x = x * 10
+
+    first = Point.__dict__["__init__"]
+    assert first._compiles_on_first_use
+    own = Made.__dict__["__init__"]
+    records.compile_pending()
+    assert Point.__dict__["__init__"] is not first and Made.__dict__["__init__"] is own
+    assert Point(1) == Point(1, 2) and Made(3).x == 30
+    compiled = Point.__dict__["__init__"]
+    records.compile_pending()  # nothing left to do
+    assert Point.__dict__["__init__"] is compiled

@@ -123,3 +123,14 @@ def test_the_files_a_pipe_reader_writes_are_found(tmp_path: Path) -> None:
     found = worktree._files_written_by_pipe_readers(42, proc, within=tmp_path)
     assert found == {(info.st_dev, info.st_ino)}
     assert worktree._files_written_by_pipe_readers(42, proc, within=tmp_path / "proc") == set()
+
+
+def test_a_batch_task_does_not_look_for_its_pipes_readers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: a task's stdout and stderr are the batch's pipes; the batch writes nothing
+    in the task's worktree, and the look walks every process of ``/proc``."""
+    from jlgcli.runner import evidence
+
+    monkeypatch.delenv("JLGCLI_BATCH_TASK", raising=False)
+    assert evidence._output_fds() == (1, 2)
+    monkeypatch.setenv("JLGCLI_BATCH_TASK", "alpha")
+    assert evidence._output_fds() == ()
