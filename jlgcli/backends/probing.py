@@ -28,6 +28,8 @@ from jlgcli.process import ExecutableNotFound, capture, resolve_executable
 from jlgcli.process.model import ProcessOutcome
 from jlgcli.records import record
 
+BATCH_VERSIONS = "JLGCLI_BATCH_VERSIONS"  # {path: "X.Y.Z"}: a batch's probe, for its tasks
+
 # broken: the login check could not even start the CLI (see startup.py)
 AuthState = Literal["ok", "missing", "unknown", "broken"]
 
@@ -76,7 +78,7 @@ def probe_cli(
             hint=interpreter_hint(missing, info.install_hint),
         )
     version = npm_package_version(path, info.npm_package) if info.npm_package else None
-    version = version or versions_dir_version(path)
+    version = version or versions_dir_version(path) or shared_version(path, environ)
     ctx = ProbeContext(path, deadline, environ, threading.Event())
     beside = None
     if version is None and info.login_check_since is None:
@@ -231,6 +233,20 @@ class _LoginCheck:
             assert self._ctx.cancel is not None
             self._ctx.cancel.set()
             self._thread.join()
+
+
+def shared_version(executable: str, env: Mapping[str, str]) -> tuple[int, int, int] | None:
+    """The version a batch found for ``executable`` and handed to its tasks (issue 37):
+    ``BATCH_VERSIONS`` is ``{path: "X.Y.Z"}``, set by the batch in each task's environment,
+    so that N tasks do not each run ``--version``. Only the same resolved path counts."""
+    raw = env.get(BATCH_VERSIONS)
+    if not raw:
+        return None
+    try:
+        found = json.loads(raw).get(executable)
+    except (ValueError, AttributeError):
+        return None
+    return parse_version(found) if isinstance(found, str) else None
 
 
 def versions_dir_version(executable: str) -> tuple[int, int, int] | None:

@@ -35,6 +35,7 @@ from jlgcli.batch.setup import (
     check_tasks,
     make_worktrees,
     new_record,
+    probe_for_tasks,
     repository,
     settings_for,
     worktree_of,
@@ -131,6 +132,7 @@ def _set_up_and_run(
 ) -> int:
     cwd = Path(args.cwd or ".").resolve()
     runs_root, gates = settings_for(args, cwd)
+    task_env = probe_for_tasks(args, cwd)
     if resume is None:
         paths = check_tasks(tasks)
         repo = repository(cwd, jobs=args.jobs, merge=bool(args.merge))
@@ -148,7 +150,7 @@ def _set_up_and_run(
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
     summaries, signalled = _run(
-        args, record, repo, runs_root, jobs=jobs, budget=budget, forking=forking
+        args, record, repo, runs_root, jobs=jobs, budget=budget, forking=forking, env=task_env
     )
     if signalled:  # stopped by a signal: every task's state is written
         return _finish(args, record, summaries, code=record.exitCode)
@@ -170,6 +172,7 @@ def _run(
     jobs: int,
     budget: float | None,
     forking: Forking,
+    env: dict[str, str],
 ) -> tuple[dict[str, dict[str, Any] | None], bool]:
     from jlgcli.process import install_termination_handlers
     from jlgcli.process.signals import Interrupted
@@ -209,7 +212,7 @@ def _run(
             folder / f"{task.name}.events.jsonl",
             folder / f"{task.name}.out.json",
             folder / f"{task.name}.err.log",
-            env={SHARED_LIMITS: str(folder / "limits")},  # one task's rate limit is everyone's
+            env={SHARED_LIMITS: str(folder / "limits"), **env},  # one rate limit for all
             prepare=prepare,
             after=after,
             on_event=_tagged(emit, task.name),

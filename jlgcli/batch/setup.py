@@ -38,6 +38,43 @@ def settings_for(args: Any, cwd: Path) -> tuple[Path, tuple[str, ...]]:
     return root.resolve(), tuple(settings.values["gates"])
 
 
+def probe_for_tasks(args: Any, cwd: Path) -> dict[str, str]:
+    """Probe the tasks' backend once, for all of them: the environment each task gets.
+
+    A CLI that is missing or too old stops the batch here, with the error and hint a
+    loop gives, before any worktree is made (not once per task). The version found is
+    handed to every task (``probing.BATCH_VERSIONS``), whose probe then runs no
+    ``--version`` of its own: one process per task less, on the start of every round.
+    Only for the backends whose run probe leaves the login to the call (claude, codex);
+    the others, auto and custom ones are probed by each task as in a single loop.
+    """
+    from jlgcli.backends.ids import BUILTIN_BACKENDS
+
+    name = getattr(args, "backend", None)
+    if not name:
+        from jlgcli.config import resolve_settings
+
+        name = resolve_settings(cwd=cwd, flags={}).values.get("backend")
+    if name not in BUILTIN_BACKENDS:
+        return {}
+    import json
+
+    from jlgcli.backends.probing import BATCH_VERSIONS
+    from jlgcli.backends.registry import get_backend
+    from jlgcli.runner.select import unusable
+
+    fast = getattr(get_backend(str(name)), "probe_installed", None)
+    if fast is None:
+        return {}
+    availability = fast()
+    problem = unusable(availability)
+    if problem is not None:
+        raise problem
+    if availability.path is None or availability.version is None:
+        return {}
+    return {BATCH_VERSIONS: json.dumps({availability.path: availability.version})}
+
+
 def check_tasks(paths: list[str]) -> list[Path]:
     """Every task file exists and is a file (66 otherwise); stdin cannot be shared."""
     found = []

@@ -19,7 +19,8 @@ class SelectedBackend:
     availability: Availability
 
 
-def _unusable(availability: Availability) -> JlgError | None:
+def unusable(availability: Availability) -> JlgError | None:
+    """Why a probed backend cannot run (the error a run stops with), or None."""
     status = availability.status
     if status == "available":
         return None
@@ -94,7 +95,7 @@ def open_backend(name: str, spec: RunSpec) -> tuple[Backend, Availability] | str
     except JlgError as exc:
         return exc.message
     availability = backend.probe()
-    problem = _unusable(availability)
+    problem = unusable(availability)
     return problem.message if problem is not None else (backend, availability)
 
 
@@ -111,7 +112,7 @@ def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
             )
         replay = ReplayBackend(spec.replay_dir)
         availability = replay.probe()
-        if (problem := _unusable(availability)) is not None:
+        if (problem := unusable(availability)) is not None:
             raise problem
         console.progress(
             f"replaying the recorded run in {spec.replay_dir} (no agent CLI is called)"
@@ -135,7 +136,7 @@ def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
     # starts its first call without it and reads an auth failure from the call (issue 34).
     fast = getattr(backend, "probe_installed", None)
     availability = fast() if fast is not None else backend.probe()
-    if (problem := _unusable(availability)) is not None:
+    if (problem := unusable(availability)) is not None:
         raise problem
     if availability.status == "unknown":
         console.warn(f"could not check backend {backend.id}: {availability.detail}")

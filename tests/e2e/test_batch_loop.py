@@ -307,3 +307,22 @@ def _running(process: Any) -> bool:
         return bool(process.is_running() and process.status() != psutil.STATUS_ZOMBIE)
     except psutil.NoSuchProcess:
         return False
+
+
+def test_a_missing_backend_stops_the_batch_once_before_any_worktree(
+    jlg: Runner, tmp_path: Path, fake_bin: Path, system_bin: Path
+) -> None:
+    """Issue 37: the batch probes its tasks' backend once (exit 2 and the hint, as a loop
+    says it), rather than making every worktree and failing every task the same way."""
+    repo = make_repo(tmp_path / "repo")
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", {"a": [], "b": []})
+    no_claude = tmp_path / "bin"
+    no_claude.mkdir()
+    for launcher in fake_bin.iterdir():
+        if launcher.name.split(".")[0] != "claude":
+            (no_claude / launcher.name).symlink_to(launcher)
+    path = os.pathsep.join([str(no_claude), str(system_bin)])
+    result = jlg("loop", *tasks, "-j", "2", "-b", "claude", cwd=repo, env={"PATH": path})
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("backend claude is not installed") == 1
+    assert not (repo / ".jlgcli" / "worktrees").exists()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -105,6 +106,8 @@ def _inspect(pid: int, repo: Path) -> list[psutil.Process]:
     for agent in agents:
         agent_env = _environ(agent.pid)
         assert agent_env[SECRET] == "s3cr3t-v4lue"  # the request's environment
+        probed = json.loads(agent_env["JLGCLI_BATCH_VERSIONS"])  # the batch probed claude once
+        assert list(probed) == [shutil.which("claude", path=agent_env["PATH"])]
         name = agent_env["JLGCLI_BATCH_TASK"]
         assert Path(agent.cwd()) == repo / ".jlgcli" / "worktrees" / name
     return seen
