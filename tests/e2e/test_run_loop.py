@@ -492,6 +492,37 @@ def test_quickstart_replay_runs_a_full_loop(jlg: Runner) -> None:
     assert short.returncode == 4
 
 
+def test_a_jlgcli_folder_in_the_project_never_stands_in_for_the_program(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    """The replay backend's reader (and a batch's task started cold) is jlgcli run again in
+    the project: ``python -P -m jlgcli``, so the project's own ``jlgcli`` folder is not it."""
+    repo = Path(__file__).parents[2]
+    project = tmp_path / "project"
+    (project / "jlgcli").mkdir(parents=True)
+    marker = tmp_path / "planted-ran"
+    for name in ("__init__.py", "__main__.py"):
+        (project / "jlgcli" / name).write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    result = jlg("loop", str(repo / "examples/quickstart/task.md"), "--backend", "replay",
+                 "--replay", str(repo / "examples/quickstart/recording"), cwd=project)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()
+
+
+def test_self_argv_puts_nothing_first_on_the_path_on_every_python() -> None:
+    import subprocess
+
+    from jlgcli.selfcmd import self_argv
+
+    assert self_argv(frozen=True, executable="jlgcli.exe") == ["jlgcli.exe"]
+    assert self_argv(executable="py", version=(3, 11)) == ["py", "-P", "-m", "jlgcli"]
+    old = self_argv(version=(3, 10))  # run here, the 3.10 form must work as well
+    assert old[1] == "-c"
+    done = subprocess.run([*old, "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("jlgcli ")
+    assert "del sys.path[0]" in old[2]
+
+
 def test_replay_needs_a_recording(jlg: Runner, task: Path, tmp_path: Path) -> None:
     assert jlg("loop", str(task), "--backend", "replay").returncode == 64
     assert jlg("loop", str(task), "--backend", "replay", "--replay", str(tmp_path)).returncode == 2
