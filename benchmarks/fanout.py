@@ -117,7 +117,7 @@ def _tree(root: int) -> dict[int, str]:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        head = b" ".join(argv[:4])
+        head = b" ".join(argv[:6])  # [python, -P, -m, jlgcli, __jlgcli_task_server__, …]
         if pid == root:
             roles[pid] = "parent"
         elif b"__jlgcli_task_server__" in head:
