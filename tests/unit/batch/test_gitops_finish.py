@@ -120,10 +120,7 @@ def test_a_commit_that_fails_with_changes_staged_raises(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # issue 37: commit_all asks "anything staged?" only after a failed commit
-    repo = make_repo(tmp_path / "repo")
-    batch(repo, tmp_path, "a")
-    tree = worktree_of(repo, "a")
-    (tree / "new.txt").write_text("work", "utf-8")
+    tree = _worktree_with_work(tmp_path)
     real = gitops.git
 
     def locked_commit(cwd: Path, *argv: str, check: bool = True) -> gitops.Done:
@@ -173,12 +170,18 @@ def test_a_tasks_commit_starts_no_repository_maintenance(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 37: tasks commit at once into one object store; no auto gc from each."""
-    repo = make_repo(tmp_path / "repo")
-    batch(repo, tmp_path, "a")
-    tree = worktree_of(repo, "a")
-    (tree / "new.txt").write_text("work", "utf-8")
+    tree = _worktree_with_work(tmp_path)
     trace = tmp_path / "trace.txt"
     monkeypatch.setenv("GIT_TRACE", str(trace))
     assert gitops.commit_all(tree, "work") is True
     said = trace.read_text("utf-8")
     assert "built-in: git commit" in said and "run_command" not in said  # nothing started
+
+
+def _worktree_with_work(tmp_path: Path) -> Path:
+    """Task ``a``'s worktree with a new file not yet committed."""
+    repo = make_repo(tmp_path / "repo")
+    batch(repo, tmp_path, "a")
+    tree = worktree_of(repo, "a")
+    (tree / "new.txt").write_text("work", "utf-8")
+    return tree
