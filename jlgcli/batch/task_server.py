@@ -43,6 +43,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 
 assert sys.platform.startswith("linux"), "the task server forks: Linux only"
@@ -66,7 +67,8 @@ if TYPE_CHECKING:
 ENTRY = "__jlgcli_task_server__"
 TASK_MARK = "\0jlgcli-task"  # argv[0] of a task's request (no program's name starts with NUL)
 SERVER_ENVIRONMENT = ("HOME", "LANG", "LANGUAGE", "LD_LIBRARY_PATH", "PATH", "TMPDIR")
-SERVER_ENVIRONMENT_PREFIXES = ("LC_", "PYTHON")  # locale; PYTHONPATH finds an uninstalled jlgcli
+# The locale; PYTHONPATH finds an uninstalled jlgcli; coverage.py follows jlgcli's children.
+SERVER_ENVIRONMENT_PREFIXES = ("LC_", "PYTHON", "COVERAGE_PROCESS_")
 # What a task's ``jlgcli loop`` imports, with the standard library's modules it loads
 # later (the rest comes with these): imported once by the server, shared by every task
 # (each module a task imports itself costs it private memory). tests/e2e/test_task_server.py
@@ -162,8 +164,13 @@ class TaskForker:
         return self.server.start([TASK_MARK, *argv], env=env, cwd=cwd, stdio=stdio)
 
 
-def retire_server(server: Server) -> None:
-    """End the task server (the batch is over): what it forked is the batch's."""
+def retire_server(server: Server, *, grace: float = 2.0) -> None:
+    """End the task server (the batch is over): what it forked is the batch's. Its socket's
+    end-of-file ends it as a program does (its ``atexit``); killed after ``grace``."""
+    server.control.close()
+    deadline = time.monotonic() + grace
+    while server.proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
     end_server(server)
 
 
