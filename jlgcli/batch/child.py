@@ -110,6 +110,7 @@ class Live:
     activity: str = ""
     waiting: bool = False
     agent_heard: bool = False  # the agent said something: the task is past its start
+    run_ended: bool = False  # its run is over: what is left is the process's exit
 
 
 Hook = Callable[["ChildRun"], None]
@@ -238,6 +239,8 @@ class ChildRun:
             live.waiting, live.activity = True, f"rate limit: waiting {event.get('seconds')}s"
         elif kind == "gate-result":
             live.activity = "gates"
+        elif kind == "run-ended":
+            live.run_ended = True
 
 
 EVENT_START = b'{"schemaVersion":'  # how every line of ``runner.events`` begins

@@ -1,8 +1,9 @@
 """Run a batch's task children N at a time under one cost budget (issue 37).
 
 The parent's main thread does the watching: it starts children while there
-are free slots (a slot is free as soon as its child process has exited; the
-task's commit goes on in the task's own thread), adds up the reported cost,
+are free slots (a slot is free as soon as its task's run has ended, the
+``run-ended`` event, or its process is gone; the task's commit goes on in the
+task's own thread), adds up the reported cost,
 and redraws the board. It sleeps on one event that every task thread sets (an
 event of a child, a child gone, a task finished), so nothing waits for a
 polling tick; the events themselves reach the batch's ``--events`` file from
@@ -98,7 +99,7 @@ class Schedule:
 
     def _start_more(self) -> None:
         while self._queue and not self.budget_spent:
-            busy = sum(1 for s in self.slots if s.started and not s.child.exited.is_set())
+            busy = sum(1 for s in self.slots if s.started and not self._free(s))
             if busy >= self.jobs:
                 return
             slot = self._queue.pop(0)
@@ -108,6 +109,12 @@ class Schedule:
             slot.started = True
             slot.row.state, slot.row.started = "running", time.monotonic()
             slot.child.start()
+
+    @staticmethod
+    def _free(slot: Slot) -> bool:
+        """A slot is free once its task's run has ended (its process is exiting: result
+        written, state saved) or its process is gone."""
+        return slot.child.live.run_ended or slot.child.exited.is_set()
 
     def _watch(self, running: list[Slot]) -> None:
         finished = []
@@ -126,7 +133,7 @@ class Schedule:
                     slot.budget_stopped = True
                     slot.row.state = "stopping (budget spent)"
                     slot.child.cancel.set()
-        self._start_more()  # a slot is free once its child has exited
+        self._start_more()  # a slot is free once its child's run has ended
         starting = any(
             s.started and not (s.ended or s.child.exited.is_set() or s.child.live.agent_heard)
             for s in self.slots

@@ -148,3 +148,34 @@ def test_an_ended_tasks_commit_waits_until_the_starting_tasks_agents_speak(
     finally:
         release.set()
         child._thread.join()
+
+
+def test_a_task_whose_run_ended_frees_its_slot_while_its_process_exits(tmp_path: Path) -> None:
+    """Issue 37: the next task starts at the run-ended event (result and state written),
+    not after the ended task's process has torn down."""
+    import threading
+
+    from jlgcli.batch.schedule import Schedule, Slot
+
+    release = threading.Event()
+    children = [ChildRun(name, [], tmp_path, tmp_path / f"{name}.e", tmp_path / f"{name}.o",
+                         tmp_path / f"{name}.r") for name in ("a", "b")]  # fmt: skip
+    first = children[0]
+    first._thread = threading.Thread(target=release.wait)
+    first._thread.start()
+    slots = [Slot(children[0], Row("a"), started=True), Slot(children[1], Row("b"))]
+    started: list[str] = []
+    schedule = Schedule(slots, 1, None, Board([s.row for s in slots], stream=io.StringIO(),
+                        live=False), lambda slot, _left: started.append(slot.child.name),
+                        lambda _slot: None)  # fmt: skip
+    schedule._queue = [slots[1]]
+    children[1].start = lambda: None  # type: ignore[method-assign]  # no process here
+    try:
+        schedule._start_more()
+        assert started == []  # the one slot is busy
+        first.event({"type": "run-ended", "status": "done", "exitCode": 0})
+        schedule._start_more()
+        assert started == ["b"] and first.running()  # a's process still exiting
+    finally:
+        release.set()
+        first._thread.join()
