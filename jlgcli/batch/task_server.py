@@ -41,22 +41,22 @@ import importlib
 import os
 import signal
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
 
 assert sys.platform.startswith("linux"), "the task server forks: Linux only"
 
+from jlgcli.process import warm  # noqa: E402
 from jlgcli.process.descendants import renew_token, spawning  # noqa: E402 - Linux's only
 from jlgcli.process.supervisor import (  # noqa: E402
     Request,
     fork_supervisor,
-    guard,
+    fork_twice,
     prctl,
     receive,
 )
-from jlgcli.process.supervisor import serve as serve_supervisors  # noqa: E402
+from jlgcli.process.supervisor import main as supervisor_main  # noqa: E402
 from jlgcli.process.warm import STARTED, Adopted, Server, end_server  # noqa: E402
 from jlgcli.selfcmd import self_argv  # noqa: E402
 
@@ -128,27 +128,8 @@ ENOEXEC = 8  # errno of a request that is not a task
 def start_server() -> Server | None:
     """Start the task server for this batch (main thread: its parent-death signal follows
     the thread that starts it); None when it cannot start (the tasks then start cold)."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    command = [*self_argv(), ENTRY, str(os.getpid()), str(theirs.fileno())]
-    try:
-        with spawning() as register:
-            proc = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                env=server_environment(os.environ),
-                cwd="/",
-                pass_fds=(theirs.fileno(),),
-                start_new_session=True,
-            )
-            register(proc.pid)
-    except OSError:
-        ours.close()
-        return None
-    finally:
-        theirs.close()
-    return Server(proc, ours)
+    command = [*self_argv(), ENTRY, str(os.getpid())]
+    return warm.start_server(command, server_environment(os.environ))
 
 
 class TaskForker:
@@ -210,23 +191,19 @@ def serve(args: list[str]) -> int:
 
 
 def fork_task(parent: int, control: socket.socket, request: Request, call: Prctl) -> None:
-    """Fork twice; the grandchild, adopted by the batch, runs the task (and never returns
-    here: it ends with ``SystemExit``)."""
-    middle = os.fork()
-    if middle:
-        request.close()  # the status pipe's end-of-file is the task's
-        os.waitpid(middle, 0)
+    """Fork twice (``supervisor.fork_twice``); the grandchild, adopted by the batch, runs
+    the task and never comes back here: it ends with ``SystemExit``, as the program."""
+    middle = fork_twice(control.fileno(), request)
+    if middle is None:
         return
+    control.detach()  # closed by fork_twice: the socket object must not close it again
     try:
-        middle = os.getpid()
-        if os.fork() == 0:
-            control.close()  # a request sent to a dead server must fail, not wait
-            raise SystemExit(run_task(parent, middle, request, call))
-    except SystemExit:
+        code = run_task(parent, middle, request, call)
+    except SystemExit:  # the program's own exit (argparse's, for --help): as it ends
         raise
-    except BaseException:  # the middle process never returns to the server
+    except BaseException:  # anything else never goes back into the server's loop
         os._exit(127)
-    os._exit(0)
+    raise SystemExit(code)
 
 
 def run_task(parent: int, middle: int, request: Request, call: Prctl) -> int:
@@ -258,7 +235,7 @@ def run_task(parent: int, middle: int, request: Request, call: Prctl) -> int:
     request.close()  # the status pipe's end-of-file: started
     sys.argv = ["jlgcli", *arguments]
     from jlgcli.cli import main
-    from jlgcli.process import adopt_orphans, warm
+    from jlgcli.process import adopt_orphans
     from jlgcli.startup_gc import run_console
 
     adopt_orphans()  # as the command will: its children are supervised, orphans adopted
@@ -313,7 +290,7 @@ def fork_supervisor_server() -> Server | None:
 
 
 def _serve_supervisors(parent: int, control_fd: int) -> None:
-    """In the forked server: never returns."""
+    """In the forked server: as ``supervisor.py PARENT --serve FD`` would; never returns."""
     code = 1
     try:
         gc.disable()  # nothing of the task's heap is freed or finalised here
@@ -323,9 +300,6 @@ def _serve_supervisors(parent: int, control_fd: int) -> None:
             os.dup2(null, fd)
         os.closerange(3, control_fd)
         os.closerange(control_fd + 1, os.sysconf("SC_OPEN_MAX"))
-        call = prctl()
-        guard(parent, call, subreaper=False)
-        if os.getppid() == parent:
-            code = serve_supervisors(parent, control_fd, call)
+        code = supervisor_main([str(parent), "--serve", str(control_fd)])
     finally:
         os._exit(code)

@@ -216,20 +216,34 @@ def serve(parent: int, control_fd: int, libc_prctl: Prctl) -> int:
 
 def fork_supervisor(parent: int, control_fd: int, request: Request, libc_prctl: Prctl) -> None:
     """Fork twice: the grandchild is the request's supervisor, adopted by jlgcli."""
+    middle = fork_twice(control_fd, request)
+    if middle is None:
+        return
+    code = 127
+    try:
+        code = supervise(parent, middle, request, libc_prctl)
+    finally:
+        os._exit(code)
+
+
+def fork_twice(control_fd: int, request: Request) -> int | None:
+    """Fork twice for ``request``. In the server: None, once the middle process has exited
+    (it exits at once, so jlgcli adopts the grandchild). In the grandchild: the middle
+    process's pid (its parent until then), with the server's socket closed."""
     middle = os.fork()
     if middle:
-        request.close()  # the status pipe's end-of-file is the supervisor's and the child's
+        request.close()  # the status pipe's end-of-file is the grandchild's (and its child's)
         os.waitpid(middle, 0)
-        return
+        return None
     code = 0
     try:
         middle = os.getpid()
         if os.fork() == 0:
-            code = 127
             os.close(control_fd)  # a request sent to a dead server must fail, not wait
-            code = supervise(parent, middle, request, libc_prctl)
-    finally:
-        os._exit(code)
+            return middle
+    except BaseException:  # the middle process never returns to the server's loop
+        code = 127
+    os._exit(code)
 
 
 def supervise(parent: int, middle: int, request: Request, libc_prctl: Prctl) -> int:

@@ -186,9 +186,17 @@ def prestart() -> None:
     """Start the fork server unless it runs (the main thread only)."""
     if _servers or threading.current_thread() is not threading.main_thread():
         return
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     environment = {name: os.environ[name] for name in SERVER_ENVIRONMENT if name in os.environ}
     command = [sys.executable, "-I", "-S", SUPERVISOR, str(os.getpid()), "--serve"]
+    found = start_server(command, environment)
+    if found is not None:  # else no server: the children start cold
+        _servers.append(found)
+
+
+def start_server(command: Sequence[str], environment: Mapping[str, str]) -> Server | None:
+    """Start ``command`` + the number of its end of a new control socket, as a server: its
+    own session, in ``/``, no stdio, that ``environment``. None when it cannot start."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         with spawning() as register:
             proc = subprocess.Popen(
@@ -196,18 +204,18 @@ def prestart() -> None:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                env=environment,
+                env=dict(environment),
                 cwd="/",
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,
             )
             register(proc.pid)
-    except OSError:  # no server: the children start cold
+    except OSError:
         ours.close()
-        return
+        return None
     finally:
         theirs.close()
-    _servers.append(Server(proc, ours))
+    return Server(proc, ours)
 
 
 def server() -> Server | None:
