@@ -59,7 +59,7 @@ def execute_loop(args: argparse.Namespace) -> int:
                 hint="jlgcli loop --resume latest",
             )
         cwd = Path(args.cwd or ".").resolve()
-        runs_root, _ = settings_for(args, cwd)
+        runs_root, _, _ = settings_for(args, cwd)
         if is_batch_ref(str(args.resume), runs_root):
             return run_batch(args, [], resume=str(args.resume))
     elif batch:
@@ -131,8 +131,8 @@ def _set_up_and_run(
     forking: Forking,
 ) -> int:
     cwd = Path(args.cwd or ".").resolve()
-    runs_root, gates = settings_for(args, cwd)
-    task_env = probe_for_tasks(args, cwd)
+    runs_root, gates, backend = settings_for(args, cwd)
+    task_env = probe_for_tasks(backend)
     if resume is None:
         paths = check_tasks(tasks)
         repo = repository(cwd, jobs=args.jobs, merge=bool(args.merge))
@@ -216,6 +216,7 @@ def _run(
             prepare=prepare,
             after=after,
             on_event=_tagged(emit, task.name),
+            fork_server=forking.tasks,
         )
         slot = Slot(child, Row(task.name), cost_before=task.costUsd or 0.0)
         slot.ended = task.finished
@@ -261,8 +262,6 @@ def _run(
     try:
         with install_termination_handlers():
             forking.take_spawns()
-            for slot in slots:
-                slot.child.fork_server = forking.tasks
             try:
                 schedule.run()
                 for slot in slots:  # never started: the shared budget ran out first

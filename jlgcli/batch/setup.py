@@ -21,8 +21,9 @@ from jlgcli.errors import ExitCode, JlgError
 WORKTREES = Path(".jlgcli") / "worktrees"
 
 
-def settings_for(args: Any, cwd: Path) -> tuple[Path, tuple[str, ...]]:
-    """The runs root and the gates, from the flags and trusted config (as a loop resolves them)."""
+def settings_for(args: Any, cwd: Path) -> tuple[Path, tuple[str, ...], str | None]:
+    """The runs root, the gates and the tasks' backend, from the flags and trusted config
+    (as a loop resolves them)."""
     from jlgcli.artifacts.project import under_project
     from jlgcli.config import parse_flag_value, require_trusted_gates, resolve_settings
 
@@ -35,11 +36,12 @@ def settings_for(args: Any, cwd: Path) -> tuple[Path, tuple[str, ...]]:
     if settings.sources.get("gates") == "project":
         require_trusted_gates(settings)
     root = under_project(Path(settings.values["artifactsDir"]), cwd)
-    return root.resolve(), tuple(settings.values["gates"])
+    backend = getattr(args, "backend", None) or settings.values.get("backend")
+    return root.resolve(), tuple(settings.values["gates"]), backend
 
 
-def probe_for_tasks(args: Any, cwd: Path) -> dict[str, str]:
-    """Probe the tasks' backend once, for all of them: the environment each task gets.
+def probe_for_tasks(name: str | None) -> dict[str, str]:
+    """Probe the tasks' backend ``name`` once, for all of them: the environment each task gets.
 
     A CLI that is missing or too old stops the batch here, with the error and hint a
     loop gives, before any worktree is made (not once per task). The version found is
@@ -50,11 +52,6 @@ def probe_for_tasks(args: Any, cwd: Path) -> dict[str, str]:
     """
     from jlgcli.backends.ids import BUILTIN_BACKENDS
 
-    name = getattr(args, "backend", None)
-    if not name:
-        from jlgcli.config import resolve_settings
-
-        name = resolve_settings(cwd=cwd, flags={}).values.get("backend")
     if name not in BUILTIN_BACKENDS:
         return {}
     import json
@@ -63,7 +60,7 @@ def probe_for_tasks(args: Any, cwd: Path) -> dict[str, str]:
     from jlgcli.backends.registry import get_backend
     from jlgcli.runner.select import unusable
 
-    fast = getattr(get_backend(str(name)), "probe_installed", None)
+    fast = getattr(get_backend(name), "probe_installed", None)
     if fast is None:
         return {}
     availability = fast()

@@ -62,7 +62,7 @@ def execute(args: argparse.Namespace) -> int:
     from jlgcli.batch.report import batch_code, render, to_json
     from jlgcli.batch.setup import settings_for
 
-    _, gates = settings_for(args, cwd)
+    _, gates, _ = settings_for(args, cwd)
     record = matrix.gather(list(args.tasks), root, gates)
     if args.json:
         from jlgcli.output import emit_json
