@@ -7,8 +7,16 @@ imports none of the batch machinery (~14 ms of every loop's start).
 from __future__ import annotations
 
 import argparse
+import os
 
 TASK_ENV = "JLGCLI_BATCH_TASK"  # set in each task's environment (its agent's too)
+
+
+def in_batch_task() -> bool:
+    """Whether this loop is a batch's task: its stdout and stderr are pipes to the batch,
+    which splits its events from its summary, publishes for it and writes nothing in its
+    worktree."""
+    return bool(os.environ.get(TASK_ENV))
 
 
 def execute_loop(args: argparse.Namespace) -> int:

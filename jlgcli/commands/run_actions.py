@@ -7,6 +7,7 @@ import contextlib
 import os
 from typing import TYPE_CHECKING
 
+from jlgcli.batch.entry import in_batch_task  # a batch's task: see there what differs
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.output import emit_json
 
@@ -30,7 +31,7 @@ def _execute(args: argparse.Namespace, command: Command) -> int:
     from jlgcli.runner.options import RunOptions
 
     options = RunOptions.from_namespace(args)
-    if options.events == "-" and args.json and not _batch_task():
+    if options.events == "-" and args.json and not in_batch_task():
         raise JlgError(ExitCode.USAGE, "--events - and --json both want stdout",
                        hint="write the events to a file: --events events.jsonl")  # fmt: skip
     github = bool(getattr(args, "github", False))
@@ -56,18 +57,10 @@ def commands_stopped(*, data_on_stdout: bool) -> contextlib.AbstractContextManag
     return workflow_commands_stopped(sys.stderr if data_on_stdout else sys.stdout)
 
 
-def _batch_task() -> bool:
-    """A batch's task child sends its events to the batch on stdout, then its summary
-    (``jlgcli.batch.child`` splits them); nobody else may mix the two."""
-    from jlgcli.batch.entry import TASK_ENV  # not batch.child: a task child needs none of it
-
-    return bool(os.environ.get(TASK_ENV))
-
-
 def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int:
     """What the command line does with a summary: publish it, print it; the exit code."""
     in_actions = github or os.environ.get("GITHUB_ACTIONS")
-    if in_actions and not _batch_task():  # a batch's task: the batch publishes, once (issue 37)
+    if in_actions and not in_batch_task():  # a batch's task: the batch publishes, once (issue 37)
         from jlgcli.integrations.github import publish
 
         publish(summary, force=github)

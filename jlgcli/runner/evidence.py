@@ -65,8 +65,6 @@ def _output_fds() -> tuple[int, ...]:
     a batch's task (issue 37), whose streams are pipes to the batch, which writes nothing
     in the task's worktree (the look for a pipe's readers walks all of ``/proc``: ~12 ms
     a stream, with a batch's dozens of processes)."""
-    import os
+    from jlgcli.batch.entry import in_batch_task
 
-    from jlgcli.batch.entry import TASK_ENV
-
-    return () if os.environ.get(TASK_ENV) else (1, 2)
+    return () if in_batch_task() else (1, 2)
