@@ -110,9 +110,9 @@ def _tree(root: int) -> dict[int, str]:
                 continue
             ppid = int(stat[stat.rfind(b")") + 2 :].split()[1])
             children.setdefault(ppid, []).append(int(name))
-    roles, todo = {}, [root]
+    roles, todo = {}, [(root, 0)]  # (pid, its parent)
     while todo:
-        pid = todo.pop()
+        pid, parent = todo.pop()
         try:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
@@ -121,7 +121,6 @@ def _tree(root: int) -> dict[int, str]:
         if pid == root:
             roles[pid] = "parent"
         elif b"__jlgcli_task_server__" in head:
-            parent = next(p for p, kids in children.items() if pid in kids)
             forked_by_task = parent != root
             roles[pid] = ("supervisor" if forked_by_task else
                           "task" if children.get(pid) else "server")  # fmt: skip
@@ -133,7 +132,7 @@ def _tree(root: int) -> dict[int, str]:
             roles[pid] = "agent"
         else:
             roles[pid] = "other"  # the agents, git: not jlgcli's
-        todo.extend(children.get(pid, []))
+        todo.extend((child, pid) for child in children.get(pid, []))
     return roles
 
 

@@ -1,6 +1,6 @@
 """Many tasks at once (issue 37): ``jlgcli loop TASK... -j N``.
 
-Each task runs as a child ``jlgcli loop`` in its own git worktree
+Each task runs as its own ``jlgcli loop`` process in its own git worktree
 (``.jlgcli/worktrees/<id>``) on its own branch (``jlgcli/<id>``), N at a
 time, under one shared cost budget; done tasks are committed on their branch
 and, with ``--merge``, integrated one at a time only when their gates pass on
@@ -8,5 +8,7 @@ the rebased result. Modules: ``entry`` (the loop handler: a single loop imports
 nothing else), ``command`` (the batch door), ``setup`` (checks, names,
 worktrees), ``record`` (the batch record for ``--resume``), ``child``
 (one task's process), ``schedule`` (N at a time, the budget, Ctrl-C),
-``finish`` (commit, merge), ``board`` and ``report`` (what a person sees).
+``finish`` (commit, merge), ``board`` and ``report`` (what a person sees),
+``github`` (a batch's step outputs), ``matrix`` (the Actions fan-out) and
+``task_server`` (Linux: the warm process each task is forked from).
 """
