@@ -74,7 +74,8 @@ def execute_loop(args: argparse.Namespace) -> int:
 
 def is_batch_ref(ref: str, runs_root: Path) -> bool:
     """Whether ``--resume ref`` means a batch: its id, or ``latest`` when the newest thing
-    started here is an unfinished batch rather than a single loop."""
+    started here is a batch (its own tasks' runs are part of it) rather than a single loop;
+    a finished batch resumed runs nothing again and shows its table."""
     from datetime import datetime, timezone
 
     from jlgcli.artifacts.ids import run_id_time
@@ -89,8 +90,6 @@ def is_batch_ref(ref: str, runs_root: Path) -> bool:
     if newest is None:
         return False
     record = load(runs_root, newest)
-    if batch_code(record) == 0:
-        return False
     own = {task.runId for task in record.tasks}
     try:  # when the batch last wrote its record: its end, or its Ctrl-C
         ended = datetime.strptime(record.updated, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)

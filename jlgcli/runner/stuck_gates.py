@@ -31,5 +31,6 @@ class StuckGates:
     def message(self) -> str:
         gates = " and ".join(repr(gate) for gate in self._failed)
         noun = "gates" if len(self._failed) > 1 else "gate"
-        return (f"the {noun} {gates} failed {self.streak} times in a row with no file changed "
+        times = "once" if self.streak == 1 else f"{self.streak} times in a row"
+        return (f"the {noun} {gates} failed {times} with no file changed "
                 "(the model keeps saying done without fixing it)")  # fmt: skip

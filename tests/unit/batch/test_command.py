@@ -140,6 +140,10 @@ def test_a_stop_signal_stops_every_task_and_keeps_the_record(
     assert main(["loop", *paths, "-j", "1", "-b", "claude"]) == 143
     err = capsys.readouterr().err
     assert "interrupted" in err and "jlgcli loop --resume batch-" in err
+    from jlgcli.batch.record import load
+
+    record = load(repo / ".jlgcli" / "runs", "latest")  # issue 44: TERM, not SIGINT/130
+    assert [task.exitCode for task in record.tasks] == [143, None]
 
 
 def test_the_publish_step_entry(
