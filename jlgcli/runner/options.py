@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from jlgcli.runner.resume_options import Resumed
     from jlgcli.runner.spec import Command, RunSpec
 
-_FLAG_KEYS = {  # option field → config key
+FLAG_KEYS = {  # option field → config key
     "backend": "backend",
     "timeout": "timeoutMs",
     "idle_timeout": "idleTimeoutMs",
@@ -35,7 +35,7 @@ _FLAG_KEYS = {  # option field → config key
     "no_progress_limit": "noProgressLimit",
     "max_cost": "maxCostUsd",
 }
-_LIST_KEYS = {"fallback": "fallback", "gates": "gates"}  # option field → config key (lists)
+LIST_KEYS = {"fallback": "fallback", "gates": "gates"}  # option field → config key (lists)
 
 
 @record(slots=True)
@@ -116,12 +116,12 @@ def flag_settings(options: RunOptions) -> dict[str, Any]:
     from jlgcli.config import parse_flag_value
 
     parsed: dict[str, Any] = {}
-    for name, key in _FLAG_KEYS.items():
+    for name, key in FLAG_KEYS.items():
         value = getattr(options, name)
         if value is None:
             continue
         parsed[key] = value if key == "backend" else parse_flag_value(key, value)
-    for name, key in _LIST_KEYS.items():
+    for name, key in LIST_KEYS.items():
         if getattr(options, name):
             parsed[key] = list(getattr(options, name))  # backends: checked with custom ones
     if options.no_gates:

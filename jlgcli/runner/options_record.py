@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from jlgcli.runner.options import RunOptions
 
 SCHEMA = "jlgcli.run-options/1"
+# Settings of the options given for this start only, never what a resume applies again.
+_PER_START = frozenset({"verbosity", "artifacts_dir"})
 _SCALARS = (str, int, float, bool)
 
 
@@ -65,28 +67,22 @@ def asked(options: RunOptions, values: dict[str, Any], session: str) -> RunOptio
     No gates is recorded as ``no_gates``: a gate added to the config later stays out."""
     from pathlib import Path
 
-    from jlgcli.runner.options import RunOptions
+    from jlgcli.runner.options import FLAG_KEYS, LIST_KEYS, RunOptions
 
+    resolved: dict[str, Any] = {
+        name: values[key] for name, key in FLAG_KEYS.items() if name not in _PER_START
+    }
+    resolved.update({name: tuple(values[key]) for name, key in LIST_KEYS.items()})
+    resolved["max_cost"] = values["maxCostUsd"] or None  # 0: no budget
     return RunOptions(
-        backend=values["backend"],
+        **resolved,
         model=options.model,
-        permissions=values["permissions"],
         backend_args=tuple(options.backend_args),
-        timeout=values["timeoutMs"],
-        idle_timeout=values["idleTimeoutMs"],
-        iteration_timeout=values["iterationTimeoutMs"],
-        max_iterations=values["maxIterations"],
-        completion=values["completionMode"],
-        no_progress_limit=values["noProgressLimit"],
         session=session,
-        artifacts=values["artifacts"],
         replay=str(Path(options.replay).resolve()) if options.replay else None,
         script_timeout=options.script_timeout,
         ledger_dir=str(Path(options.ledger_dir).resolve()) if options.ledger_dir else None,
-        fallback=tuple(values["fallback"]),
-        gates=tuple(values["gates"]),
         no_gates=True if not values["gates"] else None,
-        max_cost=values["maxCostUsd"] or None,
     )
 
 

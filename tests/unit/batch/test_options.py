@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.batch import git, make_repo, make_tasks
+from support.batch import git, make_tasks
 
 from jlgcli import records
 from jlgcli.artifacts import asked
@@ -71,14 +71,6 @@ def test_a_record_that_cannot_be_written_is_73(
         with pytest.raises(JlgError) as caught:
             attempt()
         assert caught.value.code == 73
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = make_repo(tmp_path / "repo")
-    monkeypatch.chdir(folder)
-    monkeypatch.setenv("JLGCLI_FAKE_SCRIPT", str(tmp_path / "scripts"))
-    return folder
 
 
 def test_a_resumed_batch_applies_what_it_was_started_with(
