@@ -68,7 +68,8 @@ def with_recorded(batch_id: str, given: RunOptions) -> RunOptions:
     if recorded is None:
         return given
     options = recorded.under(given)
-    sys.stderr.write(f"jlgcli: resuming {batch_id} as you started it: {describe(options)}\n")
+    if given.verbosity != 0:  # -q: only the summary and errors
+        sys.stderr.write(f"jlgcli: resuming {batch_id} as you started it: {describe(options)}\n")
     return options
 
 

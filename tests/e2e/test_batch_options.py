@@ -90,13 +90,16 @@ def test_every_loop_flag_reaches_the_tasks(jlg: Runner, tmp_path: Path) -> None:
     tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
     env = {"JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
     result = jlg("loop", *tasks, "-j", "2", "-b", "claude", "--artifacts", "--permissions",
-                 "full", "--json", cwd=repo, env=env)  # fmt: skip
+                 "full", "-v", "--json", cwd=repo, env=env)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    for task in json.loads(result.stdout)["tasks"]:
+    data = json.loads(result.stdout)
+    for task in data["tasks"]:
         run_dir = Path(task["summary"]["runDir"])
         assert (run_dir / "result.json").is_file() and run_dir.parent == repo / ".jlgcli" / "runs"
         meta = json.loads((run_dir / "meta.json").read_text("utf-8"))
         assert meta["options"]["permissions"] == "full"
+        log = repo / ".jlgcli" / "runs" / ".batches" / data["batchId"] / f"{task['id']}.err.log"
+        assert f"artifacts: {run_dir}" in log.read_text("utf-8")  # -v: the task's details
 
 
 def _interrupted(argv: list[str], repo: Path, env: dict[str, str], prompts: list[Path]) -> str:

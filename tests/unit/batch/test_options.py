@@ -129,3 +129,38 @@ def test_a_rebase_cut_short_is_undone_before_the_merge_goes_on(repo: Path, tmp_p
     assert git(worktree, "status", "--porcelain") == ""
     assert (worktree / "shared.txt").read_text("utf-8") == "task\n"
     abort_cut_rebase(repo, TaskRecord(name="gone", task="g.md"))  # no worktree: nothing
+
+
+def test_a_stop_signal_other_than_ctrl_c_labels_the_stopped_tasks_with_it() -> None:
+    import signal
+
+    from jlgcli.batch.command import _stopped_by
+    from jlgcli.batch.record import TaskRecord
+
+    tasks = [TaskRecord(name="a", task="a.md", exitCode=130), TaskRecord(name="b", task="b.md")]
+    summaries: dict[str, dict[str, object] | None] = {"a": {"exitCode": 130, "signal": "SIGINT"}}
+    _stopped_by(signal.SIGINT, tasks, summaries)
+    assert tasks[0].exitCode == 130
+    _stopped_by(signal.SIGTERM, tasks, summaries)
+    assert (tasks[0].exitCode, tasks[1].exitCode) == (143, None)
+    assert summaries["a"] == {"exitCode": 143, "signal": "SIGTERM"}
+
+
+def test_a_task_takes_the_version_its_batch_probed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 44: handed down in the task's options, not in its (and its agent's) environment."""
+    import io
+    import shutil
+
+    from jlgcli.backends import probing
+    from jlgcli.prompts import Prompt
+    from jlgcli.runner.console import Console
+    from jlgcli.runner.select import select_backend
+    from jlgcli.runner.spec import RunSpec
+
+    monkeypatch.setattr(probing, "_KNOWN", {})
+    claude = shutil.which("claude")
+    assert claude is not None  # the fake, first on PATH
+    spec = RunSpec(command="loop", prompt=Prompt(text="x", source="x"), backend="claude",
+                   cwd=Path.cwd(), known_versions=((claude, "2.9.99"),))  # fmt: skip
+    selected = select_backend(spec, Console(1, out=io.StringIO(), err=io.StringIO()))
+    assert selected.availability.version == "2.9.99"
