@@ -89,7 +89,9 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
     if given.prompt is not None and given.prompt_text is None:
         given = records.replace(given, prompt=None)  # the task is the recorded one
     task = RunOptions(prompt=state.prompt_source or "(resumed task)", prompt_text=state.task)
-    asked = user_asked(state.run_id, given)
+    # keyed by the run's folder (the id asked for, or the user's record of starts), and only
+    # when the state agrees: a planted state cannot borrow another run's settings
+    asked = user_asked(path.parent.name, given) if path.parent.name == state.run_id else None
     if asked is not None:  # the user's own record: applied again as it was, flags given win
         from jlgcli.runner.options_record import describe
 

@@ -164,3 +164,17 @@ def test_a_task_takes_the_version_its_batch_probed(monkeypatch: pytest.MonkeyPat
                    cwd=Path.cwd(), known_versions=((claude, "2.9.99"),))  # fmt: skip
     selected = select_backend(spec, Console(1, out=io.StringIO(), err=io.StringIO()))
     assert selected.availability.version == "2.9.99"
+
+
+def test_resume_latest_after_a_finished_batch_means_that_batch(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44: latest is the newest batch or loop started, not one of the batch's task runs."""
+    done = {"text": "ok\nDONE"}
+    paths = make_tasks(tmp_path / "tasks", tmp_path / "scripts", {"a": [done], "b": [done]})
+    assert main(["loop", *paths, "-b", "claude", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(["loop", "--resume", "latest", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["batchId"] == first["batchId"]
+    assert [t["runId"] for t in again["tasks"]] == [t["runId"] for t in first["tasks"]]

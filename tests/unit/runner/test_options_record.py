@@ -146,3 +146,13 @@ def test_the_same_gate_failing_with_no_change_is_no_progress() -> None:
     both = StuckGates(1)
     assert both.observe(("a", "b"), worktree_changed=False)
     assert both.message().startswith("the gates 'a' and 'b' failed once with no file changed")
+
+
+def test_a_state_naming_another_run_does_not_borrow_its_settings(tmp_path: Path) -> None:
+    run_id = _state(tmp_path)
+    asked.save(run_id, to_json(RunOptions(backend="codex", permissions="full")))
+    planted = tmp_path / ".jlgcli" / "runs" / "20260101T000000Z-dddddd" / "state.json"
+    planted.parent.mkdir(parents=True)
+    planted.write_text(json.dumps({**STATE, "run_id": run_id}), encoding="utf-8")
+    spec, _ = build_spec(RunOptions(resume=planted.parent.name, cwd=str(tmp_path)), "loop")
+    assert spec.permissions != "full" and not any("as you started it" in n for n in spec.notes)
