@@ -326,7 +326,9 @@ def resolve_settings(
 
 def _may_run_commands(project_raw: Mapping[str, Any]) -> bool:
     """Whether a project file holds keys that make jlgcli run something (trust then matters)."""
-    return any(key in project_raw for key in (CUSTOM_BACKENDS_KEY, "gates", "completionMode"))
+    return any(
+        key in project_raw for key in (CUSTOM_BACKENDS_KEY, "gates", "completionMode", "notify")
+    )
 
 
 def parse_flag_value(key: str, raw: Any, custom: tuple[str, ...] = ()) -> Any:
