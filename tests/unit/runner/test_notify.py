@@ -283,3 +283,53 @@ def test_notify_refuses_other_targets(raw: Any, problem: str) -> None:
     assert spec is not None
     with pytest.raises(ValueProblemError, match=problem):
         spec.parse(raw)
+
+
+# -- where the targets come from -------------------------------------------------------------
+def test_flags_env_and_the_wait_threshold_reach_the_spec(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jlgcli.runner.options import RunOptions, build_spec
+
+    options = RunOptions(prompt_text="x", cwd=str(tmp_path), notify=("desktop",))
+    spec, _ = build_spec(options, "loop")
+    assert (spec.notify, spec.notify_limit_wait_s, spec.notes) == (("desktop",), 300.0, ())
+    monkeypatch.setenv("JLGCLI_NOTIFY", '["webhook:https://h/x"]')
+    monkeypatch.setenv("JLGCLI_NOTIFY_LIMIT_WAIT_MS", "90s")
+    spec, _ = build_spec(RunOptions(prompt_text="x", cwd=str(tmp_path)), "run")
+    assert (spec.notify, spec.notify_limit_wait_s) == (("webhook:https://h/x",), 90.0)
+
+
+def test_an_untrusted_project_files_targets_give_way_to_the_users_own_with_a_note(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from jlgcli.config import user_config_file
+    from jlgcli.config_write import trust_files
+    from jlgcli.runner.options import RunOptions, build_spec
+
+    project = tmp_path / "p"
+    project.mkdir()
+    config = project / ".jlgcli.json"
+    config.write_text(json.dumps({"notify": "webhook:https://repo.example/"}), "utf-8")
+    options = RunOptions(prompt_text="x", cwd=str(project))
+    spec, _ = build_spec(options, "loop")
+    assert spec.notify == () and "ignored until it is trusted" in spec.notes[0]
+    user = user_config_file()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"notify": ["desktop"]}), "utf-8")
+    spec, _ = build_spec(options, "loop")
+    assert spec.notify == ("desktop",) and len(spec.notes) == 1
+    trust_files([config])
+    spec, _ = build_spec(options, "loop")
+    assert (spec.notify, spec.notes) == (("webhook:https://repo.example/",), ())
+
+
+def test_the_flags_targets_reach_a_batchs_tasks_and_a_resume(tmp_path: Path) -> None:
+    from jlgcli.batch.options import resolve
+    from jlgcli.runner.options import RunOptions
+    from jlgcli.runner.options_record import from_json, to_json
+
+    settings = resolve(RunOptions(notify=("desktop",)), tmp_path)
+    assert from_json(to_json(settings.options)).notify == ("desktop",)
