@@ -19,6 +19,7 @@ like SIGPIPE (exit 141), never exit 0.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
@@ -90,8 +91,10 @@ def run_guarded(
     """Run ``body`` (a command) and return the program's exit code; never raises."""
     from jlgcli.process import adopt_orphans
     from jlgcli.process.signals import forget_interruptions, install_termination_handlers
+    from jlgcli.process.spawn import IS_WINDOWS, no_current_folder_lookup
     from jlgcli.process.std_streams import guarded_streams
 
+    no_current_folder_lookup(os.environ, is_windows=IS_WINDOWS)  # inherited by every child
     adopt_orphans()
     forget_interruptions()  # a new command (tests call main() many times in one process)
     with guarded_streams(), install_termination_handlers():
