@@ -22,6 +22,9 @@ from typing import Literal
 from jlgcli.errors import ExitCode, JlgError
 
 MAX_COMMAND_LINE = 8191  # cmd.exe's limit; longer lines are truncated (clowder-ai#284)
+# CreateProcessW: "The maximum length of this string is 32,767 characters, including the
+# Unicode terminating null character" (its docs): what a real .exe can be given.
+MAX_EXE_COMMAND_LINE = 32766
 _BATCH_SUFFIXES = frozenset({".cmd", ".bat"})
 # Characters cmd.exe leaves alone inside the quotes list2cmdline adds for spaces.
 _PLAIN_BATCH_ARG = re.compile(r"[\w\-.,:/\\=+@~ ]*")
@@ -50,16 +53,22 @@ def command_line(argv: Sequence[str]) -> str:
     return subprocess.list2cmdline(list(argv))
 
 
+def max_command_line(executable_path: str) -> int:
+    """The longest command line Windows runs ``executable_path`` with: cmd.exe's 8191 for a
+    ``.cmd``/``.bat`` script, CreateProcessW's 32766 for a program."""
+    return MAX_COMMAND_LINE if is_batch_file(executable_path) else MAX_EXE_COMMAND_LINE
+
+
 def check_command_line_length(argv: Sequence[str], *, is_windows: bool) -> None:
-    """Raise JlgError(64) when ``argv`` would exceed the 8191-character Windows limit."""
+    """Raise JlgError(64) when ``argv`` would exceed the Windows limit of its program."""
     if not is_windows:
         return
-    length = len(command_line(argv))
-    if length > MAX_COMMAND_LINE:
+    length, limit = len(command_line(argv)), max_command_line(argv[0])
+    if length > limit:
         raise JlgError(
             ExitCode.USAGE,
             f"command line of {PureWindowsPath(argv[0]).name} is {length} characters; "
-            f"Windows cuts it at {MAX_COMMAND_LINE}",
+            f"Windows cuts it at {limit}",
             hint="pass long text (the prompt) on stdin or in a file instead of as an argument",
         )
 
