@@ -103,6 +103,7 @@ def run_invocation(
     environ = child_env(inv.env, inv.env_remove)
     environ[TREE_MARK] = tree_token()  # descendants that escape are still recognised as ours
     argv = resolve_argv(inv.argv, env=environ)
+    argv = windows.runnable_argv(argv, is_windows=IS_WINDOWS, path=environ.get("PATH"))
     windows.check_argv(argv, is_windows=IS_WINDOWS)
     if inv.cwd is not None and not Path(inv.cwd).is_dir():
         raise JlgError(ExitCode.USAGE, f"working directory not found: {inv.cwd}")

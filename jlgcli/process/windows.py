@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import PureWindowsPath
 from typing import Literal
 
@@ -73,6 +73,38 @@ def check_command_line_length(argv: Sequence[str], *, is_windows: bool) -> None:
         )
 
 
+def plain_for_cmd(argv: Sequence[str]) -> bool:
+    """Whether cmd.exe runs ``argv`` (a ``.cmd``/``.bat`` target) as given: plain arguments,
+    a command line within its 8191 characters."""
+    return all(_PLAIN_BATCH_ARG.fullmatch(arg) for arg in argv[1:]) and (
+        len(command_line(argv)) <= MAX_COMMAND_LINE
+    )
+
+
+Unwrap = Callable[[Sequence[str]], "list[str] | None"]
+
+
+def runnable_argv(
+    argv: Sequence[str], *, is_windows: bool, path: str | None, unwrap: Unwrap | None = None
+) -> list[str]:
+    """``argv`` (resolved) as it is started: an npm shim with what cmd.exe would re-parse or
+    cut is replaced by the program the shim runs (``jlgcli.process.npm_shim``).
+
+    The argument rule is never loosened: a ``.cmd`` that is not npm's keeps it
+    (``check_argv`` refuses it). ``unwrap`` is injected in tests.
+    """
+    if not (is_windows and argv and is_batch_file(argv[0])) or plain_for_cmd(argv):
+        return list(argv)
+    if unwrap is None:
+        from jlgcli.process.npm_shim import direct_argv
+
+        def unwrap(args: Sequence[str]) -> list[str] | None:
+            return direct_argv(args, path=path)
+
+    direct = unwrap(argv)
+    return list(argv) if direct is None else direct
+
+
 def check_batch_arguments(argv: Sequence[str], *, is_windows: bool) -> None:
     """Raise JlgError(64) when an argument of a ``.cmd``/``.bat`` target is not plain.
 
@@ -88,8 +120,10 @@ def check_batch_arguments(argv: Sequence[str], *, is_windows: bool) -> None:
             raise JlgError(
                 ExitCode.USAGE,
                 f"argument {shown!r} cannot be passed safely to {PureWindowsPath(argv[0]).name}"
-                " (a .cmd/.bat script re-parsed by cmd.exe)",
-                hint="send prompt text on stdin or in a prompt file, not on the command line",
+                " (a .cmd/.bat script re-parsed by cmd.exe, and not an npm shim whose program"
+                " jlgcli could start directly)",
+                hint="send prompt text on stdin or in a prompt file, not on the command line;"
+                " or put the program itself (an .exe) first on PATH",
             )
 
 
