@@ -31,7 +31,7 @@ def start_winpty(
     proc: Any = PtyProcess.spawn(list(argv), cwd=cwd, env=dict(env), dimensions=dimensions)
     proc.delayafterclose = 0
     proc.delayafterterminate = 0
-    end_job = contain_in_job(int(proc.pid), is_windows=True)
+    job = contain_in_job(int(proc.pid), is_windows=True)
 
     def read() -> bytes:
         while True:
@@ -51,6 +51,10 @@ def start_winpty(
         pgid=None,
         exited=lambda: not proc.isalive(),
         kill_child=lambda: proc.terminate(force=True),
+        end_tree=job.terminate,
+        # CTRL_BREAK_EVENT cannot reach a child on another console: Ctrl+C typed into its
+        # pseudoconsole is (ConPTY turns it into CTRL_C_EVENT for the console's processes).
+        interrupt=lambda: proc.write("\x03"),
     )
 
     def status() -> tuple[int | None, int | None]:
@@ -58,6 +62,6 @@ def start_winpty(
 
     def release() -> None:
         proc.close(force=True)
-        end_job()
+        job.close()
 
     return Child(tree=tree, channel=channel, status=status, release=release, transport="pty")
