@@ -119,3 +119,12 @@ def test_an_exe_command_line_is_limited_at_createprocess_s_32767() -> None:
     with pytest.raises(JlgError) as info:
         check_command_line_length([*fits[:1], fits[1] + "z"], is_windows=True)
     assert "32766" in info.value.message
+
+
+def test_a_conpty_program_path_with_spaces_is_quoted() -> None:
+    # issue 47: winpty-rs runs CreateProcessW(NULL, appname + " " + cmdline).
+    from jlgcli.process.pty_windows import conpty_command
+
+    shim = r"C:\Users\John Smith\AppData\Roaming\npm\claude.cmd"
+    assert conpty_command([shim, "-p", "a b"]) == (f'"{shim}"', '-p "a b"')
+    assert conpty_command([r"C:\tools\agent.exe"]) == (r"C:\tools\agent.exe", None)
