@@ -7,8 +7,11 @@ newline (backends.md §7: everything after the first line of a ``-p`` prompt,
 including later flags, silently vanishes). So prompt text never goes into the
 argv of a ``.cmd``/``.bat`` target, and the other arguments of such a target
 must be plain. ``.exe`` targets get ``subprocess.list2cmdline`` quoting, which
-is exactly what ``CommandLineToArgvW`` undoes. Every function takes
-``is_windows`` so the Windows branch is tested on any OS.
+is exactly what ``CommandLineToArgvW`` undoes. An npm shim given what cmd.exe
+would mangle is run through its own program instead (``runnable_argv``,
+``jlgcli.process.npm_shim``); the rule itself is never loosened. The length
+limit is cmd.exe's 8191 for a script, CreateProcessW's 32766 for a program.
+Every function takes ``is_windows`` so the Windows branch is tested on any OS.
 """
 
 from __future__ import annotations
