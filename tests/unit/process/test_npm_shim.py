@@ -96,6 +96,7 @@ def test_the_shebang_s_plain_arguments_are_kept() -> None:
         direct_shim(r"bin\claude.js"),  # not a program: CreateProcess cannot start it
         prog_shim(CODEX_JS, args="--eval=%X%"),
         prog_shim(CODEX_JS).replace("IF EXIST", "IF NOT EXIST"),
+        prog_shim(CODEX_JS).replace("\r\nIF EXIST", '\r\n@SET "NODE_OPTIONS=--x"\r\nIF EXIST'),
         "",
     ],
 )
@@ -112,6 +113,12 @@ def test_a_missing_target_or_interpreter_is_not_unwrapped() -> None:
     assert shim_command(text, rf"{NPM}\c.cmd", exists=files().__contains__, which=_no_which) is None
     present = files(CODEX_JS)
     assert shim_command(text, rf"{NPM}\c.cmd", exists=present.__contains__, which=_no_which) is None
+    here = prog_shim(CODEX_JS).replace('SET "_prog=node"', r'SET "_prog=C:\node\node.exe"')
+    with_node = {*present, r"C:\node\node.exe"}
+    assert shim_command(here, rf"{NPM}\c.cmd", exists=with_node.__contains__, which=_no_which) == [
+        r"C:\node\node.exe",
+        rf"{NPM}\{CODEX_JS}",
+    ]
     absolute = prog_shim(CODEX_JS).replace('SET "_prog=node"', r'SET "_prog=C:\gone\node.exe"')
     assert (
         shim_command(absolute, rf"{NPM}\c.cmd", exists=present.__contains__, which=_no_which)
@@ -192,3 +199,10 @@ def test_a_real_npm_shim_gets_json_and_brackets_through_unchanged(tmp_path: Path
     args = ["-p", "--model", "sonnet[1m]", "--json-schema", SCHEMA, "My server (local)"]
     outcome = capture([str(shim), *args], timeout=60)
     assert json.loads(outcome.stdout) == args
+
+
+def test_runnable_argv_reads_the_shim_itself_by_default(tmp_path: Path) -> None:
+    shim = tmp_path / "mine.cmd"
+    shim.write_text("@echo off\r\nmine.exe %*\r\n", encoding="utf-8")  # not npm's shape
+    argv = [str(shim), SCHEMA]
+    assert runnable_argv(argv, is_windows=True, path=None) == argv
