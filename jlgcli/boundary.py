@@ -91,10 +91,12 @@ def run_guarded(
     """Run ``body`` (a command) and return the program's exit code; never raises."""
     from jlgcli.process import adopt_orphans
     from jlgcli.process.signals import forget_interruptions, install_termination_handlers
-    from jlgcli.process.spawn import IS_WINDOWS, no_current_folder_lookup
     from jlgcli.process.std_streams import guarded_streams
 
-    no_current_folder_lookup(os.environ, is_windows=IS_WINDOWS)  # inherited by every child
+    if sys.platform == "win32":  # pragma: no cover - Windows: set for every child (issue 47)
+        from jlgcli.process.spawn import no_current_folder_lookup  # typing, shutil: not elsewhere
+
+        no_current_folder_lookup(os.environ, is_windows=True)
     adopt_orphans()
     forget_interruptions()  # a new command (tests call main() many times in one process)
     with guarded_streams(), install_termination_handlers():
