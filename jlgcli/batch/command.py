@@ -41,6 +41,7 @@ from jlgcli.batch.setup import (
     worktree_of,
     worktrees_folder,
 )
+from jlgcli.batch.waves import Waves, read_dependencies
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.runner.shared_limits import ENV as SHARED_LIMITS
 
@@ -137,6 +138,7 @@ def _set_up_and_run(
         paths = check_tasks(tasks)
         repo = repository(cwd, jobs=args.jobs, merge=bool(args.merge))
         record = new_record(paths, repo, merge=bool(args.merge))
+        read_dependencies(record, paths)  # 64 on an unknown id or a cycle: nothing made yet
         if repo is not None:  # each task's worktree is made by its thread, side by side
             worktrees_folder(repo)
         save(runs_root, record)
@@ -150,8 +152,9 @@ def _set_up_and_run(
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
     summaries, signalled = _run(
-        args, record, repo, runs_root, jobs=jobs, budget=budget, forking=forking, env=task_env
-    )
+        args, record, repo, runs_root, jobs=jobs, budget=budget, forking=forking, env=task_env,
+        gates=gates,
+    )  # fmt: skip
     if signalled:  # stopped by a signal: every task's state is written
         return _finish(args, record, summaries, code=record.exitCode)
     if repo is not None and record.merge:
@@ -173,6 +176,7 @@ def _run(
     budget: float | None,
     forking: Forking,
     env: dict[str, str],
+    gates: tuple[str, ...] = (),
 ) -> tuple[dict[str, dict[str, Any] | None], bool]:
     from jlgcli.process import install_termination_handlers
     from jlgcli.process.signals import Interrupted
@@ -186,20 +190,27 @@ def _run(
     slots: list[Slot] = []
 
     maker = WorktreeMaker(repo, record) if repo is not None else None
+    waves = Waves(record, repo)
 
     def prepare(child: ChildRun) -> None:  # in the task's thread: its worktree, if missing
-        if maker is not None:
-            maker.make(by_name[child.name])
+        if maker is not None and repo is not None:
+            task = by_name[child.name]
+            waves.start_point(task)  # a dependent task starts from its dependencies' result
+            maker.make(task)
+            waves.merge_rest(task, worktree_of(repo, task.name))
 
     def after(child: ChildRun) -> None:  # in the task's thread: what it ended with, its commit
         slot = next(slot for slot in slots if slot.child is child)
         task = by_name[child.name]
+        if task.skipped:  # its dependencies' branches conflict (Waves.merge_rest)
+            return
         _note_ending(task, slot, child.summary)
         if repo is not None:
-            from jlgcli.batch.finish import commit_done
+            from jlgcli.batch.finish import commit_done, merge_one
 
             schedule.settled.wait(SETTLE_S)  # after the next tasks' start (Schedule.settled)
-            commit_done(repo, record, task)
+            commit_done(repo, record, task, summary=child.summary)
+            waves.after_done(task, lambda done: merge_one(repo, record, done, gates))
 
     for task in record.tasks:
         where = (
@@ -245,17 +256,20 @@ def _run(
     def on_end(slot: Slot) -> None:  # in the main thread, once the task's thread is done
         task = by_name[slot.child.name]
         summaries[task.name] = slot.child.summary
-        slot.row.state = (
+        slot.row.state = task.skipped or (
             "done" if task.exitCode == 0 else (task.stopCause or f"exit {task.exitCode}")
         )
         save(runs_root, record)
 
+    def ready(slot: Slot) -> bool | str:  # in the main thread: dependency waves
+        return waves.verdict(by_name[slot.child.name], (s.child.name for s in slots if s.ended))
+
     quiet = bool(args.json) or args.verbosity == 0
     board = Board([slot.row for slot in slots], quiet=quiet)
-    schedule = Schedule(slots, jobs, budget, board, on_start, on_end)
+    schedule = Schedule(slots, jobs, budget, board, on_start, on_end, ready=ready)
     if maker is not None:  # the later tasks' worktrees are made while the first ones run
         maker.start_ahead(
-            [task for task in record.tasks if not task.finished],
+            [task for task in record.tasks if not task.finished and not task.dependsOn],
             at_once=jobs,
             pause=lambda: schedule.settled.wait(SETTLE_S),
         )

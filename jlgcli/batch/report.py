@@ -39,7 +39,7 @@ def status_of(task: TaskRecord, *, merge: bool) -> str:
     if task.budgetStopped:
         return "budget spent" if task.runId else "not started (budget)"
     if task.exitCode is None:
-        return "not started"
+        return task.skipped or "not started"  # skipped: a dependency did not end done
     if task.exitCode == 0:
         if task.merged:
             return "merged"
