@@ -27,7 +27,9 @@ def chain(tmp_path: Path, *, a_turn: dict[str, object] | None = None) -> list[st
     }
     if a_turn is not None:
         turns["a"] = [a_turn]
-    paths = dict(zip("abc", make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)))
+    paths = dict(
+        zip("abc", make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns), strict=True)
+    )
     for name, dep in (("b", "a"), ("c", "b")):
         task = Path(paths[name])
         task.write_text(f"---\ndepends-on: [{dep}]\n---\n" + task.read_text("utf-8"), "utf-8")
