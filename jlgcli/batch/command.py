@@ -52,6 +52,12 @@ def execute_loop(args: argparse.Namespace) -> int:
 
     tasks: list[str] = list(args.prompt or [])
     batch = len(tasks) > 1 or (tasks and (args.jobs is not None or args.merge))
+    if getattr(args, "retry_conflicts", False) and args.resume is None:
+        raise JlgError(
+            ExitCode.USAGE,
+            "--retry-conflicts runs a batch's conflicting tasks again: give the batch",
+            hint="jlgcli loop --resume BATCH_ID --retry-conflicts (jlgcli runs lists batches)",
+        )
     if args.resume is not None:
         if tasks:
             raise JlgError(
@@ -63,6 +69,12 @@ def execute_loop(args: argparse.Namespace) -> int:
         runs_root, _, _ = settings_for(args, cwd)
         if is_batch_ref(str(args.resume), runs_root):
             return run_batch(args, [], resume=str(args.resume))
+        if getattr(args, "retry_conflicts", False):
+            raise JlgError(
+                ExitCode.USAGE,
+                f"--retry-conflicts continues a batch, and {args.resume} is a single loop",
+                hint="jlgcli loop --resume BATCH_ID --retry-conflicts (jlgcli runs lists batches)",
+            )
     elif batch:
         return run_batch(args, tasks, resume=None)
     elif args.merge:
@@ -145,8 +157,16 @@ def _set_up_and_run(
         record_started(runs_root, record)
     else:
         record = load(runs_root, resume)
-        record.merge = record.merge or bool(args.merge)
+        retry = bool(getattr(args, "retry_conflicts", False))
+        record.merge = record.merge or bool(args.merge) or retry
         repo = repository(cwd, jobs=args.jobs, merge=record.merge) if record.isolated else None
+        if retry:
+            from jlgcli.batch.retry import retry_conflicts
+
+            if repo is None:
+                raise JlgError(ExitCode.USAGE, f"{record.batchId} ran in place: it has no "
+                               "conflict to retry")  # fmt: skip
+            retry_conflicts(repo, record)
         if repo is not None:
             make_worktrees(repo, record)  # a worktree removed by hand comes back from its branch
     save(runs_root, record)

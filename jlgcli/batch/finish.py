@@ -59,8 +59,10 @@ def merge_one(repo: Path, record: BatchRecord, task: TaskRecord, gates: tuple[st
         _clean_up(repo, task)
         return
     if not gitops.rebase(worktree, target):
+        task.conflict = True  # jlgcli loop --resume BATCH --retry-conflicts (issue 44)
         task.mergeNote = f"not merged: conflicts with {target}; {look}"
         return
+    task.conflict = False
     if gates:
         failed = _failed_gate(gates, worktree)
         if failed:

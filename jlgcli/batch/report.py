@@ -72,6 +72,11 @@ def render(record: BatchRecord) -> str:
     for task in record.tasks:
         if task.mergeNote and not task.merged:
             text += f"  {task.name}: {task.mergeNote}\n"
+    if any(task.conflict and not task.merged for task in record.tasks):
+        text += (
+            "run the conflicting tasks again on the merged result: "
+            f"jlgcli loop --resume {record.batchId} --retry-conflicts\n"
+        )
     unfinished = [t for t in record.tasks if not t.finished]
     if unfinished:
         text += f"continue the unfinished tasks with: jlgcli loop --resume {record.batchId}\n"

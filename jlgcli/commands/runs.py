@@ -96,6 +96,11 @@ def execute(args: argparse.Namespace) -> int:
     return _list(root, int(getattr(args, "limit", 20)), want_json, quiet=quiet)
 
 
+def runs_root(cwd: Path) -> Path:
+    """The runs root of the project holding ``cwd`` (the ``artifactsDir`` setting)."""
+    return _root(None, cwd)
+
+
 def _root(flag: str | None, cwd: Path) -> Path:
     """``--dir`` (relative to the working directory), else the ``artifactsDir`` setting
     relative to the project root: where ``run --artifacts`` writes from any sub-directory."""
