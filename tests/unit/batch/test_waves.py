@@ -157,3 +157,37 @@ def test_merge_rest_leaves_a_branch_merged_before(tmp_path: Path) -> None:
         git(repo, "worktree", "add", "-q", "-b", "jlgcli/c2", str(tmp_path / "c2"), task.start)
         task.branch = "jlgcli/c2"
         gate.merge_rest(task, tmp_path / "c2")
+
+
+def test_with_merge_a_dependency_is_merged_as_soon_as_it_ends(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = diamond(tmp_path, "b.txt", "c.txt")
+    assert main(["loop", *paths, "-j", "2", "--merge", "-b", "claude", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert all(task["merged"] for task in data["tasks"])
+    assert all((repo / f"{name}.txt").exists() for name in "abcd")
+    # d started from the user's branch after b's and c's merge: one fast-forward each
+    subjects = git(repo, "log", "--format=%s", "main").splitlines()
+    assert subjects[0] == "Do the d task." and subjects[3] == "Do the a task."
+    assert set(subjects[1:3]) == {"Do the b task.", "Do the c task."}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("dependsOn", ["ghost"]), ("start", "not-a-commit"), ("backup", "main")],
+)
+def test_a_record_naming_what_is_not_there_is_damaged(
+    tmp_path: Path, field: str, value: object
+) -> None:
+    from jlgcli.batch.record import load, save
+
+    record = BatchRecord("batch-20261128T000000Z-abcdef", base=None, target=None,
+                         merge=False, isolated=False, tasks=[TaskRecord("a", "a.md")])  # fmt: skip
+    path = save(tmp_path, record)
+    data = json.loads(path.read_text("utf-8"))
+    data["tasks"][0][field] = value
+    path.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(JlgError) as info:
+        load(tmp_path, record.batchId)
+    assert info.value.code == 65
