@@ -13,14 +13,6 @@ from jlgcli.cli import main
 DONE = {"text": "ok\nDONE"}
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = make_repo(tmp_path / "repo")
-    monkeypatch.chdir(folder)
-    monkeypatch.setenv("JLGCLI_FAKE_SCRIPT", str(tmp_path / "scripts"))
-    return folder
-
-
 def tasks(tmp_path: Path, **turns: list[dict[str, object]]) -> list[str]:
     return make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
 

@@ -84,14 +84,6 @@ def test_a_schedule_whose_tasks_wait_on_nothing_is_a_bug_not_a_hang() -> None:
         schedule.run()
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = make_repo(tmp_path / "repo")
-    monkeypatch.chdir(folder)
-    monkeypatch.setenv("JLGCLI_FAKE_SCRIPT", str(tmp_path / "scripts"))
-    return folder
-
-
 def diamond(tmp_path: Path, b_file: str, c_file: str) -> list[str]:
     """a; b and c depend on a; d depends on b and c."""
     turns = {

@@ -8,20 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.batch import git, make_repo, make_tasks
+from support.batch import git, make_tasks
 
 from jlgcli.batch import worktrees
 from jlgcli.cli import main
 
 DONE = {"text": "ok\nDONE"}
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = make_repo(tmp_path / "repo")
-    monkeypatch.chdir(folder)
-    monkeypatch.setenv("JLGCLI_FAKE_SCRIPT", str(tmp_path / "scripts"))
-    return folder
 
 
 def conflicting_batch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
