@@ -20,6 +20,9 @@ EPILOG = f"""examples:
   jlgcli loop a.md b.md c.md -j 2 --merge --gate "pytest -q"
                                    each task in its own worktree and branch, 2 at a time,
                                    merged back one by one only when the gates pass again
+  jlgcli loop schema.md api.md -j 2 --merge
+                                   api.md begins with ---, depends-on: [schema], ---:
+                                   it starts after schema is done, from its merged result
   jlgcli loop --resume latest                          continue a batch's unfinished tasks
   jlgcli loop --resume BATCH_ID --retry-conflicts      run the conflicting tasks again on
                                                        the merged result, then merge them

@@ -43,6 +43,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description="Remove the merged and empty task worktrees and branches. Unmerged "
         "work is kept unless named with --force (what it loses is printed first); a "
         "running task's is always kept.",
+        epilog="examples:\n"
+        "  jlgcli worktrees prune                   the merged and empty ones\n"
+        "  jlgcli worktrees prune --force gamma     also gamma's unmerged work "
+        "(printed first)\n"
+        "  jlgcli worktrees prune --json            what was removed, kept and lost\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _common(prune, default=argparse.SUPPRESS)
     prune.add_argument("--force", action="append", default=[], metavar="NAME",
