@@ -281,6 +281,11 @@ def _run(
         )
         save(runs_root, record)
 
+    if repo is not None:  # a resume: a dependency done before but not yet merged
+        from jlgcli.batch.finish import merge_one
+
+        waves.catch_up(lambda done: merge_one(repo, record, done, gates))
+
     def ready(slot: Slot) -> bool | str:  # in the main thread: dependency waves
         return waves.verdict(by_name[slot.child.name], (s.child.name for s in slots if s.ended))
 

@@ -162,6 +162,13 @@ class Waves:
                 self._skip(task, f"the branches of {', '.join(task.dependsOn)} conflict")
                 raise DependencyConflictError(task.skipped)
 
+    def catch_up(self, merge: Callable[[TaskRecord], None]) -> None:
+        """A resume with ``--merge``: a dependency that ended done in an earlier run but was
+        not merged yet (stopped before its merge) is merged first, so its dependents start."""
+        for task in self.record.tasks:
+            if task.finished and task.mergeNote is None:
+                self.after_done(task, merge)
+
     def after_done(self, task: TaskRecord, merge: Callable[[TaskRecord], None]) -> None:
         """With ``--merge``: a task others depend on is merged as soon as it ends done
         (``merge(task)``: rebase, gates, fast-forward), so that they start from it."""

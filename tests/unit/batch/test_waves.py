@@ -183,3 +183,33 @@ def test_a_record_naming_what_is_not_there_is_damaged(
     with pytest.raises(JlgError) as info:
         load(tmp_path, record.batchId)
     assert info.value.code == 65
+
+
+def test_a_resume_merges_a_dependency_done_before_then_starts_its_dependents(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jlgcli.batch.record import load, save
+
+    paths = diamond(tmp_path, "b.txt", "c.txt")
+    assert main(["loop", paths[0], paths[1], "-j", "2", "--merge", "-b", "claude",
+                 "--json"]) == 0  # fmt: skip
+    batch = json.loads(capsys.readouterr().out)["batchId"]
+    root = repo / ".jlgcli" / "runs"
+    record = load(root, batch)  # as if stopped after a ended, before its merge and b's start
+    git(repo, "reset", "-q", "--hard", "HEAD~2")
+    a, b = record.tasks
+    git(repo, "branch", "-f", "jlgcli/a", git(repo, "rev-parse", "HEAD").strip())
+    git(repo, "worktree", "add", "-q", str(repo / ".jlgcli" / "worktrees" / "a"), "jlgcli/a")
+    (repo / ".jlgcli" / "worktrees" / "a" / "a.txt").write_text("a", "utf-8")
+    git(repo / ".jlgcli" / "worktrees" / "a", "add", "a.txt")
+    git(repo / ".jlgcli" / "worktrees" / "a", "commit", "-q", "-m", "a again")
+    a.merged, a.mergeNote, a.diffStat = False, None, ""
+    b.runId = b.exitCode = b.stopCause = None
+    b.merged, b.committed, b.mergeNote, b.start, b.iterations = False, False, None, None, 0
+    if "jlgcli/b" in git(repo, "branch"):
+        git(repo, "branch", "-D", "jlgcli/b")
+    save(root, record)
+    assert main(["loop", "--resume", batch, "-b", "claude", "--json"]) == 0
+    data = {task["id"]: task for task in json.loads(capsys.readouterr().out)["tasks"]}
+    assert data["a"]["merged"] and data["b"]["merged"]
+    assert (repo / "a.txt").exists() and (repo / "b.txt").exists()
