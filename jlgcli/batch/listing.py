@@ -103,7 +103,7 @@ def show(root: Path, ref: str) -> dict[str, Any]:
         task["skipped"] = by_name[task["id"]].skipped
         task["conflict"] = by_name[task["id"]].conflict
     data.update(started=record.started, updated=record.updated, base=record.base)
-    data["unfinished"] = [task.name for task in record.tasks if not task.finished]
+    data["unfinished"] = [t.name for t in record.tasks if not t.finished and not t.skipped]
     return data
 
 

@@ -77,7 +77,7 @@ def render(record: BatchRecord) -> str:
             "run the conflicting tasks again on the merged result: "
             f"jlgcli loop --resume {record.batchId} --retry-conflicts\n"
         )
-    unfinished = [t for t in record.tasks if not t.finished]
+    unfinished = [t for t in record.tasks if not t.finished and not t.skipped]
     if unfinished:
         text += f"continue the unfinished tasks with: jlgcli loop --resume {record.batchId}\n"
     return text

@@ -78,6 +78,9 @@ def test_a_failed_dependency_skips_the_tasks_after_it(jlg: Runner, tmp_path: Pat
     assert by_id["c"]["status"] == "skipped: b did not end done (skipped)"
     assert by_id["b"]["runId"] is None and by_id["c"]["runId"] is None
     assert not (tmp_path / "scripts" / "b.json.prompts").exists()
+    table = jlg("runs", "show", json.loads(result.stdout)["batchId"], cwd=repo).stdout
+    assert "skipped: a did not end done" in table
+    assert "continue the unfinished" not in table  # a resume would skip them again
 
 
 @pytest.mark.parametrize(
