@@ -58,6 +58,17 @@ class Entry:
         return wanted in (self.name, self.branch, self.name.removeprefix("jlgcli/"))
 
 
+def main_tree(cwd: Path) -> Path | None:
+    """The repository's main work tree, also from inside a task's worktree (None: not in
+    a repository)."""
+    top = gitops.toplevel(cwd)
+    if top is None:
+        return None
+    done = gitops.git(top, "worktree", "list", "--porcelain", check=False)
+    first = done.out.splitlines()[0] if done.ok and done.out else ""
+    return Path(first.removeprefix("worktree ")) if first.startswith("worktree ") else top
+
+
 def survey(repo: Path, runs_root: Path) -> list[Entry]:
     """Every worktree and branch jlgcli made in ``repo``, with its state."""
     gitops.git(repo, "worktree", "prune", check=False)  # folders removed by hand

@@ -67,17 +67,17 @@ def execute(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from jlgcli.batch import gitops, worktrees
+    from jlgcli.batch import worktrees
     from jlgcli.commands.runs import runs_root
     from jlgcli.errors import ExitCode, JlgError
     from jlgcli.output import emit_json, print_table
 
     cwd = Path.cwd()
-    repo = gitops.toplevel(cwd)
+    repo = worktrees.main_tree(cwd)
     if repo is None:
         raise JlgError(ExitCode.USAGE, f"{cwd} is not in a git repository",
                        hint="run it in the repository where the batch ran")  # fmt: skip
-    entries = worktrees.survey(repo, runs_root(cwd))
+    entries = worktrees.survey(repo, runs_root(repo))
     want_json = bool(getattr(args, "json", False))
     if getattr(args, "worktrees_action", "list") == "prune":
         forced = list(args.force)

@@ -78,7 +78,7 @@ def test_retry_conflicts_refuses_a_single_loop_and_a_batch_in_place(
 
 
 def test_worktrees_states_and_what_prune_does(
-    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert main(["worktrees"]) == 0
     assert "no worktree or branch of jlgcli" in capsys.readouterr().err
@@ -103,8 +103,10 @@ def test_worktrees_states_and_what_prune_does(
         states = {name: entry["state"] for name, entry in listed(capsys).items()}
         assert states == {"jlgcli/busy": "running", "jlgcli/done": "unmerged work",
                           "jlgcli/idle": "empty", "loose": "empty"}  # fmt: skip
+        monkeypatch.chdir(root / "done")  # from inside a task's worktree: the same list
         assert main(["worktrees"]) == 0
         assert "1 commit" in capsys.readouterr().out
+        monkeypatch.chdir(repo)
         assert main(["worktrees", "prune", "--force", "busy", "--json"]) == 0
         pruned = json.loads(capsys.readouterr().out)
         assert sorted(pruned["removed"]) == ["jlgcli/idle", "loose"]
