@@ -63,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "on the merged result (its old branch kept as jlgcli-backup/<task>), then merge it "
         "with the gates",
     )
+    parser.add_argument("--task-options", metavar="FILE", help=argparse.SUPPRESS)  # a batch's
     parser.set_defaults(handler="jlgcli.batch.entry:execute_loop")
 
 

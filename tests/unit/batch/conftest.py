@@ -1,4 +1,4 @@
-"""Shared fixtures of the batch tests (issues 37, 44)."""
+"""A git repository as the working folder, with the fake agents' scripts beside it."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from support.batch import make_repo
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A repository with one commit, the working directory; the fake agents' scripts in
-    ``tmp_path/scripts`` (``support.batch.make_tasks``)."""
     folder = make_repo(tmp_path / "repo")
     monkeypatch.chdir(folder)
     monkeypatch.setenv("JLGCLI_FAKE_SCRIPT", str(tmp_path / "scripts"))
