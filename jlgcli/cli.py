@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "backends",
     "doctor",
     "runs",
+    "worktrees",
     "ledger",
     "hook",
     "dev",
@@ -71,6 +72,7 @@ commands:
     backends     list the agent CLIs and whether they are ready
     doctor       diagnose the environment: config, backends, PATH, terminal
     runs         list recent runs (every loop; one-shot runs with --artifacts)
+    worktrees    list the worktrees and branches batches made, and prune them
     ledger       show the rebound ledger (audit trail of rebound runs)
     hook         pre-commit hook: one agent call over the staged change
     dev          plan-driven development loop (implement, validate, review, commit)

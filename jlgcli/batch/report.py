@@ -39,7 +39,7 @@ def status_of(task: TaskRecord, *, merge: bool) -> str:
     if task.budgetStopped:
         return "budget spent" if task.runId else "not started (budget)"
     if task.exitCode is None:
-        return "not started"
+        return task.skipped or "not started"  # skipped: a dependency did not end done
     if task.exitCode == 0:
         if task.merged:
             return "merged"
@@ -72,7 +72,12 @@ def render(record: BatchRecord) -> str:
     for task in record.tasks:
         if task.mergeNote and not task.merged:
             text += f"  {task.name}: {task.mergeNote}\n"
-    unfinished = [t for t in record.tasks if not t.finished]
+    if any(task.conflict and not task.merged for task in record.tasks):
+        text += (
+            "run the conflicting tasks again on the merged result: "
+            f"jlgcli loop --resume {record.batchId} --retry-conflicts\n"
+        )
+    unfinished = [t for t in record.tasks if not t.finished and not t.skipped]
     if unfinished:
         text += f"continue the unfinished tasks with: jlgcli loop --resume {record.batchId}\n"
     return text

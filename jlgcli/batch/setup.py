@@ -178,7 +178,7 @@ def make_worktree(repo: Path, record: BatchRecord, task: TaskRecord) -> None:
     if task.merged or path.exists():
         return
     try:  # the usual case first: a new branch (asking git first cost a git call per task)
-        gitops.add_worktree(repo, path, task.branch, record.base or "HEAD")
+        gitops.add_worktree(repo, path, task.branch, task.start or record.base or "HEAD")
     except gitops.GitError:
         if not gitops.branch_exists(repo, task.branch):
             raise

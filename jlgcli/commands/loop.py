@@ -20,7 +20,12 @@ EPILOG = f"""examples:
   jlgcli loop a.md b.md c.md -j 2 --merge --gate "pytest -q"
                                    each task in its own worktree and branch, 2 at a time,
                                    merged back one by one only when the gates pass again
+  jlgcli loop schema.md api.md -j 2 --merge
+                                   api.md begins with ---, depends-on: [schema], ---:
+                                   it starts after schema is done, from its merged result
   jlgcli loop --resume latest                          continue a batch's unfinished tasks
+  jlgcli loop --resume BATCH_ID --retry-conflicts      run the conflicting tasks again on
+                                                       the merged result, then merge them
 
 {exit_codes_epilog()}
 """
@@ -50,6 +55,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="several TASKs: rebase each done branch onto yours, run the gates again, "
         "fast-forward (needs a clean tree); else the branches are left and listed",
+    )
+    parser.add_argument(
+        "--retry-conflicts",
+        action="store_true",
+        help="with --resume BATCH: run each task whose merge stopped on a conflict again "
+        "on the merged result (its old branch kept as jlgcli-backup/<task>), then merge it "
+        "with the gates",
     )
     parser.add_argument("--task-options", metavar="FILE", help=argparse.SUPPRESS)  # a batch's
     parser.set_defaults(handler="jlgcli.batch.entry:execute_loop")

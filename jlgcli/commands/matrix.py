@@ -10,6 +10,9 @@ EPILOG = """examples:
   jlgcli matrix --gather --gate "pytest -q" tasks/*.md
                                               merge each fetched jlgcli/<id> branch with evidence
 
+Tasks whose files begin with a depends-on front matter are listed in waves, each job
+with its "wave" and "dependsOn" (a cycle or an unknown id is exit 64).
+
 The workflow (a plan job, a fan-out job per task, a gather job): docs/loop.md.
 """
 

@@ -108,7 +108,7 @@ def test_the_shared_budget_stops_the_running_tasks(
     (batch,) = json.loads(capsys.readouterr().out)["batches"]
     assert batch["batchId"] == data["batchId"] and batch["tasks"][2]["runId"] is None
     assert main(["runs"]) == 0
-    assert "not started (budget)" in capsys.readouterr().err
+    assert "not started (budget)" in capsys.readouterr().out  # issue 44: on stdout
 
 
 def test_a_stop_signal_stops_every_task_and_keeps_the_record(
