@@ -172,7 +172,7 @@ def _set_up_and_run(
             retry_conflicts(repo, record)
         if repo is not None:
             make_worktrees(repo, record)  # a worktree removed by hand comes back from its branch
-            _commit_the_uncommitted(repo, record)
+            _commit_the_uncommitted(repo, record, batch_dir(runs_root, record.batchId))
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
     summaries, signalled = _run(
@@ -189,9 +189,12 @@ def _set_up_and_run(
     return _finish(args, record, summaries, code=record.exitCode)
 
 
-def _commit_the_uncommitted(repo: Path, record: BatchRecord) -> None:
+def _commit_the_uncommitted(repo: Path, record: BatchRecord, folder: Path) -> None:
     """A resume: a task that ended done but whose commit a kill cut short is committed now
-    (it is not run again); a rebase a kill cut short during ``--merge`` is undone."""
+    (it is not run again), with the summary its run printed (its ``--json`` output in the
+    batch's folder: text for the message only); a rebase a kill cut short during ``--merge``
+    is undone."""
+    from jlgcli.batch.child import read_summary
     from jlgcli.batch.finish import abort_cut_rebase, commit_done
 
     for task in record.tasks:
@@ -199,7 +202,8 @@ def _commit_the_uncommitted(repo: Path, record: BatchRecord) -> None:
             if task.committed:
                 abort_cut_rebase(repo, task)
             else:
-                commit_done(repo, record, task)
+                summary = read_summary(folder / f"{task.name}.out.json")
+                commit_done(repo, record, task, summary=summary)
 
 
 def _run(
