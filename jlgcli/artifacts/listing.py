@@ -138,6 +138,14 @@ def list_runs(root: Path, limit: int | None = 20) -> list[RunInfo]:
     return [read_run(root / name) for name in names]
 
 
+def run_ids(root: Path) -> list[str]:
+    """The run ids under ``root``, newest first; none when it cannot be read."""
+    try:
+        return _run_names(root)
+    except JlgError:
+        return []
+
+
 def load_run(root: Path, run_id: str) -> RunDetail:
     """One run by id, unique id prefix or ``latest``; unknown or ambiguous: ``JlgError`` 64."""
     names = _run_names(root)
