@@ -79,11 +79,15 @@ def renew_token() -> None:
 
 
 def _prctl(option: int, value: int, *, libc: Any = None) -> bool:
-    import ctypes
-
     try:
-        lib = libc if libc is not None else ctypes.CDLL(None, use_errno=True)
-        return int(lib.prctl(option, value, 0, 0, 0)) == 0
+        if libc is not None:
+            return int(libc.prctl(option, value, 0, 0, 0)) == 0
+        if sys.platform.startswith("linux"):
+            # the supervisor's prctl: ``_ctypes`` only (``import ctypes`` costs ~2 ms a start)
+            from jlgcli.process.supervisor import prctl
+
+            return int(prctl()(option, value, 0, 0, 0)) == 0
+        return False  # pragma: no cover - not Linux: no prctl
     except (OSError, AttributeError):  # pragma: no cover - no prctl in this libc
         return False
 
