@@ -53,6 +53,18 @@ def test_done_on_the_second_iteration(tmp_path: Path) -> None:
     assert "working on it" in backend.history[1].prompt  # and the previous report
 
 
+def test_each_iteration_line_names_the_runs_total_not_as_the_iterations_time(
+    tmp_path: Path,
+) -> None:
+    """Issue 49: ``iteration 2/20 · claude · 3.7s`` was the run's time, read as the
+    iteration's: the first line has none, later ones say ``total``."""
+    backend = FakeBackend().enqueue("working on it", duration_s=62).enqueue("finished\nDONE")
+    _, err = run(tmp_path, backend)
+    lines = [line for line in err.splitlines() if line.startswith("[jlgcli] iteration ")]
+    assert lines[0] == "[jlgcli] iteration 1/5 · fake"
+    assert lines[1] == "[jlgcli] iteration 2/5 · fake · total 1m02s"
+
+
 def test_a_stated_rate_limit_is_waited_out_without_burning_an_iteration(tmp_path: Path) -> None:
     clock = FakeClock()
     backend = FakeBackend(clock=clock)
