@@ -223,6 +223,8 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     if "--json" in parser._option_string_actions:
         return
     # In the "output" section where a command's help has one (run, loop).
+    from jlgcli.input_limits import bounded_int
+
     section = next((g for g in parser._action_groups if g.title == "output"), parser)
     section.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     group = section.add_mutually_exclusive_group()
@@ -245,8 +247,7 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--verbosity",
         dest="verbosity",
-        type=int,
-        choices=range(4),
+        type=bounded_int(0, 3),
         metavar="{0,1,2,3}",
         help="0 quiet, 1 normal, 2 verbose, 3 debug",
     )
