@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,6 +48,8 @@ def path_problem(raw: str, platform: str = sys.platform) -> str | None:
     longest = max((len(os.fsencode(part)) for part in _SEPARATORS.split(raw)), default=0)
     if longest > NAME_MAX:
         return f"a name in it is {longest:,} bytes long; at most {NAME_MAX} are accepted"
+    from pathlib import Path  # only once a path option is given: --help stays fast
+
     size = len(os.fsencode(Path(raw).absolute()))
     limit = path_max(platform)
     if size > limit:
