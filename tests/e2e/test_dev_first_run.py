@@ -100,7 +100,9 @@ def test_a_new_users_path_ends_in_a_commit_of_the_task_only(tmp_path: Path, entr
     done = run_entry(entry, root, "run", "--yes", script=script)
     assert done.returncode == 0, done.stdout + done.stderr
     assert commits(root) == [
-        "feat(TASK-001): greeting function", "jlgcli dev: add prompt templates", "initial"
+        "feat(TASK-001): greeting function",
+        "jlgcli dev: add prompt templates",
+        "initial",
     ]
     assert sorted(committed_files(root)) == [
         "context/completed/TASK-001/current-task.md",
@@ -110,7 +112,7 @@ def test_a_new_users_path_ends_in_a_commit_of_the_task_only(tmp_path: Path, entr
         "tests/test_core.py",
     ]
     assert (
-        "First, in a commit of their own (\"jlgcli dev: add prompt templates\"): jlgcli's "
+        'First, in a commit of their own ("jlgcli dev: add prompt templates"): jlgcli\'s '
         "prompt templates (3):" in done.stderr
     )
 

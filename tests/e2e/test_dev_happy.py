@@ -47,7 +47,9 @@ def test_run_yes_commits_the_task(tmp_path: Path) -> None:
     # issue 36: only the task's files in its commit; issue 49: nothing left untracked,
     # jlgcli's prompt templates have a commit of their own and its notices are ignored
     assert commits(root) == [
-        "feat(TASK-001): greeting function", "jlgcli dev: add prompt templates", "initial"
+        "feat(TASK-001): greeting function",
+        "jlgcli dev: add prompt templates",
+        "initial",
     ]
     assert git(root, "status", "--porcelain") == ""
     assert "jlgcli dev: add prompt templates (3 file(s))" in done.stdout

@@ -154,5 +154,7 @@ def test_killed_at_the_commit_question_then_resumed(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Resuming TASK-001 from step 8" in done.stdout
     assert commits(root) == [
-        "feat(TASK-001): greeting function", "jlgcli dev: add prompt templates", "initial"
+        "feat(TASK-001): greeting function",
+        "jlgcli dev: add prompt templates",
+        "initial",
     ]
