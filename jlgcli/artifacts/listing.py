@@ -27,6 +27,7 @@ from jlgcli.artifacts.layout import (
     TRANSCRIPT_FILE,
 )
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.money import money
 from jlgcli.records import record
 
 INCOMPLETE = "incomplete"
@@ -75,7 +76,7 @@ class RunInfo:
             "exitCode": self.exit_code,
             "problem": self.problem,
             "backends": list(self.backends),
-            "costUsd": self.cost_usd,
+            "costUsd": money(self.cost_usd),
         }
 
     @property

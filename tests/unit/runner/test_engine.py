@@ -157,6 +157,22 @@ def test_max_cost_stops_after_the_budget_is_spent(tmp_path: Path) -> None:
     assert summary.costUsd == pytest.approx(0.02)
 
 
+def test_costs_leave_rounded_to_the_hundredth_of_a_cent(tmp_path: Path) -> None:
+    """Issue 49: ``costUsd`` 1.2000000000000002 in ``--json``: a float sum, shown as such."""
+    backend = FakeBackend("claude")
+    for cost in (0.1, 0.2, 0.3, 0.6):  # 0.1 + 0.2 + 0.3 + 0.6 == 1.2000000000000002
+        backend.enqueue("still working", cost_usd=cost)
+    events = tmp_path / "events.jsonl"
+    summary, _ = run(tmp_path, backend, max_iterations=4, events_path=str(events))
+    assert summary.costUsd == 0.1 + 0.2 + 0.3 + 0.6 != 1.2  # budgets judge the real sum
+    data = summary.to_json()
+    assert data["costUsd"] == 1.2
+    assert [item["costUsd"] for item in data["iterationMetrics"]] == [0.1, 0.2, 0.3, 0.6]
+    ended = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
+    assert [e["costUsd"] for e in ended if e["type"] == "run-ended"] == [1.2]
+    assert json.loads(json.dumps(RunSummary.from_json(data).to_json()))["costUsd"] == 1.2
+
+
 def test_auth_and_backend_errors_stop_with_their_causes(tmp_path: Path) -> None:
     summary, _ = run(tmp_path, FakeBackend().enqueue(ok=False, error_kind="auth", error="log in"))
     assert (summary.stopCause, summary.exitCode) == ("backend-unauthenticated", 6)
