@@ -50,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from jlgcli.process.descendants import forget_child, spawning
+from jlgcli.process.descendants import forget_child, spawning, supervisor_command
 
 assert sys.platform.startswith("linux"), "the fork server is Linux's, like the supervisor"
 
@@ -189,7 +189,7 @@ def prestart() -> None:
     if _servers or threading.current_thread() is not threading.main_thread():
         return
     environment = {name: os.environ[name] for name in SERVER_ENVIRONMENT if name in os.environ}
-    command = [sys.executable, "-I", "-S", SUPERVISOR, str(os.getpid()), "--serve"]
+    command = supervisor_command(str(os.getpid()), "--serve")
     found = start_server(command, environment)
     if found is not None:  # else no server: the children start cold
         _servers.append(found)

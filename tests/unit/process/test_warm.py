@@ -234,8 +234,8 @@ def test_the_server_is_started_with_an_empty_environment_in_its_own_session(
     assert len(warm._servers) == 1
     assert started["env"] == {"LD_LIBRARY_PATH": "/opt/lib"}
     assert started["start_new_session"] is True and started["cwd"] == "/"
-    assert started["argv"][:4] == [sys.executable, "-I", "-S", warm.SUPERVISOR]
-    assert started["argv"][4:6] == [str(os.getpid()), "--serve"]
+    assert started["argv"][:4] == [sys.executable, "-I", "-S", "-c"]
+    assert started["argv"][5:8] == [warm.SUPERVISOR, str(os.getpid()), "--serve"]
     warm.retire()
     assert warm._servers == []
 
