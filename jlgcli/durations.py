@@ -13,9 +13,9 @@ _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)", re.ASCII)
 _WHOLE = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+", re.ASCII)
 _DIGITS = re.compile(r"[0-9]+")
-# Far past any limit (a century), far below a float's range or int's 4,300 digits: a
-# larger value is refused here, before arithmetic can overflow (issue 49).
-LONGEST_MS = 100 * 365 * 86_400_000
+# Far past any limit (ten thousand years), and below 2**53 where floats stop counting whole
+# milliseconds: a larger value is refused here, before arithmetic can overflow (issue 49).
+LONGEST_MS = 10_000 * 365 * 86_400_000
 MAX_FLAG_MS = 7 * 86_400_000  # a flag's own limit where no config key sets one (a week)
 
 
