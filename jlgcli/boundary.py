@@ -19,6 +19,7 @@ like SIGPIPE (exit 141), never exit 0.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
@@ -92,6 +93,10 @@ def run_guarded(
     from jlgcli.process.signals import forget_interruptions, install_termination_handlers
     from jlgcli.process.std_streams import guarded_streams
 
+    if sys.platform == "win32":  # pragma: no cover - Windows: set for every child (issue 47)
+        from jlgcli.process.spawn import no_current_folder_lookup  # typing, shutil: not elsewhere
+
+        no_current_folder_lookup(os.environ, is_windows=True)
     adopt_orphans()
     forget_interruptions()  # a new command (tests call main() many times in one process)
     with guarded_streams(), install_termination_handlers():
