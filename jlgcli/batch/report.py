@@ -6,6 +6,7 @@ from typing import Any
 
 from jlgcli.batch.board import table
 from jlgcli.batch.record import BatchRecord, TaskRecord
+from jlgcli.money import money
 
 # Most serious first: a bug, then what a person must fix, then what more time or money fixes.
 SEVERITY = (70, 73, 78, 2, 6, 77, 64, 66, 65, 1, 75, 5, 4)
@@ -90,7 +91,7 @@ def totals_of(record: BatchRecord) -> dict[str, Any]:
         "done": sum(1 for t in record.tasks if t.exitCode == 0),
         "merged": sum(1 for t in record.tasks if t.merged),
         "iterations": sum(t.iterations for t in record.tasks),
-        "costUsd": round(sum(costs), 6) if costs else None,
+        "costUsd": money(sum(costs)) if costs else None,
     }
 
 
@@ -110,7 +111,7 @@ def to_json(record: BatchRecord, summaries: dict[str, dict[str, Any] | None]) ->
                 "exitCode": task_code(task, merge=record.merge),
                 "runId": task.runId,
                 "iterations": task.iterations,
-                "costUsd": task.costUsd,
+                "costUsd": money(task.costUsd),
                 "merged": task.merged,
                 "mergeNote": task.mergeNote,
                 "diffStat": task.diffStat or None,

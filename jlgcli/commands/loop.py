@@ -6,7 +6,10 @@ import argparse
 from typing import Any
 
 from jlgcli.commands._run_options import add_run_options
+from jlgcli.input_limits import bounded_int
 from jlgcli.runner.causes import exit_codes_epilog
+
+MAX_JOBS = 256  # tasks at once: each is an agent, a worktree and a jlgcli process
 
 EPILOG = f"""examples:
   jlgcli loop task.md                                  loop until the model ends with DONE
@@ -45,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--jobs",
         "-j",
-        type=_positive,
+        type=bounded_int(1, MAX_JOBS),
         metavar="N",
         help="several TASKs: run N at a time, each in its own git worktree and branch "
         "jlgcli/<task> (default 2; outside git only -j 1, in place)",
@@ -65,13 +68,3 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--task-options", metavar="FILE", help=argparse.SUPPRESS)  # a batch's
     parser.set_defaults(handler="jlgcli.batch.entry:execute_loop")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
-    return value

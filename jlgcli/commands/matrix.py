@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from jlgcli.input_limits import path_arg
+
 EPILOG = """examples:
   jlgcli matrix tasks/*.md                    {"include":[{"task":"tasks/a.md","id":"a",...}]}
   jlgcli matrix --gather --gate "pytest -q" tasks/*.md
@@ -27,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("tasks", nargs="+", metavar="TASK", help="task files in the repository")
+    parser.add_argument("tasks", nargs="+", metavar="TASK", type=path_arg,
+                        help="task files in the repository")  # fmt: skip
     parser.add_argument(
         "--gather",
         action="store_true",

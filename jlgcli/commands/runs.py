@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jlgcli.input_limits import bounded_int, path_arg
+
 if TYPE_CHECKING:
     from datetime import datetime
 
@@ -29,16 +31,6 @@ NOT_RECORDED = (
 )
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add ``runs`` and ``runs show``."""
     runs = subparsers.add_parser(
@@ -55,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_dir_option(runs, default=None)
-    runs.add_argument("--limit", type=_positive_int, default=20, metavar="N",
+    runs.add_argument("--limit", type=bounded_int(1, 100_000), default=20, metavar="N",
                       help="show at most N runs (default 20)")  # fmt: skip
     # A parser with sub-commands does not get the common options: add --json and -q here.
     runs.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -80,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _add_dir_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
     parser.add_argument(
-        "--dir", dest="runs_dir", metavar="DIR", default=default,
+        "--dir", dest="runs_dir", metavar="DIR", default=default, type=path_arg,
         help="the artifacts directory (default: the artifactsDir setting, .jlgcli/runs, "
         "at the project root)",
     )  # fmt: skip

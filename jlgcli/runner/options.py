@@ -104,6 +104,12 @@ _ARG_NAMES = {"backend_args": "backend_arg", "gates": "gate"}
 def _cwd(raw: str | None) -> Path:
     if not raw:
         return Path.cwd()
+    from jlgcli.input_limits import path_problem
+
+    problem = path_problem(raw)  # an API caller's too: the flag's parser checked it already
+    if problem is not None:
+        raise JlgError(ExitCode.USAGE, f"--cwd: unusable path: {problem}",
+                       hint="pass a shorter path")  # fmt: skip
     cwd = Path(raw).expanduser().resolve()
     if not cwd.is_dir():
         raise JlgError(ExitCode.USAGE, f"--cwd {raw} is not a directory",

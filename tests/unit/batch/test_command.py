@@ -54,7 +54,7 @@ def test_resume_of_a_finished_batch_runs_nothing_again(
         (["TASK", "TASK", "--max-cost", "nan"], 64, "invalid value for --max-cost"),  # as a loop
         (["TASK", "-", "-j", "1"], 64, "cannot all read stdin"),
         (["TASK", "missing.md"], 66, "task file not found"),
-        (["TASK", "-j", "0"], 64, "1 or more"),
+        (["TASK", "-j", "0"], 64, "out of range; accepted: 1 to 256"),
         (["--resume", "batch-20261126T000000Z-000000"], 64, "no batch"),
     ],
 )
