@@ -1,0 +1,102 @@
+"""confine: what starts a rebound script with no privilege left (issue 46).
+
+The in-process parts are tested here; ``run`` starts Python under confine as a
+child (it drops the privileges of the process it runs in) and has the script
+try what the issue's attacker did.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jlgcli.rebound import confine
+from jlgcli.rebound.execute import run_script_entry
+from jlgcli.rebound.isolation import confine_source, confined
+
+linux = pytest.mark.skipif(sys.platform != "linux", reason="Linux: seccomp, capabilities")
+
+
+def test_the_filter_checks_the_arch_and_refuses_each_denied_call() -> None:
+    prog = confine.seccomp_program("x86_64")
+    assert prog[0] == (0x20, 0, 0, 4) and prog[1][3] == 0xC000003E  # arch first
+    assert (0x35, 0, 1, 0x40000000) in prog  # x32 calls refused whole
+    numbers = {k for code, _, _, k in prog if code == 0x15}
+    assert {165, 166, 155, 101, 250, 272, 435} <= numbers  # mount umount2 pivot_root ptrace…
+    assert prog[-1] == (0x06, 0, 0, 0x7FFF0000)  # the rest is allowed
+    arm = confine.seccomp_program("aarch64")
+    assert (0x35, 0, 1, 0x40000000) not in arm and {40, 39, 41, 117} <= {i[3] for i in arm}
+    with pytest.raises(ValueError, match="no seccomp filter"):
+        confine.seccomp_program("sparc")
+    assert all(len(struct.pack("HBBI", *ins)) == 8 for ins in prog)
+
+
+def test_what_status_says_is_left() -> None:
+    confined_status = ("CapInh:\t0000000000000000\nCapPrm:\t0\nCapEff:\t0000\nCapBnd:\t00\n"
+                       "CapAmb:\t0\nNoNewPrivs:\t1\nSeccomp:\t2\n")  # fmt: skip
+    assert confine.unconfined(confined_status) == []
+    left = confine.unconfined("CapEff:\t000001ffffffffff\nNoNewPrivs:\t0\nSeccomp:\t0\n")
+    assert "CapEff 000001ffffffffff" in left and "CapInh ?" in left
+    assert "no_new_privs not set" in left and "no seccomp filter" in left
+
+
+def test_the_script_runs_as_python_would_run_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    script = tmp_path / "s.py"
+    cases = [("import sys; print(sys.argv[1:])", 0), ("raise SystemExit(3)", 3),
+             ("raise SystemExit('bye')", 1), ("raise KeyError('k')", 1), ("pass", 0)]  # fmt: skip
+    for text, code in cases:
+        script.write_text(text, "utf-8")
+        assert confine.run_script([str(script), "a"]) == code
+    out, err = capsys.readouterr()
+    assert "['a']" in out and "bye" in err and "KeyError" in err
+    assert run_script_entry([]) == 2
+    assert run_script_entry([str(script)]) == 0
+
+
+def test_a_sandbox_that_cannot_be_made_runs_no_script(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran"
+    script = tmp_path / "s.py"
+    script.write_text(f"open({str(marker)!r}, 'w')", "utf-8")
+    bad = json.dumps({"mounts": True, "root": str(tmp_path / "missing")})
+    assert run_script_entry(["--confine", bad, str(script)]) == confine.REFUSED
+    assert "its sandbox failed" in capsys.readouterr().err and not marker.exists()
+
+
+@linux
+@pytest.mark.skipif(os.name == "nt" or os.geteuid() != 0, reason="root: capabilities to drop")
+def test_root_under_confine_has_nothing_left_and_is_refused_mount_and_umount(
+    tmp_path: Path,
+) -> None:
+    attack = tmp_path / "attack.py"
+    attack.write_text(
+        "import ctypes, os\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "print('umount2', libc.umount2(b'/proc', 2), ctypes.get_errno())\n"
+        "print('mount', libc.mount(b'x', b'/mnt', b'tmpfs', 0, None), ctypes.get_errno())\n"
+        "print('unshare', libc.unshare(0x20000), ctypes.get_errno())\n"
+        "print([l for l in open('/proc/self/status') if l.startswith(('CapBnd', 'Seccomp:'))])\n"
+        "import subprocess; print(subprocess.run(['true']).returncode)\n",
+        "utf-8",
+    )
+    spec = json.dumps({"mask": [], "home": str(tmp_path / "home")})
+    argv = confined([sys.executable, str(attack)], spec)
+    assert argv[argv.index("-c") + 1] == confine_source()
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "umount2 -1 1" in done.stdout and "mount -1 1" in done.stdout  # EPERM
+    assert "unshare -1 1" in done.stdout
+    assert "CapBnd:\\t0000000000000000" in done.stdout and "Seccomp:\\t2" in done.stdout
+    assert done.stdout.rstrip().endswith("0")  # a child process still starts (clone3 → clone)
+    assert (tmp_path / "home").is_dir()
