@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from jlgcli.artifacts.project import require_own_folder
 from jlgcli.rebound import instructions as text
 from jlgcli.rebound.artifacts import DEFAULT_MAX_ARTIFACT_BYTES, ArtifactRecord, write_artifacts
 from jlgcli.rebound.execute import run_script
@@ -67,7 +68,9 @@ class ReboundSession:
         (``best``, ``strict`` or one level); ``network``: ``reboundNetwork``.
         """
         self.project_root = project_root.resolve()
-        self.ledger_root = (ledger_root or self.project_root / "ledger").resolve()
+        ledger = ledger_root or self.project_root / "ledger"
+        require_own_folder(ledger)  # before resolve(): a symlinked ledger is refused (issue 46)
+        self.ledger_root = ledger.resolve()
         self.session_id = session_id or new_session_id()
         self.directory = self.ledger_root / self.session_id
         self.limits = text.ProtocolLimits(
