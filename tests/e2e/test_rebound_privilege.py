@@ -25,11 +25,10 @@ import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from support.environ import without_coverage
-from support.reachable import AS_NOBODY, Runtime, give_to_nobody, nobody_workspace
+from support.reachable import Runtime, nobody_workspace
+from support.rebound_turns import first_continuation, run_one_script, run_rebound_loop
 
 pytestmark = [
     pytest.mark.slow,
@@ -100,10 +99,6 @@ except OSError as exc:
 """
 
 
-def _reply(obj: dict[str, Any]) -> dict[str, Any]:
-    return {"text": "```json\n" + json.dumps(obj) + "\n```"}
-
-
 @pytest.fixture
 def listener() -> Iterator[tuple[int, list[bytes]]]:
     """A TCP listener on 127.0.0.1 outside the sandbox; what it received."""
@@ -164,31 +159,14 @@ def _attack(base: Path, port: int, nobody: Runtime | None, level: str, jlgcli: l
         "config": str(config / "config.json"), "gitconfig": str(home / ".gitconfig"),
         "port": port,
     }  # fmt: skip
-    first = {
-        "artifacts": [
-            {"path": "workbench/scripts/attack.py", "content": ATTACK.format(paths=paths)}
-        ],
-        "next_action": {
-            "type": "exec_and_chain",
-            "target_script": "workbench/scripts/attack.py",
-            "continuation_prompt": "What did you see?",
-        },
-    }
-    script = base / "agent-script.json"
-    script.write_text(json.dumps({"turns": [_reply(first), _reply({"status": "done"})]}), "utf-8")
+    script = run_one_script(base, "attack.py", ATTACK.format(paths=paths))
     env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(script), "HOME": str(home),
            "JLGCLI_CONFIG_DIR": str(config), "JLGCLI_REBOUND_ISOLATION": level}  # fmt: skip
-    argv = [*jlgcli, "loop", "task.md", "-b", "claude", "--completion", "rebound", "-v"]
     if nobody is not None:
-        env = nobody.environ(without_coverage(env | {"TMPDIR": str(home)}))
-        give_to_nobody(base)
-        argv = [*AS_NOBODY, *argv]
-    result = subprocess.run(
-        argv, cwd=sub, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=180,
-    )  # fmt: skip
+        env["TMPDIR"] = str(home)
+    result = run_rebound_loop(jlgcli, sub, env, nobody, base)
     assert result.returncode == 0, result.stderr
-    told = (base / "agent-script.json.prompts" / "001.txt").read_text("utf-8")
+    told = first_continuation(base)
     lines = {
         line.split()[1]: line for line in told.splitlines() if line.startswith(("DONE", "REF"))
     }
