@@ -100,3 +100,89 @@ def test_root_under_confine_has_nothing_left_and_is_refused_mount_and_umount(
     assert "CapBnd:\\t0000000000000000" in done.stdout and "Seccomp:\\t2" in done.stdout
     assert done.stdout.rstrip().endswith("0")  # a child process still starts (clone3 → clone)
     assert (tmp_path / "home").is_dir()
+
+
+@linux
+def test_the_unshare_levels_mounts_in_their_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read-only first, then the private folders, then the project rw and its protected paths ro."""
+    root, home, git = (
+        tmp_path / "home" / "proj",
+        tmp_path / "home",
+        tmp_path / "home" / "proj" / ".git",
+    )
+    inner = root / "cfg"  # a folder to hide inside the project: hidden after the project's bind
+    for folder in (git, inner):
+        folder.mkdir(parents=True)
+    done: list[tuple[str, ...]] = []
+
+    def attr(path: str, *, recursive: bool, read_only: bool) -> None:
+        done.append(("attr", path, str(recursive), str(read_only)))
+
+    def mount(source: str, target: str, fstype: str | None, _flags: int, _data: str = "") -> None:
+        done.append(("mount", source.split("/")[-1] if fstype is None else fstype, target))
+
+    monkeypatch.setattr(confine, "_mount_attr", attr)
+    monkeypatch.setattr(confine, "_mount", mount)
+    monkeypatch.setattr(confine.os, "chdir", lambda path: done.append(("chdir", path)))
+    spec = {"mounts": True, "root": str(root), "protected": [str(git), str(tmp_path / "gone")],
+            "hide": [str(home), str(inner)], "expose": [str(tmp_path)]}  # fmt: skip
+    confine.setup_mounts(spec)
+    assert done[0] == ("attr", "/", "True", "True")
+    assert done[1:3] == [("mount", "tmpfs", "/tmp"), ("mount", "tmpfs", "/dev/shm")]
+    assert done[3] == ("mount", "tmpfs", str(home))
+    binds = [(step[2], done[i + 1][3]) for i, step in enumerate(done)
+             if step[0] == "mount" and step[1] != "tmpfs"]  # fmt: skip
+    assert binds == [(str(root), "False"), (str(git), "True"), (str(tmp_path), "True")]
+    assert done.index(("mount", "tmpfs", str(inner))) > done.index(
+        ("attr", str(git), "True", "True")
+    )
+    assert ("attr", str(home), "False", "True") in done and done[-1] == ("chdir", str(root))
+
+
+@linux
+def test_confine_masks_makes_home_brings_loopback_up_then_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = tmp_path / "shadow"
+    secret.write_text("root:x", "utf-8")
+    done: list[str] = []
+    monkeypatch.setattr(
+        confine, "_mount", lambda source, target, *_a: done.append(f"bind {target}")
+    )
+    monkeypatch.setattr(confine, "loopback_up", lambda: done.append("lo"))
+    monkeypatch.setattr(confine, "drop_privileges", lambda: done.append("drop"))
+    spec = {"mask": [str(secret), str(tmp_path / "absent")], "home": str(tmp_path / "h"),
+            "loopback": True}  # fmt: skip
+    with pytest.raises(RuntimeError, match="still privileged"):  # this process keeps its own
+        confine.confine(spec)
+    assert done == [f"bind {secret}", "lo", "drop"] and (tmp_path / "h").is_dir()
+    assert not list(Path("/tmp").glob(f".jlgcli-mask-{os.getpid()}"))
+
+
+@linux
+def test_loopback_flags_are_read_then_set_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[int, bytes]] = []
+
+    def ioctl(_sock: object, request: int, data: bytes) -> bytes:
+        calls.append((request, data))
+        return struct.pack("16sH14x", b"lo", 0x8)
+
+    monkeypatch.setattr(confine.fcntl, "ioctl", ioctl)
+    confine.loopback_up()
+    assert [c[0] for c in calls] == [0x8913, 0x8914]
+    assert struct.unpack("16sH14x", calls[1][1])[1] == 0x9  # IFF_UP added, the rest kept
+
+
+@linux
+def test_mount_points_are_made_and_mount_errors_carry_the_path(tmp_path: Path) -> None:
+    confine._make_point(str(tmp_path / "a" / "dir"), directory=True)
+    confine._make_point(str(tmp_path / "b" / "file"), directory=False)
+    confine._make_point(str(tmp_path / "b" / "file"), directory=True)  # there: left alone
+    assert (tmp_path / "a" / "dir").is_dir() and (tmp_path / "b" / "file").is_file()
+    missing = str(tmp_path / "missing")  # nothing is mounted: the target does not exist
+    with pytest.raises(OSError, match=r"mount .*missing"):
+        confine._mount(None, missing, None, 4096)
+    with pytest.raises(OSError, match=r"mount_setattr .*missing"):
+        confine._mount_attr(missing, recursive=True, read_only=True)
