@@ -30,16 +30,10 @@ import ctypes
 import errno
 import json
 import os
-import platform
 import runpy
-import socket
 import struct
 import sys
-import traceback
 from typing import Any
-
-if sys.platform != "win32":  # Linux only runs this file; Windows imports its run_script
-    import fcntl
 
 REFUSED = 125  # the script did not run: the sandbox could not be made
 _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _PR_CAP_AMBIENT = 24, 38, 22, 47
@@ -181,6 +175,9 @@ def loopback_up() -> None:
     if sys.platform == "win32":
         raise OSError(errno.ENOSYS, "no network namespace on Windows")
     else:  # mypy binds fcntl on this branch only
+        import fcntl  # here: only the unshare level without the network needs it
+        import socket
+
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
             request = struct.pack("16sH14x", b"lo", 0)
             flags = struct.unpack("16sH14x", fcntl.ioctl(sock, 0x8913, request))[1]
@@ -202,7 +199,9 @@ def drop_privileges(machine: str | None = None) -> None:
     data = ctypes.create_string_buffer(24)  # two {effective, permitted, inheritable}: all 0
     libc.capset(ctypes.create_string_buffer(header), data)
     _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    prog = seccomp_program(machine or platform.machine())
+    if sys.platform == "win32":
+        raise OSError(errno.ENOSYS, "no seccomp on Windows")
+    prog = seccomp_program(machine or os.uname().machine)
     filters = b"".join(struct.pack("HBBI", *ins) for ins in prog)
     buffer = ctypes.create_string_buffer(filters)
     fprog = struct.pack("HP", len(prog), ctypes.addressof(buffer))
@@ -252,6 +251,8 @@ def run_script(argv: list[str]) -> int:
         print(exc.code, file=sys.stderr)
         return 1
     except BaseException:
+        import traceback
+
         traceback.print_exc()
         return 1
     return 0

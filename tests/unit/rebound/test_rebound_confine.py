@@ -169,7 +169,9 @@ def test_loopback_flags_are_read_then_set_up(monkeypatch: pytest.MonkeyPatch) ->
         calls.append((request, data))
         return struct.pack("16sH14x", b"lo", 0x8)
 
-    monkeypatch.setattr(confine.fcntl, "ioctl", ioctl)
+    import fcntl
+
+    monkeypatch.setattr(fcntl, "ioctl", ioctl)
     confine.loopback_up()
     assert [c[0] for c in calls] == [0x8913, 0x8914]
     assert struct.unpack("16sH14x", calls[1][1])[1] == 0x9  # IFF_UP added, the rest kept
