@@ -135,18 +135,22 @@ def _within(path: str, root: str) -> bool:
 def setup_mounts(spec: dict[str, Any]) -> None:
     """The unshare level's file system: read-only but the project and a private /tmp."""
     root = str(spec["root"])
-    keep = [(root, os.open(root, _O_PATH))]
-    # then read-only: the protected paths, and what runs the script (Python may live in a home)
-    reads = [*spec.get("protected", []), *spec.get("expose", [])]
-    keep += [(p, os.open(p, _O_PATH)) for p in reads if os.path.lexists(p)]
+    # what runs the script (Python may live in a home) read-only, then the project
+    # read-write, then its protected paths and a Python inside it read-only
+    expose = [str(p) for p in spec.get("expose", [])]
+    order = [
+        *(p for p in expose if not _within(p, root)), root,
+        *spec.get("protected", []), *(p for p in expose if _within(p, root)),
+    ]  # fmt: skip
+    keep = [(p, os.open(p, _O_PATH)) for p in order if os.path.lexists(p)]
     _mount_attr("/", recursive=True, read_only=True)
     for target in ("/tmp", "/dev/shm"):  # noqa: S108 - the script's own, in its mount namespace
         _tmpfs(target, "1777")
     hide = [str(h) for h in spec.get("hide", [])]
     for folder in sorted(h for h in hide if not _within(h, root)):
         _tmpfs(folder, "0755")
-    for index, (path, fd) in enumerate(keep):
-        _bind(fd, path, read_only=index > 0)
+    for path, fd in keep:
+        _bind(fd, path, read_only=path != root)
         os.close(fd)
     for folder in sorted(h for h in hide if _within(h, root) and h != root):
         _tmpfs(folder, "0755")

@@ -192,11 +192,19 @@ def private_folders(euid: int, env: dict[str, str] | None = None) -> list[Path]:
     return folders
 
 
-def python_folders() -> list[Path]:
-    """What runs the script (this Python, its prefixes; the frozen exe's folder), read-only."""
+def python_folders(root: Path, hidden: Sequence[Path]) -> list[Path]:
+    """What runs the script (this Python, its prefixes; the frozen exe's folder), to be
+    bound read-only: where it is in a hidden folder (pyenv in a home), or in the project
+    (a ``.venv``: a script must not change the jlgcli that runs next)."""
     places = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
     places.append(Path(os.path.realpath(sys.executable)).parent.parent)
-    return [p for i, p in enumerate(places) if p.is_dir() and p not in places[:i]]
+    found: list[Path] = []
+    for place in places:
+        if place in found or not place.is_dir():
+            continue
+        if any(place == h or h in place.parents for h in [*hidden, root]):
+            found.append(place)
+    return found
 
 
 def secret_files() -> list[str]:
@@ -236,10 +244,11 @@ def bubblewrap_prefix(bwrap: str, box: Sandbox) -> list[str]:
     inside = [f for f in box.hide if f != box.root and box.root in f.parents]
     for folder in [f for f in box.hide if f not in inside and f != box.root]:
         argv += ["--tmpfs", str(folder)]
-    for folder in box.expose:
+    within = [f for f in box.expose if f == box.root or box.root in f.parents]
+    for folder in [f for f in box.expose if f not in within]:
         argv += ["--ro-bind", str(folder), str(folder)]
     argv += ["--bind", str(box.root), str(box.root)]
-    for path in box.protected:
+    for path in [*box.protected, *within]:  # a Python in the project (its .venv) too
         argv += ["--ro-bind", str(path), str(path)]
     for folder in inside:  # a folder to hide inside the project: after the project's bind
         argv += ["--tmpfs", str(folder)]
@@ -308,9 +317,10 @@ def choose_isolation(
         return Isolation("none") if "none" in wanted else _refused(choice, "this OS")
     uid = euid if euid is not None else _euid()
     check = works or _works
+    hidden = private_folders(uid)
     box = Sandbox(
-        root, tuple(protected_paths(root, protected)), tuple(private_folders(uid)),
-        tuple(python_folders()), tuple(secret_files()) if uid == 0 else (), network,
+        root, tuple(protected_paths(root, protected)), tuple(hidden),
+        tuple(python_folders(root, hidden)), tuple(secret_files()) if uid == 0 else (), network,
     )  # fmt: skip
     for kind in wanted:
         level = _level(kind, box, uid, tool)  # type: ignore[arg-type]

@@ -113,7 +113,7 @@ def test_the_unshare_levels_mounts_in_their_order(
         tmp_path / "home" / "proj" / ".git",
     )
     inner = root / "cfg"  # a folder to hide inside the project: hidden after the project's bind
-    for folder in (git, inner):
+    for folder in (git, inner, root / ".venv"):
         folder.mkdir(parents=True)
     done: list[tuple[str, ...]] = []
 
@@ -127,14 +127,17 @@ def test_the_unshare_levels_mounts_in_their_order(
     monkeypatch.setattr(confine, "_mount", mount)
     monkeypatch.setattr(confine.os, "chdir", lambda path: done.append(("chdir", path)))
     spec = {"mounts": True, "root": str(root), "protected": [str(git), str(tmp_path / "gone")],
-            "hide": [str(home), str(inner)], "expose": [str(tmp_path)]}  # fmt: skip
+            "hide": [str(home), str(inner)],
+            "expose": [str(root / ".venv"), str(tmp_path)]}  # fmt: skip
     confine.setup_mounts(spec)
     assert done[0] == ("attr", "/", "True", "True")
     assert done[1:3] == [("mount", "tmpfs", "/tmp"), ("mount", "tmpfs", "/dev/shm")]
     assert done[3] == ("mount", "tmpfs", str(home))
     binds = [(step[2], done[i + 1][3]) for i, step in enumerate(done)
              if step[0] == "mount" and step[1] != "tmpfs"]  # fmt: skip
-    assert binds == [(str(root), "False"), (str(git), "True"), (str(tmp_path), "True")]
+    # a Python outside the project first (even above it), one inside it last: read-only
+    assert binds == [(str(tmp_path), "True"), (str(root), "False"), (str(git), "True"),
+                     (str(root / ".venv"), "True")]  # fmt: skip
     assert done.index(("mount", "tmpfs", str(inner))) > done.index(
         ("attr", str(git), "True", "True")
     )

@@ -218,5 +218,21 @@ def test_private_folders_are_the_home_config_root_and_run_user(tmp_path: Path) -
     assert home not in bad
 
 
-def test_what_runs_the_script_is_exposed() -> None:
-    assert Path(sys.base_prefix) in isolation.python_folders()
+def test_what_runs_the_script_is_exposed_where_hidden_or_in_the_project(tmp_path: Path) -> None:
+    base = Path(sys.base_prefix)
+    assert base in isolation.python_folders(tmp_path, [base.parent])
+    assert base in isolation.python_folders(base.parent, [])  # in the project: read-only
+    assert isolation.python_folders(tmp_path, []) == [] or Path(sys.prefix).is_relative_to(tmp_path)
+
+
+def test_bubblewrap_binds_a_python_in_the_project_read_only_after_the_project(root: Path) -> None:
+    box = isolation.Sandbox(root, (root / ".git",), (), (Path("/opt/py"), root / ".venv"))
+    prefix = isolation.bubblewrap_prefix("/usr/bin/bwrap", box)
+    binds = [(arg, prefix[i + 1]) for i, arg in enumerate(prefix) if arg.endswith("bind")]
+    read_only = [("--ro-bind", str(root / ".git")), ("--ro-bind", str(root / ".venv"))]
+    assert binds == [
+        ("--ro-bind", "/"),
+        ("--ro-bind", "/opt/py"),
+        ("--bind", str(root)),
+        *read_only,
+    ]
