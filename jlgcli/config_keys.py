@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 COMPLETION_MODES = ("marker", "json", "rebound")
+# How rebound scripts are isolated: the best level here, only a full one, or one level.
+ISOLATION_CHOICES = ("best", "strict", "bubblewrap", "unshare", "unprivileged-user", "none")
 PERMISSION_LEVELS = ("read-only", "edit", "full")
 
 
@@ -384,6 +386,26 @@ KEYS: tuple[KeySpec, ...] = (
         minimum=1024,
         maximum=1024 * 1024 * 1024,
         flag="maxPromptBytes",  # no run/loop flag: set in a config file or JLGCLI_MAX_PROMPT_BYTES
+    ),
+    KeySpec(
+        "reboundIsolation",
+        "choice",
+        "best",
+        "How rebound scripts are isolated: best (the strongest level here, named), strict "
+        "(refuse to run a script without capabilities dropped, an empty home and no "
+        "network), or one level. See docs/rebound.md.",
+        "strict",
+        choices=ISOLATION_CHOICES,
+        flag="reboundIsolation",  # config or JLGCLI_REBOUND_ISOLATION; in a project: trusted
+    ),
+    KeySpec(
+        "reboundNetwork",
+        "bool",
+        False,
+        "Let rebound scripts reach the network (default: a network namespace with "
+        "loopback only). In a project file it needs jlgcli config trust.",
+        "true",
+        flag="reboundNetwork",  # config or JLGCLI_REBOUND_NETWORK; in a project: trusted
     ),
 )
 

@@ -92,6 +92,7 @@ def publish(env: Mapping[str, str], cwd: Path) -> dict[str, str]:
 
 def gather(tasks: list[str], repo: Path, gates: tuple[str, ...]) -> BatchRecord:
     """Merge each task's branch (present locally) with evidence, in the matrix's order."""
+    from jlgcli.artifacts.project import require_own_folder
     from jlgcli.batch.finish import merge_one
     from jlgcli.batch.setup import WORKTREES, repository, worktree_of
 
@@ -112,6 +113,7 @@ def gather(tasks: list[str], repo: Path, gates: tuple[str, ...]) -> BatchRecord:
             )
             continue
         task.exitCode, task.committed = 0, True
+        require_own_folder(repo / WORKTREES)  # issue 46
         (repo / WORKTREES).mkdir(parents=True, exist_ok=True)
         ignore = repo / WORKTREES / ".gitignore"
         if not ignore.exists():

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from jlgcli.artifacts.project import require_own_folder
 from jlgcli.batch import gitops
 from jlgcli.batch.record import BatchRecord, TaskRecord, new_batch_id, now_text, task_name
 from jlgcli.errors import ExitCode, JlgError
@@ -155,6 +156,7 @@ def _base_commit(repo: Path, tasks: int) -> str:
 def worktrees_folder(repo: Path) -> Path:
     """The folder of the task worktrees, kept out of the user's ``git status``."""
     folder = repo / WORKTREES
+    require_own_folder(folder)  # a symlinked .jlgcli or worktrees folder: exit 73 (issue 46)
     folder.mkdir(parents=True, exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():

@@ -194,7 +194,8 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     # flags, env and user config are the user's own; `run` never runs gates (issue 31);
     # rebound mode from a project file runs the model's scripts: it needs trust (issue 33)
     project_gates = command == "loop" and settings.sources.get("gates") == "project"
-    if project_gates or settings.sources.get("completionMode") == "project":
+    sandbox_keys = ("completionMode", "reboundIsolation", "reboundNetwork")
+    if project_gates or any(settings.sources.get(key) == "project" for key in sandbox_keys):
         from jlgcli.config import require_trusted_gates
 
         require_trusted_gates(settings, gates=project_gates)
@@ -248,6 +249,8 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
             "cwd": str(cwd),
         },
         script_timeout_s=script_timeout,
+        rebound_isolation=values["reboundIsolation"],
+        rebound_network=values["reboundNetwork"],
         ledger_dir=Path(options.ledger_dir).resolve() if options.ledger_dir else None,
         fallbacks=fallbacks,
         gates=gates,
