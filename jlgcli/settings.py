@@ -54,3 +54,7 @@ class Settings(BaseModel):
     notifyLimitWaitMs: int = Field(
         300_000, ge=0, le=86_400_000, description=_DESCRIPTIONS["notifyLimitWaitMs"]
     )
+    reboundIsolation: Literal[
+        "best", "strict", "bubblewrap", "unshare", "unprivileged-user", "none"
+    ] = Field("best", description=_DESCRIPTIONS["reboundIsolation"])
+    reboundNetwork: bool = Field(False, description=_DESCRIPTIONS["reboundNetwork"])
