@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.cli import Runner, fake_script
+from support.cli import Runner, fake_script, task_project
 
 from jlgcli.config_write import trust_files
 
@@ -72,10 +72,7 @@ def _done(summary: str) -> dict[str, str]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    (folder / "task.md").write_text("Add a slugify helper.\n", encoding="utf-8")
-    return folder
+    return task_project(tmp_path, "Add a slugify helper.\n")
 
 
 def test_a_webhook_gets_one_json_post_at_the_end_with_the_secret_masked(
