@@ -201,11 +201,15 @@ class Notifier:
                  f"({summary.backend}, run {summary.runId})")  # fmt: skip
         said = summary.summary or (summary.error.message if summary.error else "")
         message = f"{facts}\n{said}" if said else facts
-        self.send(title, message, event="run-ended", data={
+        data = {
             "status": summary.status, "stopCause": summary.stopCause,
             "exitCode": summary.exitCode, "iterations": summary.iterations,
             "costUsd": summary.costUsd, "runId": summary.runId, "summary": summary.summary,
-        })  # fmt: skip
+        }  # fmt: skip
+        try:
+            self.send(title, message, event="run-ended", data=data)
+        except KeyboardInterrupt:  # the run has ended: its summary and exit code still stand
+            self._warn("notifications skipped: interrupted")
 
     def limit_wait(self, seconds: float, reason: str, *, run_id: str) -> None:
         """A rate-limit wait: notified when it is at least ``limit_wait_s`` long."""
@@ -241,11 +245,12 @@ class Notifier:
             except KeyboardInterrupt:
                 raise
             except Exception as exc:  # a receiver's failure never fails the run
-                self._warn(f"notification to {_shown(target)} failed: {_reason(exc)}")
+                self._warn(f"notification to {shown_target(target)} failed: {_reason(exc)}")
 
 
-def _shown(target: str) -> str:
-    """A target as a warning names it: a webhook's host only (its path is often a secret)."""
+def shown_target(target: str) -> str:
+    """A target as warnings and the run's records name it: a webhook's host only (a Slack or
+    Discord webhook's path is its token)."""
     if target == "desktop":
         return "desktop"
     from urllib.parse import urlsplit

@@ -230,6 +230,8 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
 
         require_trusted_gates(settings, gates=project_gates)
     notify, notify_notes = _notify_targets(settings)
+    from jlgcli.runner.notify import shown_target
+
     gates = tuple(values["gates"])
     max_cost = values["maxCostUsd"] or None
     if options.prompt_text is not None:
@@ -278,6 +280,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
             "gates": list(gates),
             "maxCostUsd": max_cost,
             "cwd": str(cwd),
+            "notify": [shown_target(target) for target in notify],  # a webhook's path is a token
         },
         script_timeout_s=script_timeout,
         rebound_isolation=values["reboundIsolation"],

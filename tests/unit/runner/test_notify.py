@@ -333,3 +333,27 @@ def test_the_flags_targets_reach_a_batchs_tasks_and_a_resume(tmp_path: Path) -> 
 
     settings = resolve(RunOptions(notify=("desktop",)), tmp_path)
     assert from_json(to_json(settings.options)).notify == ("desktop",)
+
+
+def test_ctrl_c_while_the_end_is_notified_skips_it_and_the_run_ending_stands() -> None:
+    warnings: list[str] = []
+
+    def interrupted(_url: str, _body: Mapping[str, Any]) -> None:
+        raise KeyboardInterrupt
+
+    notifier = Notifier(["webhook:http://h/"], redact=str, warn=warnings.append, post=interrupted)
+    notifier.run_ended(_summary())  # returns: the summary is still printed, the code kept
+    assert warnings == ["notifications skipped: interrupted"]
+    with pytest.raises(KeyboardInterrupt):  # during a wait, Ctrl-C stops the run as ever
+        notifier.limit_wait(600, "limit", run_id="r")
+
+
+def test_the_runs_records_name_a_webhook_by_its_host_only(tmp_path: Path) -> None:
+    from jlgcli.runner.options import RunOptions, build_spec
+
+    url = "webhook:https://hooks.slack.com/services/T0/B0/SeCrEtToKeN"
+    options = RunOptions(prompt_text="x", cwd=str(tmp_path), notify=(url, "desktop"))
+    spec, _ = build_spec(options, "loop")
+    assert spec.notify == (url, "desktop")
+    assert spec.options["notify"] == ["webhook hooks.slack.com", "desktop"]
+    assert "SeCrEtToKeN" not in repr(spec.options)
