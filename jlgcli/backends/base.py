@@ -82,6 +82,9 @@ class BackendResult:
     error_kind: ErrorKind | None = None
     session_id: str | None = None
     cost_usd: float | None = None  # None when the CLI does not report it (never a made-up 0)
+    # cost_usd is the session's running total, not this call's (claude 2.1.277+): the run
+    # core counts what it grew by since the session's last report (issue 48)
+    cost_is_session_total: bool = False
     input_tokens: int | None = None
     output_tokens: int | None = None
     rate_limit_reset: float | None = None  # epoch seconds, when the CLI states a reset time

@@ -42,6 +42,11 @@ from jlgcli.records import replace
 INFO = CLAUDE
 # rate_limit_event appeared around 2.1.45 (backends.md §8); older versions are read from text.
 STRUCTURED_LIMITS_SINCE = (2, 1, 45)
+# From 2.1.277 a process started with --resume restores the cost total its session saved, so
+# result.total_cost_usd is the session's running total (2.1.332's result schema: "read the
+# latest result rather than summing"; measured on 2.1.278, Enderfga/claw-orchestrator#112);
+# 2.1.221 still started from zero (iOfficeAI/AionCore#767): one process, one call's cost.
+SESSION_COST_SINCE = (2, 1, 277)
 PERMISSION_MODES = {"read-only": "plan", "edit": "acceptEdits", "full": "bypassPermissions"}
 # assistant.error values (backends.md §5.1) that say which kind of failure this is.
 ASSISTANT_ERRORS: dict[str, LimitKind] = {
@@ -256,6 +261,8 @@ class ClaudeParser(JsonStreamParser):
         cost = event.get("total_cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             self.cost_usd = float(cost)
+            version = parse_version(self.extra.get("claude_code_version", ""))
+            self.cost_is_session_total = version is not None and version >= SESSION_COST_SINCE
         usage = event.get("usage")
         if isinstance(usage, dict) and isinstance(usage.get("input_tokens"), int):
             # input_tokens excludes cache reads/writes; sum them so it compares with codex's.

@@ -53,6 +53,7 @@ class JsonStreamParser:
         self.plain_lines = 0
         self.session_id: str | None = None
         self.cost_usd: float | None = None
+        self.cost_is_session_total = False  # see BackendResult
         self.input_tokens: int | None = None
         self.output_tokens: int | None = None
         self.last_error = ""  # the latest error event (not retry notices)
@@ -139,6 +140,7 @@ class JsonStreamParser:
             error_kind=kind,
             session_id=self.session_id,
             cost_usd=self.cost_usd,
+            cost_is_session_total=self.cost_is_session_total,
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
             rate_limit_reset=reset if limited else None,

@@ -67,6 +67,8 @@ class IterationLoop:
         self.counters = Counters()
         for metrics in record.metrics:  # a resumed run: the cost so far counts
             self.counters.add_cost(metrics.costUsd)
+            if record.session_id and metrics.sessionCostUsd is not None:  # and its session's total
+                self.counters.session_totals[record.session_id] = metrics.sessionCostUsd
         self.no_progress = NoProgressDetector(spec.no_progress_limit)
         from jlgcli.runner.denials import DenialTracker
 
@@ -205,6 +207,9 @@ class IterationLoop:
             backend=backend.id,
             rateLimited=result.rate_limited,
             costUsd=result.cost_usd,
+            sessionCostUsd=self.counters.session_totals.get(result.session_id or "")
+            if call.result.cost_is_session_total
+            else None,
             inputTokens=result.input_tokens,
             outputTokens=result.output_tokens,
             switchReason=self.switch_reason,
@@ -233,12 +238,12 @@ class IterationLoop:
         on_text: Callable[[Redacted], None],
     ) -> CallResult:
         spec = self.spec
-        return self.caller(
+        call = self.caller(
             backend,
             BackendRequest(
                 prompt=prompt, cwd=str(spec.cwd), model=spec.model,
                 permissions=spec.permissions, extra_args=spec.extra_args,
-                resume_session=session, max_budget_usd=self._budget_left(),
+                resume_session=session, max_budget_usd=self._budget_left(session),
                 output_schema=status_schema(spec.completion_mode) if spec.is_loop else None,
             ),
             limits=Limits(
@@ -252,6 +257,11 @@ class IterationLoop:
             redactor=self.recorder.redactor,
             show_live=spec.completion_mode != "rebound" or self.console.verbosity >= 2,
         )  # fmt: skip
+        # from here on a result's cost is the call's own (a session's running total, read)
+        own = self.counters.own_cost(call.result)
+        if own == call.result.cost_usd:
+            return call
+        return records.replace(call, result=records.replace(call.result, cost_usd=own))
 
     def _forget(self, iteration: int, reason: str) -> None:
         """A limited call is retried (or moved) as the same iteration: out of the count."""
@@ -404,10 +414,13 @@ class IterationLoop:
             clock=self.clock,
         )
 
-    def _budget_left(self) -> float | None:
+    def _budget_left(self, session: str | None = None) -> float | None:
+        """What is left of --max-cost, as the CLI counts it: a CLI that reports a resumed
+        session's running total caps that total, so the session's total so far is added."""
         if self.rails.max_cost_usd is None:
             return None
-        return max(self.rails.max_cost_usd - self.counters.cost_usd, 0.0)
+        left = max(self.rails.max_cost_usd - self.counters.cost_usd, 0.0)
+        return left + self.counters.session_totals.get(session or "", 0.0)
 
     def _human_timeout(self) -> str:
         return _human_ms(self.spec.timeout_ms)

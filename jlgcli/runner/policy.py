@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from jlgcli.backends.base import BackendResult
 from jlgcli.process.model import StopReason
-from jlgcli.records import record
+from jlgcli.records import field, record
 
 RATE_LIMIT_BACKOFF_S = (30.0, 60.0, 120.0, 240.0, 480.0)
 OVERLOAD_BACKOFF_S = (15.0, 30.0, 60.0, 120.0)
@@ -53,12 +53,25 @@ class Counters:
     overloaded_in_a_row: int = 0
     cost_usd: float = 0.0
     cost_reported: bool = False
+    # session id → the running total its CLI last reported (claude 2.1.277+, issue 48)
+    session_totals: dict[str, float] = field(default_factory=dict)
 
     def add_cost(self, usd: float | None) -> None:
         """Count a call's reported cost (None: the backend reported none)."""
         if usd is not None:
             self.cost_usd += usd
             self.cost_reported = True
+
+    def own_cost(self, result: BackendResult) -> float | None:
+        """What this call cost: its reported cost, or, where the CLI reports the session's
+        running total, what that total grew by since the session's last report (a resumed
+        session is never counted twice). A total that shrank is a new session: all of it."""
+        usd = result.cost_usd
+        if usd is None or not result.cost_is_session_total or not result.session_id:
+            return usd
+        before = self.session_totals.get(result.session_id, 0.0)
+        self.session_totals[result.session_id] = usd
+        return usd - before if usd >= before else usd
 
 
 @record(slots=True)

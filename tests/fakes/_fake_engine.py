@@ -25,7 +25,9 @@ login), claude ``legacy-limit`` (2.0.x text, no structured events), codex
 claude ``overage`` (limit rejected, billed as extra usage), codex ``hiccup``
 (``Reconnecting... 1/5``), copilot ``chunks`` (final message in chunks). A turn's
 ``structured`` is the object claude (``--json-schema``: ``structured_output``) and
-codex (``--output-schema``: the final message) return when given a schema.
+codex (``--output-schema``: the final message) return when given a schema. A turn's
+``cost_usd`` is what it cost: claude 2.1.277+ reports the session's running total (a
+resumed session continues from the total its transcript saved), older ones the call's own.
 The fake claude refuses to run when ``CLAUDECODE`` is set, like the real one.
 
 Standard library only, and as little of it as will do: a fake must start fast
@@ -67,6 +69,7 @@ class Turn:
     hang: bool = False
     session_id: str | None = None
     structured: dict[str, Any] | None = None  # the final message a JSON Schema flag yields
+    cost_usd: float | None = None  # what this turn cost (claude reports it; default $0.0123)
 
     def __init__(self, **values: Any) -> None:
         self.files = {}

@@ -18,6 +18,12 @@ import _fake_engine as fe
 
 VERSION = "2.1.197"
 NOT_LOGGED_IN = "Not logged in · Please run /login"
+# total_cost_usd is the session's running total from 2.1.277 on: a process started with
+# --resume restores the total the session saved (the 2.1.332 result schema: "read the latest
+# result rather than summing"; measured on 2.1.278 in Enderfga/claw-orchestrator#112; 2.1.221
+# restarted at the process's own spend, iOfficeAI/AionCore#767).
+CUMULATIVE_COST_SINCE = (2, 1, 277)
+TURN_COST = 0.0123
 # claude 2.1.39+ refuses to start inside another Claude Code session (anthropics/claude-code#25434)
 NESTED = (
     "Error: Claude Code cannot be launched inside another Claude Code session.\n"
@@ -158,6 +164,22 @@ class Run:
             log.write(json.dumps({"type": "user", "content": self.prompt}) + "\n")
         fe.apply(turn, self.cwd, write_files=self.may_write())
         self.answer(turn)
+
+    def session_total(self, own: float) -> float:
+        """``total_cost_usd`` of this call: its own cost, plus what the session saved before
+        when this version restores it; the session log keeps the new total."""
+        path = session_file(self.sid, self.cwd)
+        saved = 0.0
+        version = tuple(int(p) for p in fe.version(VERSION).split(".")[:3] if p.isdigit())
+        if version >= CUMULATIVE_COST_SINCE:
+            for line in path.read_text(encoding="utf-8").splitlines():
+                entry = json.loads(line)
+                if entry.get("type") == "cost":
+                    saved = float(entry["total"])
+        total = round(saved + own, 6)
+        with path.open("a", encoding="utf-8") as log:
+            log.write(json.dumps({"type": "cost", "total": total}) + "\n")
+        return total
 
     def structured(self, turn: fe.Turn) -> dict[str, object]:
         """With ``--json-schema`` the result carries ``structured_output`` (backends.md §9)."""
@@ -403,7 +425,9 @@ class Run:
                 turns += 1
             self.assistant([{"type": "text", "text": turn.text}])
         budget = self.opts.get("budget")
-        if budget is not None and float(budget) < 0.0123:  # the turn's cost passed the cap
+        own = TURN_COST if turn.cost_usd is None else float(turn.cost_usd)
+        total = self.session_total(own)
+        if budget is not None and float(budget) < total:  # the session's cost passed the cap
             # --max-budget-usd ends the turn with subtype error_max_budget_usd (backends.md §9)
             self.emit_final(
                 {
@@ -411,7 +435,7 @@ class Run:
                     "subtype": "error_max_budget_usd",
                     "is_error": True,
                     "num_turns": turns,
-                    "total_cost_usd": 0.0123,
+                    "total_cost_usd": total,
                     "usage": {"input_tokens": 12, "output_tokens": 7},
                     "errors": [f"Reached maximum budget (${float(budget):g})"],
                 }
@@ -426,7 +450,7 @@ class Run:
                 "result": turn.text,
                 **self.structured(turn),
                 "permission_denials": denials,
-                "total_cost_usd": 0.0123,
+                "total_cost_usd": total,
                 "usage": {
                     "input_tokens": 12,
                     "cache_creation_input_tokens": 100,
