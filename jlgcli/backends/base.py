@@ -22,9 +22,12 @@ Permissions = Literal["read-only", "edit", "full"]
 # input: the CLI rejected its input · backend: any other failure of the CLI ·
 # protocol: output jlgcli cannot read · timeout: stopped by a deadline ·
 # overloaded: the service is overloaded after the CLI's own retries (wait with back-off) ·
-# budget: the call stopped at the spending cap jlgcli gave it (what is left of --max-cost).
+# budget: the call stopped at the spending cap jlgcli gave it (what is left of --max-cost) ·
+# account: the account needs its owner (on hold, verification, cloud credentials): a
+# fallback takes over, else exit 6 with the CLI's own remedy.
 ErrorKind = Literal[
     "auth",
+    "account",
     "rate-limit",
     "quota",
     "input",
@@ -93,6 +96,8 @@ class BackendResult:
     extra: dict[str, str] = field(default_factory=dict)
     # tool uses the CLI denied (issue 34): {"tool": "Write", "target": "src/a.py"}
     denials: tuple[dict[str, str], ...] = ()
+    # what the CLI says the user must do (an appeal link, a credential to refresh): the hint
+    remedy: str | None = None
 
 
 class StreamParser(Protocol):

@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from jlgcli.backends.base import Availability, BackendRequest, BackendResult
+from jlgcli.backends.base import Availability, BackendRequest, BackendResult, ErrorKind
 from jlgcli.backends.cli_facts import CLAUDE
 from jlgcli.backends.common import format_version, parse_version
 from jlgcli.backends.limits import LimitKind, find_auth_error, structured_verdict
@@ -54,7 +54,23 @@ ASSISTANT_ERRORS: dict[str, LimitKind] = {
     "oauth_org_not_allowed": "auth",
     "rate_limit": "rate-limit",
     "billing_error": "quota",
+    # in the enum of 2.1.197 and 2.1.332 (backends.md §10): "API Error: Overloaded", no 529
+    "overloaded": "overloaded",
+    # 2.1.332 (backends.md §10): the account needs its owner; the text says what to do
+    "account_on_hold": "account",  # "… View details or appeal: https://claude.ai/restricted"
+    "verification_required": "account",
+    "cloud_credential_error": "account",  # "… Check or refresh your AWS credentials"
 }
+# result.terminal_reason (2.1.332, backends.md §10) where it says more than the text.
+TERMINAL_REASONS: dict[str, tuple[ErrorKind, str]] = {
+    "budget_exhausted": ("budget", "claude stopped at the spending cap of this call"),
+    "structured_output_retry_exhausted": (
+        "protocol", "claude gave up producing the JSON status object its schema asks for"),
+    "malformed_tool_use_exhausted": (
+        "backend", "claude gave up after the model's malformed tool calls"),
+    "tool_deferred_unavailable": ("backend", "a tool claude deferred was unavailable"),
+    "turn_setup_failed": ("backend", "claude could not set up the turn"),
+}  # fmt: skip
 # result.api_error_status (claude 2.1.110+, backends.md §9): the HTTP status of the failure.
 API_STATUSES: dict[int, LimitKind] = {401: "auth", 429: "rate-limit", 503: "overloaded",
                                       529: "overloaded"}  # fmt: skip
@@ -294,7 +310,8 @@ class ClaudeParser(JsonStreamParser):
                 return self.verdict_failure(outcome, verdict, short(self.last_error, 500))
             return self.unfinished(outcome)
         subtype = final.get("subtype")
-        if subtype == "error_max_budget_usd":  # stopped at --max-budget-usd (backends.md §9)
+        reason = final.get("terminal_reason")
+        if subtype == "error_max_budget_usd" or reason == "budget_exhausted":  # §9, §10
             return self.failure(
                 outcome, "claude stopped at the spending cap of this call", "budget"
             )
@@ -317,6 +334,10 @@ class ClaudeParser(JsonStreamParser):
         status = final.get("api_error_status")
         if kind is None and isinstance(status, int) and status in API_STATUSES:
             kind = API_STATUSES[status]
+        if kind is None and isinstance(reason, str) and reason in TERMINAL_REASONS:
+            said, what = TERMINAL_REASONS[reason]
+            detail = f" ({short(result_text, 300)})" if result_text else ""
+            return self.failure(outcome, f"{what} (terminal_reason {reason}){detail}", said)
         if kind is None:
             return self.failure_from(outcome, message)  # claude 2.0.x: text only
         verdict = structured_verdict(kind, message, reset=self.limit_reset)

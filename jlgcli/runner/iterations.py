@@ -137,7 +137,7 @@ class IterationLoop:
                         # no usable fallback after all, and the reset comes in time: wait for it
                         countdown(self.console, self.clock, wait, verdict.reason)
                         continue
-                    self.record.stop(verdict.cause, verdict.message)
+                    self.record.stop(verdict.cause, verdict.message, hint=verdict.hint)
                     return
                 self._switched(f"{verdict.reason}; switched to {to}")
                 continue
@@ -192,6 +192,7 @@ class IterationLoop:
             call.result,
             text=text,
             error=None if call.result.error is None else redact(call.result.error),
+            remedy=None if call.result.remedy is None else redact(call.result.remedy),
             output_tail=redact(call.result.output_tail),
         )
         call = records.replace(call, result=result)

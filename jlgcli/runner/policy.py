@@ -96,6 +96,7 @@ class Switch:
     cause: str  # the stop cause if no fallback is left
     message: str
     wait_if_alone: bool = False  # no usable fallback after all: wait until back_at instead
+    hint: str | None = None  # the stop's hint if no fallback is left (None: the cause's own)
 
 
 @record(slots=True)
@@ -150,7 +151,12 @@ def judge_call(
     detail = result.error or f"exit code {result.exit_code}"
     if result.error_kind == "quota":
         message = f"{backend}'s quota or credit is used up: {detail}"
-        return Switch(f"{backend}: quota or credit used up", None, "quota-exhausted", message)
+        return Switch(f"{backend}: quota or credit used up", None, "quota-exhausted", message,
+                      hint=_remedy(backend, result.remedy))  # fmt: skip
+    if result.error_kind == "account":  # on hold, verification, credentials: the user acts
+        message = f"backend {backend}'s account needs you: {detail}"
+        return Switch(f"{backend}: its account needs you", None, "backend-unauthenticated",
+                      message, hint=_remedy(backend, result.remedy or detail))  # fmt: skip
     if result.error_kind == "auth":  # read from the call itself: no login probe before a run
         from jlgcli.backends.cli_facts import BUILTIN_CLIS
 
@@ -217,6 +223,11 @@ def _overloaded(
         counters.overloaded_in_a_row = 0
         return Switch(f"{backend}: overloaded", None, "overloaded", message)
     return Retry(wait, f"backend {backend} overloaded, retry in {_human(wait)}: {detail}")
+
+
+def _remedy(backend: str, said: str | None) -> str | None:
+    """The CLI's own remedy as a hint (None: the stop cause's usual hint)."""
+    return f"{backend} says: {said}" if said else None
 
 
 def judge_budget(counters: Counters, rails: Guardrails) -> Stop | None:

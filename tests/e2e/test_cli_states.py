@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.cli import Runner, fake_script
 
 SID = "11111111-2222-3333-4444-555555555555"
@@ -79,3 +80,67 @@ def test_a_resumed_run_does_not_count_its_session_again(jlg: Runner, tmp_path: P
     assert round(summary(second.stdout)["costUsd"], 6) == 0.03
     argv = argv_of(tmp_path, 1)
     assert argv[argv.index("--max-budget-usd") + 1] == "0.0500"  # 0.04 left + 0.01 saved
+
+
+# --- account, credit and capacity states (backends.md §10) -------------------------------------
+
+
+@pytest.mark.parametrize("version", ["2.0.76", "2.1.332"])
+def test_credit_balance_too_low_hands_over_to_the_fallback(
+    jlg: Runner, tmp_path: Path, version: str
+) -> None:
+    # 2.0.x sends the text alone, 2.1.x adds error "billing_error": a quota either way
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"error": "credit-low"}, {"text": "ok\nDONE"})
+    result = jlg("loop", "task.md", "-b", "claude", "--fallback", "codex", "--json",
+                 env=env | {"JLGCLI_FAKE_VERSION": version})  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = summary(result.stdout)
+    assert [m["backend"] for m in data["iterationMetrics"]] == ["codex"]
+    assert "quota or credit used up" in data["iterationMetrics"][0]["switchReason"]
+
+
+def test_an_account_on_hold_without_a_fallback_is_6_with_the_appeal_link(
+    jlg: Runner, tmp_path: Path
+) -> None:
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"error": "account-on-hold"})
+    result = jlg("loop", "task.md", "-b", "claude", "--json", env=env | CLAUDE_NOW)
+    assert result.returncode == 6, result.stderr
+    data = summary(result.stdout)
+    assert data["stopCause"] == "backend-unauthenticated"
+    assert "https://claude.ai/restricted" in data["error"]["hint"]
+
+
+def test_an_account_on_hold_hands_over_to_the_fallback(jlg: Runner, tmp_path: Path) -> None:
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"error": "account-on-hold"}, {"text": "ok\nDONE"})
+    result = jlg("loop", "task.md", "-b", "claude", "--fallback", "codex", "--json",
+                 env=env | CLAUDE_NOW)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert [m["backend"] for m in summary(result.stdout)["iterationMetrics"]] == ["codex"]
+
+
+@pytest.mark.slow
+def test_an_assistant_overloaded_is_backed_off_and_retried(jlg: Runner, tmp_path: Path) -> None:
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"error": "overloaded"}, {"text": "ok\nDONE"})
+    result = jlg("loop", "task.md", "-b", "claude", "--json", env=env | CLAUDE_NOW)
+    assert result.returncode == 0, result.stderr
+    data = summary(result.stdout)
+    assert [m["backend"] for m in data["iterationMetrics"]] == ["claude"]
+    assert "overloaded, retry in" in result.stderr
+    assert len(list((tmp_path / "agent-script.json.prompts").glob("*.txt"))) == 2
+
+
+@pytest.mark.slow
+def test_gemini_no_capacity_is_retried_on_gemini(jlg: Runner, tmp_path: Path) -> None:
+    # MODEL_CAPACITY_EXHAUSTED raised as TerminalQuotaError: a back-off, not a handover
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"error": "no-capacity"}, {"text": "ok\nDONE"})
+    result = jlg("loop", "task.md", "-b", "gemini", "--fallback", "claude", "--json",
+                 env=env | {"GEMINI_API_KEY": "k"})  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    data = summary(result.stdout)
+    assert [m["backend"] for m in data["iterationMetrics"]] == ["gemini"]
+    assert "overloaded, retry in" in result.stderr

@@ -235,6 +235,14 @@ class Run:
             self.failure(text, None, turn.code(1))
         if turn.error == "quota":
             self.failure("You're out of usage credits", "billing_error", turn.code(1))
+        if turn.error == "credit-low":  # both binaries; 2.1.x adds error "billing_error" (§10)
+            legacy = fe.version(VERSION).startswith("2.0.")
+            self.failure("Credit balance is too low", None if legacy else "billing_error", 1)
+        if turn.error == "account-on-hold":  # 2.1.332's assistant.error (backends.md §10)
+            text = "Your account is on hold. View details or appeal: https://claude.ai/restricted"
+            self.failure(text, "account_on_hold", turn.code(1), reason="api_error")
+        if turn.error == "overloaded":  # in the assistant.error enum of both versions, no 529
+            self.failure("API Error: Overloaded", "overloaded", turn.code(1), reason="api_error")
         if turn.error == "auth-invalid":
             self.failure("Invalid API key · Fix external API key", "authentication_failed", 1)
         if turn.error == "backend":
@@ -352,6 +360,7 @@ class Run:
         code: int,
         api_key_source: str = "ANTHROPIC_API_KEY",
         init: bool = True,
+        reason: str = "completed",
     ) -> None:
         if self.fmt == "text":
             fe.out(text + "\n")
@@ -370,7 +379,7 @@ class Run:
                 "result": text,
                 "total_cost_usd": 0,
                 "usage": {"input_tokens": 0, "output_tokens": 0},
-                "terminal_reason": "completed",
+                "terminal_reason": reason,
             }
         )
         sys.exit(code)

@@ -379,8 +379,10 @@ def test_probe_installed_leaves_the_login_to_the_call(monkeypatch: pytest.Monkey
     assert "login not checked before the run" in a.detail
 
 
-@pytest.mark.parametrize(("version", "total"), [("2.1.332", True), ("2.1.277", True),
-                                                ("2.1.276", False), ("2.1.197", False)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("version", "total"),
+    [("2.1.332", True), ("2.1.277", True), ("2.1.276", False), ("2.1.197", False)],
+)
 def test_total_cost_is_the_sessions_running_total_from_2_1_277(version: str, total: bool) -> None:
     # 2.1.332 result schema: "read the latest result rather than summing"; 2.1.221 restarted a
     # resumed process at zero (iOfficeAI/AionCore#767), 2.1.278 restored the saved total
