@@ -144,3 +144,24 @@ def test_gemini_no_capacity_is_retried_on_gemini(jlg: Runner, tmp_path: Path) ->
     data = summary(result.stdout)
     assert [m["backend"] for m in data["iterationMetrics"]] == ["gemini"]
     assert "overloaded, retry in" in result.stderr
+
+
+# --- no progress judged on what changed, not on exact text --------------------------------------
+
+
+def test_near_identical_short_replies_stop_with_5(jlg: Runner, tmp_path: Path) -> None:
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    turns = [{"text": f"Working on it (step 1 of many){mark}"} for mark in ".!?;:"]
+    env = fake_script(tmp_path, *turns)
+    result = jlg("loop", "task.md", "-b", "claude", "--no-progress-limit", "2", "--json", env=env)
+    assert result.returncode == 5, result.stderr
+    data = summary(result.stdout)
+    assert (data["stopCause"], data["iterations"]) == ("no-progress", 3)
+
+
+def test_a_moving_counter_is_progress(jlg: Runner, tmp_path: Path) -> None:
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    turns = [{"text": f"Working on file {k} of 7."} for k in range(1, 5)]
+    env = fake_script(tmp_path, *turns, {"text": "all 7 done\nDONE"})
+    result = jlg("loop", "task.md", "-b", "claude", "--no-progress-limit", "2", "--json", env=env)
+    assert result.returncode == 0, result.stderr
