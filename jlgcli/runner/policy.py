@@ -124,7 +124,7 @@ def judge_call(
     can_switch: bool = False,
 ) -> Verdict:
     """What to do after one backend call (``can_switch``: a fallback backend is left)."""
-    if stop_reason is StopReason.CANCELLED:
+    if stop_reason is StopReason.CANCELLED and result.error_kind != "auth":  # else: logged out
         return Stop("interrupted", "interrupted: the backend's process tree was stopped")
     if stop_reason is StopReason.TIMEOUT:
         if remaining_s <= 0.05:

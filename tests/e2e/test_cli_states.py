@@ -165,3 +165,39 @@ def test_a_moving_counter_is_progress(jlg: Runner, tmp_path: Path) -> None:
     env = fake_script(tmp_path, *turns, {"text": "all 7 done\nDONE"})
     result = jlg("loop", "task.md", "-b", "claude", "--no-progress-limit", "2", "--json", env=env)
     assert result.returncode == 0, result.stderr
+
+
+# --- a logged-out codex: found beside the call, not before it ----------------------------------
+
+
+@pytest.mark.parametrize("command", ["run", "loop"])
+def test_a_logged_out_codex_is_6_not_a_timeout(jlg: Runner, tmp_path: Path, command: str) -> None:
+    # the fake hangs like codex 0.171.0 logged out; the run's timeout is far away
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"text": "ok\nDONE"}) | {"JLGCLI_FAKE_LOGGED_OUT": "1"}
+    result = jlg(command, "task.md", "-b", "codex", "--timeout", "10m", "--json", env=env)
+    assert result.returncode == 6, result.stderr
+    data = summary(result.stdout)
+    assert data["stopCause"] == "backend-unauthenticated"
+    assert "codex login" in data["error"]["hint"]
+
+
+def test_the_codex_login_check_is_not_on_the_calls_path(jlg: Runner, tmp_path: Path) -> None:
+    # a status check that never answers does not hold the call back
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"text": "ok\nDONE"}) | {"JLGCLI_FAKE_LOGIN_HANG": "1"}
+    result = jlg("loop", "task.md", "-b", "codex", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "agent-script.json.login-checks").read_text("utf-8").count("codex") == 1
+
+
+def test_codex_with_stored_credentials_is_not_checked(jlg: Runner, tmp_path: Path) -> None:
+    # what `codex login status` reads first: $CODEX_HOME/auth.json (codex-rs/cli/src/login.rs)
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    (home / "auth.json").write_text('{"OPENAI_API_KEY": null}', encoding="utf-8")
+    env = fake_script(tmp_path, {"text": "ok\nDONE"}) | {"CODEX_HOME": str(home)}
+    result = jlg("loop", "task.md", "-b", "codex", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "agent-script.json.login-checks").exists()
