@@ -143,6 +143,8 @@ class IterationLoop:
                 continue
             if isinstance(verdict, Stop):
                 self.recorder.events.end_iteration(verdict.cause)
+                if verdict.cause == "backend-unauthenticated":  # refused before any work
+                    self._forget(iteration, "the backend is not logged in")
                 message = verdict.message
                 if verdict.cause == "interrupted":
                     self.record.signal_number = call.outcome.interrupted_by

@@ -139,7 +139,8 @@ def judge_call(
     if result.error_kind == "overloaded":
         return _overloaded(result, counters, rails, backend, remaining_s, now)
     counters.overloaded_in_a_row = 0
-    counters.add_cost(result.cost_usd)
+    if result.ok or result.error_kind not in ("auth", "account"):  # refused: no model call
+        counters.add_cost(result.cost_usd)
     if result.ok:
         return Proceed()
     if result.error_kind == "budget":  # the call's cap was what was left of --max-cost

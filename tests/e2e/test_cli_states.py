@@ -201,3 +201,17 @@ def test_codex_with_stored_credentials_is_not_checked(jlg: Runner, tmp_path: Pat
     result = jlg("loop", "task.md", "-b", "codex", "--json", env=env)
     assert result.returncode == 0, result.stderr
     assert not (tmp_path / "agent-script.json.login-checks").exists()
+
+
+@pytest.mark.parametrize("command", ["run", "loop"])
+def test_a_logged_out_claude_spends_no_iteration(jlg: Runner, tmp_path: Path, command: str) -> None:
+    # issue 49: a loop counted the refused call as iteration 1 at "cost $0.0000"
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = {"JLGCLI_FAKE_LOGGED_OUT": "1"}
+    result = jlg(command, "task.md", "-b", "claude", "--json", env=env)
+    assert result.returncode == 6, result.stderr
+    data = summary(result.stdout)
+    assert (data["iterations"], data["costUsd"], data["iterationMetrics"]) == (0, None, [])
+    human = jlg(command, "task.md", "-b", "claude", env=env)
+    assert human.returncode == 6 and "$0.0000" not in human.stderr
+    assert "claude auth login" in human.stderr
