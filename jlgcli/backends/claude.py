@@ -138,7 +138,9 @@ class ClaudeBackend:
 
         Before 2.1.45 the detail says usage limits are read from claude's text.
         """
-        return with_limit_note(probe_cli(INFO, check_login, timeout=timeout))
+        from jlgcli.backends.node_engine import with_node_check
+
+        return with_node_check(INFO, with_limit_note(probe_cli(INFO, check_login, timeout=timeout)))
 
     def probe_installed(self, timeout: float = 2.0) -> Availability:
         """``probe`` without the login check, for ``run``/``loop`` (issue 34): the first

@@ -77,7 +77,9 @@ class CodexBackend:
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.50.0, logged in (``codex login status`` or ``CODEX_API_KEY``)."""
-        return probe_cli(INFO, check_login, timeout=timeout)
+        from jlgcli.backends.node_engine import with_node_check
+
+        return with_node_check(INFO, probe_cli(INFO, check_login, timeout=timeout))
 
     def probe_installed(self, timeout: float = 2.0) -> Availability:
         """``probe`` without the login check, for ``run``/``loop`` (issue 34): the first

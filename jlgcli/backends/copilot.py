@@ -141,7 +141,9 @@ class CopilotBackend:
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 1.0.0, a token/login present (checked without running copilot)."""
-        return probe_cli(INFO, check_login, timeout=timeout)
+        from jlgcli.backends.node_engine import with_node_check
+
+        return with_node_check(INFO, probe_cli(INFO, check_login, timeout=timeout))
 
     def invocation(self, request: BackendRequest) -> Invocation:
         """``copilot --output-format json --no-color <permissions> [...]``, prompt on stdin."""

@@ -158,7 +158,9 @@ class GeminiBackend:
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.20.0, some authentication configured (no process run for it)."""
-        return probe_cli(INFO, check_login, timeout=timeout)
+        from jlgcli.backends.node_engine import with_node_check
+
+        return with_node_check(INFO, probe_cli(INFO, check_login, timeout=timeout))
 
     def invocation(self, request: BackendRequest) -> Invocation:
         """``gemini -o stream-json [...]`` with the prompt on stdin and the workspace trusted."""

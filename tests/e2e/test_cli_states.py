@@ -8,6 +8,7 @@ Facts: research/backends.md §8–10; each fixture cites its upstream string.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -215,3 +216,49 @@ def test_a_logged_out_claude_spends_no_iteration(jlg: Runner, tmp_path: Path, co
     human = jlg(command, "task.md", "-b", "claude", env=env)
     assert human.returncode == 6 and "$0.0000" not in human.stderr
     assert "claude auth login" in human.stderr
+
+
+# --- a Node too old for the installed claude -------------------------------------------------
+
+
+def npm_claude(tmp_path: Path, fake_bin: Path, *, node: str, engines: str) -> dict[str, str]:
+    """claude installed by npm under a prefix (bin/claude beside lib/node_modules/…) and a
+    ``node`` answering ``node``: 2.1.332's package.json says ``engines.node >=22.0.0``."""
+    import os
+    import shutil
+
+    prefix = tmp_path / "npm"
+    package = prefix / "lib" / "node_modules" / "@anthropic-ai" / "claude-code"
+    package.mkdir(parents=True)
+    manifest = {"name": "@anthropic-ai/claude-code", "version": "2.1.332",
+                "engines": {"node": engines}}  # fmt: skip
+    (package / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (prefix / "bin").mkdir()
+    shutil.copy2(fake_bin / "claude", prefix / "bin" / "claude")
+    (prefix / "bin" / "node").write_text(f"#!/bin/sh\necho {node}\n", encoding="utf-8")
+    (prefix / "bin" / "node").chmod(0o755)
+    return {"PATH": f"{prefix / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX npm prefix and a sh node")
+def test_backends_and_doctor_name_a_node_too_old(
+    jlg: Runner, tmp_path: Path, fake_bin: Path
+) -> None:
+    env = npm_claude(tmp_path, fake_bin, node="v20.20.2", engines=">=22.0.0")
+    done = jlg("backends", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    claude = next(b for b in summary(done.stdout)["backends"] if b["id"] == "claude")
+    assert claude["version"] == "2.1.332"
+    assert "needs Node ≥ 22.0.0" in claude["detail"] and "20.20.2" in claude["detail"]
+    assert "upgrade Node.js to 22" in claude["hint"]
+    doctor = jlg("doctor", "--json", env=env)
+    check = next(c for c in summary(doctor.stdout)["checks"] if c["name"] == "claude")
+    assert check["status"] == "warn" and "needs Node" in check["summary"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX npm prefix and a sh node")
+def test_a_node_new_enough_says_nothing(jlg: Runner, tmp_path: Path, fake_bin: Path) -> None:
+    env = npm_claude(tmp_path, fake_bin, node="v22.11.0", engines=">=22.0.0")
+    done = jlg("backends", "--json", env=env)
+    claude = next(b for b in summary(done.stdout)["backends"] if b["id"] == "claude")
+    assert "Node" not in claude["detail"] and not claude.get("hint")
