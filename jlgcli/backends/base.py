@@ -64,6 +64,11 @@ class BackendRequest:
     prompt_file: str | None = None  # a temp file holding the prompt, for CLIs that need a file
     max_budget_usd: float | None = None  # what is left of --max-cost, for CLIs that cap a call
     output_schema: str | None = None  # JSON Schema of the final message (--completion json)
+    # the CLI's version as the run's probe found it: flags a version lacks are never passed
+    cli_version: str | None = None
+    # start a new session under this id where the CLI lets the caller choose (claude
+    # --session-id): the session is known without reading it back from the output
+    new_session_id: str | None = None
 
 
 @record

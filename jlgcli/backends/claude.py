@@ -48,6 +48,11 @@ STRUCTURED_LIMITS_SINCE = (2, 1, 45)
 # 2.1.221 still started from zero (iOfficeAI/AionCore#767): one process, one call's cost.
 SESSION_COST_SINCE = (2, 1, 277)
 PERMISSION_MODES = {"read-only": "plan", "edit": "acceptEdits", "full": "bypassPermissions"}
+# The first version known to take a flag (the --help captures in backends.md §2, §10;
+# tests/unit/backends/flags/): a flag newer than CLAUDE.minimum needs a known version.
+# --session-id came in 1.0.5x (older than any claude jlgcli drives); --permission-prompts
+# (none: anything that would prompt is denied) is in 2.1.332's --help, not in 2.1.197's.
+FLAGS_SINCE = {"--session-id": (1, 0, 51), "--permission-prompts": (2, 1, 332)}
 # assistant.error values (backends.md §5.1) that say which kind of failure this is.
 ASSISTANT_ERRORS: dict[str, LimitKind] = {
     "authentication_failed": "auth",
@@ -129,6 +134,7 @@ class ClaudeBackend:
     """The ``claude`` backend."""
 
     id = "claude"
+    chooses_session_ids = True  # --session-id: the run core names a new session itself
 
     def __init__(self, *, is_root: Callable[[], bool] = running_as_root) -> None:
         self._is_root = is_root
@@ -154,8 +160,12 @@ class ClaudeBackend:
             argv += ["--model", request.model]
         if request.permissions:
             argv += ["--permission-mode", PERMISSION_MODES[request.permissions]]
+        if request.permissions and _takes("--permission-prompts", request.cli_version):
+            argv += ["--permission-prompts", "none"]  # headless: a prompt is a denial, said so
         if request.resume_session:
             argv += ["--resume", request.resume_session]
+        elif request.new_session_id and _takes("--session-id", request.cli_version):
+            argv += ["--session-id", request.new_session_id]
         if request.output_schema is not None:  # the final message is a status object
             argv += ["--json-schema", request.output_schema]
         if request.max_budget_usd is not None:  # one call never spends past --max-cost
@@ -344,6 +354,16 @@ class ClaudeParser(JsonStreamParser):
             return self.failure_from(outcome, message)  # claude 2.0.x: text only
         verdict = structured_verdict(kind, message, reset=self.limit_reset)
         return self.verdict_failure(outcome, verdict, short(message, 500))
+
+
+def _takes(flag: str, version: str | None) -> bool:
+    """Whether this claude takes ``flag``: always when every supported version does,
+    else only when its version is known to be recent enough."""
+    since = FLAGS_SINCE[flag]
+    if since <= INFO.minimum:
+        return True
+    found = parse_version(version or "")
+    return found is not None and found >= since
 
 
 def _on_overage(info: dict[str, Any]) -> bool:

@@ -184,8 +184,14 @@ class IterationLoop:
             status.saw(text)
             self.recorder.activity(iteration, text)
 
+        chosen = None  # a new session under an id jlgcli chooses, where the CLI lets it
+        if resumable and session is None and getattr(backend, "chooses_session_ids", False):
+            import uuid
+
+            chosen = str(uuid.uuid4())
         with status:
-            call = self._invoke(backend, prompt, session, remaining, per_call, on_text)
+            call = self._invoke(backend, prompt, session, remaining, per_call, on_text,
+                                new_session=chosen)  # fmt: skip
         # Redacted here, where the reply enters the run core, before any tail or
         # report is cut from it (issue 32): a cut never starts inside a key.
         redact = self.recorder.redactor.redact
@@ -199,7 +205,9 @@ class IterationLoop:
         )
         call = records.replace(call, result=result)
         record.last_text = text
-        record.session_id = result.session_id or record.session_id
+        # resume never depends on reading the id back when jlgcli chose it (claude --session-id)
+        started = chosen if result.ok else None
+        record.session_id = result.session_id or started or record.session_id
         metrics = IterationMetrics(
             index=iteration,
             durationMs=call.duration_ms,
@@ -239,6 +247,8 @@ class IterationLoop:
         remaining: float,
         per_call: float | None,
         on_text: Callable[[Redacted], None],
+        *,
+        new_session: str | None = None,
     ) -> CallResult:
         spec = self.spec
         call = self.caller(
@@ -247,6 +257,7 @@ class IterationLoop:
                 prompt=prompt, cwd=str(spec.cwd), model=spec.model,
                 permissions=spec.permissions, extra_args=spec.extra_args,
                 resume_session=session, max_budget_usd=self._budget_left(session),
+                cli_version=self.chain.availability.version, new_session_id=new_session,
                 output_schema=status_schema(spec.completion_mode) if spec.is_loop else None,
             ),
             limits=Limits(

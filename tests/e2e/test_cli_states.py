@@ -262,3 +262,28 @@ def test_a_node_new_enough_says_nothing(jlg: Runner, tmp_path: Path, fake_bin: P
     done = jlg("backends", "--json", env=env)
     claude = next(b for b in summary(done.stdout)["backends"] if b["id"] == "claude")
     assert "Node" not in claude["detail"] and not claude.get("hint")
+
+
+# --- what the CLIs now offer, by version ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("version", "passed"), [("2.1.197", False), ("2.1.332", True)])
+def test_claude_permission_prompts_only_where_the_version_has_it(
+    jlg: Runner, tmp_path: Path, version: str, passed: bool
+) -> None:
+    # the fake claude, like the real one, refuses a flag its version lacks
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"text": "ok\nDONE"}) | {"JLGCLI_FAKE_VERSION": version}
+    result = jlg("loop", "task.md", "-b", "claude", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    assert ("--permission-prompts" in argv_of(tmp_path, 0)) is passed
+
+
+def test_claude_sessions_are_named_by_jlgcli(jlg: Runner, tmp_path: Path) -> None:
+    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"text": "part 1"}, {"text": "part 2\nDONE"})
+    result = jlg("loop", "task.md", "-b", "claude", "--session", "continue", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    first, second = argv_of(tmp_path, 0), argv_of(tmp_path, 1)
+    chosen = first[first.index("--session-id") + 1]
+    assert second[second.index("--resume") + 1] == chosen == summary(result.stdout)["sessionId"]

@@ -40,8 +40,10 @@ VALUES = fe.table(
     "asp: --append-system-prompt | sp: --system-prompt | add_dir: --add-dir | "
     "fallback: --fallback-model | input_format: --input-format | settings: --settings | "
     "mcp: --mcp-config | budget: --max-budget-usd | effort: --effort | tools: --tools | "
-    "schema: --json-schema"
+    "schema: --json-schema | prompts: --permission-prompts"
 )
+# --permission-prompts host|none is in 2.1.332's --help, not in 2.1.197's (backends.md §10)
+PERMISSION_PROMPTS_SINCE = (2, 1, 332)
 SWITCHES = fe.table(
     "print: -p --print | verbose: --verbose | continue: -c --continue | "
     "skip_permissions: --dangerously-skip-permissions | "
@@ -71,6 +73,11 @@ def main(argv: list[str]) -> None:
     if os.environ.get("CLAUDECODE"):
         fe.fail(NESTED, 1)
     opts, positionals = fe.parse_args(argv, values=VALUES, switches=SWITCHES, on_unknown=unknown)
+    version = tuple(int(p) for p in fe.version(VERSION).split(".")[:3] if p.isdigit())
+    if "prompts" in opts and version < PERMISSION_PROMPTS_SINCE:
+        unknown("--permission-prompts")
+    if opts.get("prompts", "none") not in ("host", "none"):
+        fe.fail(f"error: option '--permission-prompts' argument '{opts['prompts']}' is invalid.", 1)
     fmt = opts.get("format", "text")
     if fmt not in FORMATS:
         fe.fail(
