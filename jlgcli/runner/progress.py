@@ -53,7 +53,8 @@ _TIME_TEXT = re.compile(_TIME_NOISE)
 _SPACES = re.compile("  +")
 # Punctuation (Unicode P*: ASCII, general punctuation, CJK and full-width forms), never
 # symbols or digits: a changed sign or number is a change. ``_`` stays (part of words).
-_PUNCTUATION = re.compile(
+# A pattern string: compiled on the first reply (re's cache), not before the first spawn.
+_PUNCTUATION = (
     r"[!\"#%&'()*,\-./:;?@\[\\\]{}\u00a1\u00a7\u00ab\u00b6\u00b7\u00bb\u00bf"
     r"\u2010-\u2027\u2030-\u205e\u3001-\u3003\u3008-\u3011\u3014-\u301f\uff01-\uff0f"
     r"\uff1a\uff1b\uff1f\uff20]+"
@@ -77,7 +78,7 @@ def normalise(text: str) -> str:
     if "\x1b" in text or "\x9b" in text or "\r" in text:
         text = clean_terminal_text(text)
     text = _TIME_TEXT.sub("<t>", text.lower().translate(_TRANSLATE))
-    text = _SPACES.sub(" ", _PUNCTUATION.sub(" ", text))
+    text = _SPACES.sub(" ", re.sub(_PUNCTUATION, " ", text))
     return "\n".join(filter(None, map(str.strip, text.split("\n"))))
 
 

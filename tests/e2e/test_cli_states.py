@@ -8,6 +8,7 @@ Facts: research/backends.md §8–10; each fixture cites its upstream string.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,14 @@ def argv_of(tmp_path: Path, number: int) -> list[str]:
 
 def summary(stdout: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(stdout)
+    return data
+
+
+def unauthenticated(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """The --json summary of a run that ended 6, backend-unauthenticated."""
+    assert result.returncode == 6, result.stderr
+    data = summary(result.stdout)
+    assert data["stopCause"] == "backend-unauthenticated"
     return data
 
 
@@ -86,19 +95,26 @@ def test_a_resumed_run_does_not_count_its_session_again(jlg: Runner, tmp_path: P
 # --- account, credit and capacity states (backends.md §10) -------------------------------------
 
 
-@pytest.mark.parametrize("version", ["2.0.76", "2.1.332"])
-def test_credit_balance_too_low_hands_over_to_the_fallback(
-    jlg: Runner, tmp_path: Path, version: str
+@pytest.mark.parametrize(
+    ("error", "version", "reason"),
+    [
+        # 2.0.x sends the text alone, 2.1.x adds error "billing_error": a quota either way
+        ("credit-low", "2.0.76", "quota or credit used up"),
+        ("credit-low", "2.1.332", "quota or credit used up"),
+        ("account-on-hold", "2.1.332", "its account needs you"),
+    ],
+)
+def test_credit_and_account_states_hand_over_to_the_fallback(
+    jlg: Runner, tmp_path: Path, error: str, version: str, reason: str
 ) -> None:
-    # 2.0.x sends the text alone, 2.1.x adds error "billing_error": a quota either way
     (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
-    env = fake_script(tmp_path, {"error": "credit-low"}, {"text": "ok\nDONE"})
+    env = fake_script(tmp_path, {"error": error}, {"text": "ok\nDONE"})
     result = jlg("loop", "task.md", "-b", "claude", "--fallback", "codex", "--json",
                  env=env | {"JLGCLI_FAKE_VERSION": version})  # fmt: skip
     assert result.returncode == 0, result.stderr
     data = summary(result.stdout)
     assert [m["backend"] for m in data["iterationMetrics"]] == ["codex"]
-    assert "quota or credit used up" in data["iterationMetrics"][0]["switchReason"]
+    assert reason in data["iterationMetrics"][0]["switchReason"]
 
 
 def test_an_account_on_hold_without_a_fallback_is_6_with_the_appeal_link(
@@ -106,20 +122,8 @@ def test_an_account_on_hold_without_a_fallback_is_6_with_the_appeal_link(
 ) -> None:
     (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
     env = fake_script(tmp_path, {"error": "account-on-hold"})
-    result = jlg("loop", "task.md", "-b", "claude", "--json", env=env | CLAUDE_NOW)
-    assert result.returncode == 6, result.stderr
-    data = summary(result.stdout)
-    assert data["stopCause"] == "backend-unauthenticated"
+    data = unauthenticated(jlg("loop", "task.md", "-b", "claude", "--json", env=env | CLAUDE_NOW))
     assert "https://claude.ai/restricted" in data["error"]["hint"]
-
-
-def test_an_account_on_hold_hands_over_to_the_fallback(jlg: Runner, tmp_path: Path) -> None:
-    (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
-    env = fake_script(tmp_path, {"error": "account-on-hold"}, {"text": "ok\nDONE"})
-    result = jlg("loop", "task.md", "-b", "claude", "--fallback", "codex", "--json",
-                 env=env | CLAUDE_NOW)  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert [m["backend"] for m in summary(result.stdout)["iterationMetrics"]] == ["codex"]
 
 
 @pytest.mark.slow
@@ -177,10 +181,7 @@ def test_a_logged_out_codex_is_6_not_a_timeout(jlg: Runner, tmp_path: Path, comm
     (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
     env = fake_script(tmp_path, {"text": "ok\nDONE"}) | {"JLGCLI_FAKE_LOGGED_OUT": "1"}
     result = jlg(command, "task.md", "-b", "codex", "--timeout", "10m", "--json", env=env)
-    assert result.returncode == 6, result.stderr
-    data = summary(result.stdout)
-    assert data["stopCause"] == "backend-unauthenticated"
-    assert "codex login" in data["error"]["hint"]
+    assert "codex login" in unauthenticated(result)["error"]["hint"]
 
 
 def test_the_codex_login_check_is_not_on_the_calls_path(jlg: Runner, tmp_path: Path) -> None:

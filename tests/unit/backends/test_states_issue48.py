@@ -22,11 +22,7 @@ from jlgcli.backends.gemini import GeminiParser
 from jlgcli.backends.limits import classify_error_text
 
 from .conftest import parse
-
-
-def jsonl(*events: dict[str, Any]) -> str:
-    return "".join(json.dumps(event, ensure_ascii=False) + "\n" for event in events)
-
+from .test_signals_issue34 import c_failure, g_error, jsonl, x_failed
 
 # --- claude ------------------------------------------------------------------------------------
 SID = "29bc3fda-9ee8-415d-96ea-427936c6744f"
@@ -34,18 +30,6 @@ SID = "29bc3fda-9ee8-415d-96ea-427936c6744f"
 
 def c_init(version: str) -> dict[str, Any]:
     return {"type": "system", "subtype": "init", "session_id": SID, "claude_code_version": version}
-
-
-def c_failure(text: str, error: str | None, version: str = "2.1.332", **result: Any) -> str:
-    assistant: dict[str, Any] = {
-        "type": "assistant",
-        "session_id": SID,
-        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
-    }
-    if error:
-        assistant["error"] = error
-    final = {"type": "result", "subtype": "success", "is_error": True, "result": text, **result}
-    return jsonl(c_init(version), assistant, final)
 
 
 # 2.1.332 binary: account_on_hold's text ends "View details or appeal: https://claude.ai/restricted"
@@ -70,7 +54,9 @@ def test_claude_account_states_need_the_user_with_the_clis_own_remedy(
     error: str, text: str, remedy: str
 ) -> None:
     # 2.1.332's assistant.error enum adds these three (backends.md §10); they were exit 1
-    stream = c_failure(text, error, terminal_reason="api_error", api_error_status=403)
+    stream = c_failure(
+        text, error, version="2.1.332", terminal_reason="api_error", api_error_status=403
+    )
     r = parse(ClaudeParser(), stream, code=1).result
     assert r.error_kind == "account" and not r.rate_limited
     assert r.remedy is not None and remedy in r.remedy
@@ -93,19 +79,21 @@ def test_claude_credit_balance_too_low_is_a_quota_in_both_forms(
 ) -> None:
     # both binaries hold "Credit balance is too low"; 2.1.x adds error "billing_error", 2.0.x
     # sends the text alone (backends.md §10)
-    r = parse(ClaudeParser(), c_failure("Credit balance is too low", error, version), code=1)
+    r = parse(
+        ClaudeParser(), c_failure("Credit balance is too low", error, version=version), code=1
+    )
     assert r.result.error_kind == "quota" and not r.result.rate_limited
 
 
 @pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
 def test_claude_overloaded_assistant_error_is_an_overload(version: str) -> None:
     # "overloaded" is in the assistant.error enum of both versions; the text has no 529
-    stream = c_failure("API Error: Overloaded", "overloaded", version)
+    stream = c_failure("API Error: Overloaded", "overloaded", version=version)
     assert parse(ClaudeParser(), stream, code=1).result.error_kind == "overloaded"
 
 
 def test_claude_overloaded_text_alone_is_an_overload() -> None:
-    stream = c_failure("API Error: Overloaded", None, "2.0.76")
+    stream = c_failure("API Error: Overloaded", None, version="2.0.76")
     assert parse(ClaudeParser(), stream, code=1).result.error_kind == "overloaded"
 
 
@@ -137,9 +125,6 @@ def test_claude_completed_terminal_reason_is_a_success() -> None:
 
 # --- codex (0.171.0 binary strings; app-server codexErrorInfo policyCapacityUnavailable,
 #     serverOverloaded) --------------------------------------------------------------------
-def x_failed(message: str) -> str:
-    start = [{"type": "thread.started", "thread_id": "01a200ec"}, {"type": "turn.started"}]
-    return jsonl(*start, {"type": "turn.failed", "error": {"message": message}})
 
 
 @pytest.mark.parametrize(
@@ -161,11 +146,6 @@ G_INIT = {"type": "init", "session_id": "0b8a4b6e-7e59-4b1e-9f5e-2f1c4f0e8d11", 
 # what users read for MODEL_CAPACITY_EXHAUSTED (captured in tinnlo/lukas_9688
 # product_list/…/video_3_analysis.md: 429, reason MODEL_CAPACITY_EXHAUSTED)
 NO_CAPACITY = "No capacity available for model gemini-3-flash-preview on the server"
-
-
-def g_error(error_type: str, message: str) -> str:
-    error = {"type": error_type, "message": message}
-    return jsonl(G_INIT, {"type": "result", "status": "error", "error": error, "stats": {}})
 
 
 @pytest.mark.parametrize("error_type", ["TerminalQuotaError", "RetryableQuotaError", "unknown"])
