@@ -46,8 +46,9 @@ class LoginWatch:
     def _run(self, check: AuthCheck) -> None:
         try:
             verdict = check(self._ctx)
-        except Exception as exc:  # a check that fails is no verdict: the call decides
-            verdict = AuthVerdict("unknown", f"the login check failed: {exc!r}")
+        except BaseException as exc:  # stopped (``Interrupted`` by ``stop``) or failed: no
+            # verdict, the call decides; nothing may escape a thread (its traceback is noise)
+            verdict = AuthVerdict("unknown", f"the login check did not finish: {exc!r}")
         self.verdict = verdict
         stopped = self._ctx.cancel is not None and self._ctx.cancel.is_set()
         if verdict.state == "missing" and not stopped:

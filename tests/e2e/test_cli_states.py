@@ -190,6 +190,7 @@ def test_the_codex_login_check_is_not_on_the_calls_path(jlg: Runner, tmp_path: P
     env = fake_script(tmp_path, {"text": "ok\nDONE"}) | {"JLGCLI_FAKE_LOGIN_HANG": "1"}
     result = jlg("loop", "task.md", "-b", "codex", "--json", env=env)
     assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr  # the check stopped with the call, quietly
     assert (tmp_path / "agent-script.json.login-checks").read_text("utf-8").count("codex") == 1
 
 

@@ -301,6 +301,13 @@ def test_login_watch_calls_back_only_for_a_missing_login() -> None:
     watch._thread.join()
     assert not called.is_set() and watch.missing is None
     assert watch.verdict is not None and "boom" in watch.verdict.detail
+
+    def interrupted(ctx: ProbeContext) -> AuthVerdict:
+        raise KeyboardInterrupt  # what capture raises (Interrupted) once stop() cancels it
+
+    watch = LoginWatch("codex", interrupted, called.set)
+    watch._thread.join()
+    assert not called.is_set() and watch.missing is None
     watch = LoginWatch("codex", slow, called.set)
     watch.stop()  # the call ended first: the check is stopped and says nothing
     assert not called.is_set()
