@@ -45,7 +45,8 @@ from jlgcli.artifacts.candidates import (
     compile_candidates,
     windows,
 )
-from jlgcli.artifacts.exact import Edit, directed_edits, non_overlapping, spelled_edits
+from jlgcli.artifacts.escapes import Edit, masks
+from jlgcli.artifacts.exact import directed_edits, spelled_edits
 from jlgcli.artifacts.exact import is_secret_name as is_secret_name  # importable from here
 from jlgcli.artifacts.views import DecodedView, needs_view
 
@@ -92,7 +93,7 @@ class Redactor:
         ``spans``: the candidates in ``data`` when a scan of a buffer it begins
         has already found them (``candidate_spans``), so ``data`` is not scanned again.
         """
-        edits = non_overlapping(self._edits_near_candidates(data, spans))
+        edits = masks(data, self._edits_near_candidates(data, spans))
         if not edits:
             return data
         with self._lock:
