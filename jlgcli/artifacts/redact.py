@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NewType
 
 from jlgcli.artifacts.candidates import (
@@ -87,13 +87,16 @@ class Redactor:
         data = text.encode("utf-8", "surrogatepass")
         return Redacted(self.redact_bytes(data).decode("utf-8", "surrogatepass"))
 
-    def redact_bytes(self, data: bytes, *, spans: list[Candidate] | None = None) -> bytes:
+    def redact_bytes(
+        self, data: bytes, *, spans: list[Candidate] | None = None, extra: Sequence[Edit] = ()
+    ) -> bytes:
         """The same on UTF-8 bytes (the transcript's fast path).
 
         ``spans``: the candidates in ``data`` when a scan of a buffer it begins
-        has already found them (``candidate_spans``), so ``data`` is not scanned again.
+        has already found them (``candidate_spans``), so ``data`` is not scanned again;
+        ``extra``: more masks, found where ``data`` alone shows no secret (deltas.py).
         """
-        edits = masks(data, self._edits_near_candidates(data, spans))
+        edits = masks(data, [*self._edits_near_candidates(data, spans), *extra])
         if not edits:
             return data
         with self._lock:

@@ -3,7 +3,9 @@
 Split from ``redact.py`` (issue 32). A secret split across two reads is still
 caught: a stream is cut after its last newline; a line longer than
 ``_HOLD_LIMIT`` is cut so no match straddles the cut; a private-key block is
-held back until its END line.
+held back until its END line. A secret split across two delta events (issue 43)
+is caught too: the pieces' texts are read as one (``deltas.DeltaChain``), and
+the last pieces are held back while their text ends inside a word.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from jlgcli.artifacts.candidates import PEM_BEGIN, Candidate
+from jlgcli.artifacts.deltas import DeltaChain, open_tail
 from jlgcli.artifacts.redact import Redacted
 
 if TYPE_CHECKING:
@@ -61,6 +64,7 @@ class StreamRedactor:
     def __init__(self, redactor: Redactor) -> None:
         self._redactor = redactor
         self._pending = b""
+        self._chain = DeltaChain()
 
     def feed(self, data: bytes) -> bytes:
         """Redacted bytes that are safe to emit after appending ``data``."""
@@ -78,12 +82,18 @@ class StreamRedactor:
             private_key = any(buf.startswith(_PEM_BEGIN, start) for start, _, _ in spans)
         if private_key:
             cut = _before_open_private_key(buf, cut)
+        if cut and b"delta" in buf:
+            cut = open_tail(buf, cut)
         self._pending = buf[cut:]
         if not cut:
             return b""
         if spans is not None:  # a scan of buf[:cut] finds exactly those ending by the cut
             spans = [span for span in spans if span[1] <= cut]
-        return self._redactor.redact_bytes(buf[:cut], spans=spans)
+        return self._redact(buf[:cut], spans, ahead=self._pending)
+
+    def _redact(self, data: bytes, spans: list[Candidate] | None, ahead: bytes = b"") -> bytes:
+        extra = self._chain.edits(self._redactor, data, ahead) if b"delta" in data else []
+        return self._redactor.redact_bytes(data, spans=spans, extra=extra)
 
     def feed_text(self, text: str) -> Redacted:
         """``feed`` for text; cuts fall on character boundaries."""
@@ -97,7 +107,7 @@ class StreamRedactor:
     def flush(self) -> bytes:
         """Everything still held back, redacted."""
         buf, self._pending = self._pending, b""
-        return self._redactor.redact_bytes(buf) if buf else b""
+        return self._redact(buf, None) if buf else b""
 
     @property
     def pending(self) -> int:
