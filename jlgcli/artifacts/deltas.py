@@ -61,15 +61,19 @@ class DeltaChain:
     def __init__(self) -> None:
         self.context = b""
 
-    def edits(self, redactor: Redactor, data: bytes, ahead: bytes = b"") -> list[Edit]:
-        """Masks for the delta texts of ``data``'s lines (offsets in ``data``).
+    def edits(
+        self, redactor: Redactor, data: bytes, ahead: bytes = b""
+    ) -> tuple[list[Edit], list[tuple[int, int]]]:
+        """Masks for the delta texts of ``data``'s lines (offsets in ``data``), and those texts.
 
-        ``ahead``: the lines held back after ``data``: read (a key that ends there
-        starts here), masked when they are written.
+        Only these masks apply inside those texts: a piece read alone may look
+        like what its continuation shows it is not (``password = os.environ``
+        then ``["DB_PASSWORD"]``). ``ahead``: the lines held back after
+        ``data``: read (a key that ends there starts here), masked when written.
         """
         spans = list(_delta_spans(data))
         if not spans:
-            return []
+            return [], []
         pieces = [data[lo:hi] for lo, hi in spans]
         text = self.context + b"".join(pieces)
         offset = len(self.context)
@@ -77,8 +81,6 @@ class DeltaChain:
         if b"delta" in ahead:
             text += b"".join(ahead[lo:hi] for lo, hi in _delta_spans(ahead))
         found = redactor._edits_near_candidates(text, None)
-        if not found:
-            return []
         edits: list[Edit] = []
         for start, end, new in found:
             start, end = whole_escapes(text, start, end)
@@ -90,7 +92,7 @@ class DeltaChain:
                 if b > a:
                     edits.append((lo + a - pos, lo + b - pos, new))
                 pos += len(piece)
-        return edits
+        return edits, spans
 
 
 def open_tail(data: bytes, cut: int) -> int:

@@ -127,33 +127,31 @@ def whole_escapes(data: bytes, start: int, end: int) -> tuple[int, int]:
 
 
 def masks(data: bytes, edits: list[Edit]) -> list[Edit]:
-    """The replacements to apply: ``edits`` merged where they overlap, sorted, confined.
+    """The replacements to apply, sorted: ``edits`` confined, then merged where they overlap.
 
     Each merged span takes the replacement of its first edit.
     """
-    if not edits:
+    pieces: list[Edit] = []
+    for start, end, new in edits:
+        start, end = whole_escapes(data, start, end)
+        # (a value quoted by a JSON string's own quotes, "x": "…", is checked as well)
+        if b"\n" in data[start:end] or b'"' in data[max(0, start - 1) : end + 1]:
+            pieces += [(lo, hi, new) for lo, hi in _confined(data, start, end)]
+        elif end > start:
+            pieces.append((start, end, new))
+    if not pieces:
         return []
-    edits.sort(key=lambda edit: (edit[0], -edit[1]))
+    pieces.sort(key=lambda edit: (edit[0], -edit[1]))
     merged: list[Edit] = []
-    start, end, new = edits[0]
-    for edit in edits[1:]:
+    start, end, new = pieces[0]
+    for edit in pieces[1:]:
         if edit[0] < end:
             end = max(end, edit[1])
             continue
         merged.append((start, end, new))
         start, end, new = edit
     merged.append((start, end, new))
-    out: list[Edit] = []
-    for start, end, new in merged:
-        start, end = whole_escapes(data, start, end)
-        if out and start < out[-1][1]:  # grown into the last one
-            start = out[-1][0]
-            out.pop()
-        if b"\n" in data[start:end] or b'"' in data[start:end]:
-            out += [(lo, hi, new) for lo, hi in _confined(data, start, end)]
-        else:
-            out.append((start, end, new))
-    return out
+    return merged
 
 
 def _confined(data: bytes, start: int, end: int) -> list[tuple[int, int]]:

@@ -29,7 +29,9 @@ bounded, so the cost is linear in the input (~130 MB/s in all). It never raises.
 from __future__ import annotations
 
 import os
+import sys
 import threading
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NewType
 
@@ -88,15 +90,24 @@ class Redactor:
         return Redacted(self.redact_bytes(data).decode("utf-8", "surrogatepass"))
 
     def redact_bytes(
-        self, data: bytes, *, spans: list[Candidate] | None = None, extra: Sequence[Edit] = ()
+        self,
+        data: bytes,
+        *,
+        spans: list[Candidate] | None = None,
+        extra: Sequence[Edit] = (),
+        only_extra: Sequence[tuple[int, int]] = (),
     ) -> bytes:
         """The same on UTF-8 bytes (the transcript's fast path).
 
         ``spans``: the candidates in ``data`` when a scan of a buffer it begins
         has already found them (``candidate_spans``), so ``data`` is not scanned again;
-        ``extra``: more masks, found where ``data`` alone shows no secret (deltas.py).
+        ``extra``: more masks, found where ``data`` alone shows no secret (deltas.py);
+        ``only_extra``: sorted spans of ``data`` where only those apply.
         """
-        edits = masks(data, [*self._edits_near_candidates(data, spans), *extra])
+        found = self._edits_near_candidates(data, spans)
+        if only_extra:
+            found = [edit for edit in found if not _inside(edit, only_extra)]
+        edits = masks(data, [*found, *extra])
         if not edits:
             return data
         with self._lock:
@@ -208,6 +219,12 @@ class Redactor:
                 if end > start:
                     edits.append((start, end, new))
         return edits
+
+
+def _inside(edit: Edit, spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``edit`` lies within one of the sorted, disjoint ``spans``."""
+    index = bisect_right(spans, (edit[0], sys.maxsize)) - 1
+    return index >= 0 and spans[index][0] <= edit[0] and edit[1] <= spans[index][1]
 
 
 def sum_families(found: list[Window]) -> int:

@@ -37,7 +37,7 @@ _JOIN_CHARS = _NAME_CHARS | frozenset(b" \t\"':=/+~")
 
 
 def _before_open_private_key(buf: bytes, cut: int) -> int:
-    """``cut``, moved back to the start of a private-key block still open before it.
+    """``cut``, moved back to the start of the line of a private-key block still open before it.
 
     A PEM block spans lines: its body is held back until its END line arrives
     (up to ``_PEM_HOLD`` bytes; a longer "block" is no key and is cut as usual).
@@ -51,7 +51,9 @@ def _before_open_private_key(buf: bytes, cut: int) -> int:
             return cut
         end = _PEM_PRIVATE_END.search(buf, begin.end(), cut)
         if end is None:
-            return begin.start() if len(buf) - begin.start() <= _PEM_HOLD else cut
+            # from its line's start: a JSON event is never cut inside (issue 43)
+            line = buf.rfind(b"\n", 0, begin.start()) + 1
+            return line if len(buf) - line <= _PEM_HOLD else cut
         pos = end.end()
 
 
@@ -92,8 +94,10 @@ class StreamRedactor:
         return self._redact(buf[:cut], spans, ahead=self._pending)
 
     def _redact(self, data: bytes, spans: list[Candidate] | None, ahead: bytes = b"") -> bytes:
-        extra = self._chain.edits(self._redactor, data, ahead) if b"delta" in data else []
-        return self._redactor.redact_bytes(data, spans=spans, extra=extra)
+        if b"delta" not in data:
+            return self._redactor.redact_bytes(data, spans=spans)
+        extra, texts = self._chain.edits(self._redactor, data, ahead)
+        return self._redactor.redact_bytes(data, spans=spans, extra=extra, only_extra=texts)
 
     def feed_text(self, text: str) -> Redacted:
         """``feed`` for text; cuts fall on character boundaries."""
