@@ -5,7 +5,8 @@ caught: a stream is cut after its last newline; a line longer than
 ``_HOLD_LIMIT`` is cut so no match straddles the cut; a private-key block is
 held back until its END line. A secret split across two delta events (issue 43)
 is caught too: the pieces' texts are read as one (``deltas.DeltaChain``), and
-the last pieces are held back while their text ends inside a word.
+the last pieces are held back while their text ends inside a word; and so is a
+key hard-wrapped at a pty's width (``wrapped_at``, ``wraps.py``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import TYPE_CHECKING
 
 from jlgcli.artifacts.candidates import PEM_BEGIN, Candidate
 from jlgcli.artifacts.deltas import DeltaChain, open_tail
+from jlgcli.artifacts.escapes import Edit
 from jlgcli.artifacts.redact import Redacted
+from jlgcli.artifacts.wraps import wrap_edits, wrapped_line_open, wraps
 
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redactor
@@ -67,6 +70,11 @@ class StreamRedactor:
         self._redactor = redactor
         self._pending = b""
         self._chain = DeltaChain()
+        self._width = 0  # a pty's width: lines wrapped there are read joined
+
+    def wrapped_at(self, width: int) -> None:
+        """Read lines exactly ``width`` characters wide as wrapped onto the next (a pty)."""
+        self._width = max(0, width)
 
     def feed(self, data: bytes) -> bytes:
         """Redacted bytes that are safe to emit after appending ``data``."""
@@ -86,6 +94,8 @@ class StreamRedactor:
             cut = _before_open_private_key(buf, cut)
         if cut and b"delta" in buf:
             cut = open_tail(buf, cut)
+        if self._width:
+            cut = wrapped_line_open(buf, cut, self._width)
         self._pending = buf[cut:]
         if not cut:
             return b""
@@ -94,9 +104,12 @@ class StreamRedactor:
         return self._redact(buf[:cut], spans, ahead=self._pending)
 
     def _redact(self, data: bytes, spans: list[Candidate] | None, ahead: bytes = b"") -> bytes:
-        if b"delta" not in data:
-            return self._redactor.redact_bytes(data, spans=spans)
-        extra, texts = self._chain.edits(self._redactor, data, ahead)
+        extra: list[Edit] = []
+        texts: list[tuple[int, int]] = []
+        if b"delta" in data:
+            extra, texts = self._chain.edits(self._redactor, data, ahead)
+        if self._width and (breaks := wraps(data, self._width)):
+            extra += wrap_edits(self._redactor, data, breaks)
         return self._redactor.redact_bytes(data, spans=spans, extra=extra, only_extra=texts)
 
     def feed_text(self, text: str) -> Redacted:
