@@ -125,3 +125,26 @@ def test_any_split_and_any_reads_leave_no_key_body(
     out = redact_stream([raw[lo:hi] for lo, hi in itertools.pairwise(bounds)])
     assert BODY[8:20] not in out.decode() and KEY[-10:] not in out.decode()
     assert [list(event) for event in texts(out)] == [list(event) for event in texts(raw)]
+
+
+def test_a_word_longer_than_the_hold_is_released() -> None:
+    from jlgcli.artifacts.deltas import open_tail
+
+    raw = events(gemini, ["x" * 9000, "y" * 9000])
+    cut = raw.rfind(b"\n", 0, len(raw) - 1) + 1  # before the result: the pieces
+    assert open_tail(raw, cut) == cut
+    short = events(gemini, ["say hello wor", "ld"])
+    end = short.rfind(b"\n", 0, len(short) - 1) + 1
+    assert open_tail(short, end) == 0  # "wor" goes on in "ld": both wait
+
+
+def test_a_closed_key_block_is_not_kept_and_a_long_open_one_is_cut() -> None:
+    from jlgcli.artifacts.deltas import DeltaChain
+
+    chain = DeltaChain()
+    redactor = Redactor(environ={})
+    chain.edits(redactor, events(gemini, [PEM.replace("\n", " ") + " then prose"]))
+    assert chain.context.endswith(b"then prose") and b"BEGIN" in chain.context
+    chain.edits(redactor, events(gemini, ["-----BEGIN RSA PRIVATE KEY----- " + "A" * 70_000]))
+    assert len(chain.context) == 512
+    assert chain.edits(redactor, b'{"type":"result"}\n') == ([], [])

@@ -114,3 +114,36 @@ def test_an_unterminated_key_in_a_json_string_is_masked_to_the_string_end() -> N
     line = json.dumps({"result": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAK", "delta": True})
     out = json.loads(redact(line))
     assert out == {"result": MASK, "delta": True}
+
+
+@pytest.mark.parametrize(
+    ("text", "value_masked"),
+    [
+        ("api_key='Zq7Xw2Lm9Pk4'", True),
+        ("api_key='Zq7Xw2Lm9Pk4", False),  # never closed: no quoted value
+        ("api_key='Zq7X\nw2Lm9Pk4'", False),  # a line break inside: no one-line value
+        ("api_key='Zq7X\\nw2Lm9Pk4'", False),  # an escaped line break alike
+        ("api_key='Zq7X\\u000Aw2Lm9Pk4'", False),
+        ("api_key='Zq7X\\'w2Lm9Pk4'", True),  # an escaped quote is part of it
+    ],
+)
+def test_quoted_values_read_through_escapes(text: str, value_masked: bool) -> None:
+    assert ("Zq7X" not in redact(text)) is value_masked
+
+
+def test_masks_never_begin_or_end_inside_an_escape() -> None:
+    from jlgcli.artifacts.escapes import whole_escapes
+
+    data = b'a\\u0041b \\\\n \\"x'
+    assert whole_escapes(data, 3, 4) == (1, 7)  # inside \u0041, both ends
+    assert whole_escapes(data, 0, 2) == (0, 7)
+    assert whole_escapes(data, 10, 11) == (9, 11)  # inside the escaped backslash
+    assert whole_escapes(data, 11, 12) == (11, 12)  # after an escaped backslash: an n
+    assert whole_escapes(data, 14, 15) == (13, 15)  # inside \"
+    assert whole_escapes(b"x\\u00", 3, 4) == (1, 3)  # a \u cut short is two bytes
+    assert whole_escapes(b"plain text", 2, 5) == (2, 5)
+
+
+def test_a_line_that_only_looks_like_json_is_masked_as_plain_text() -> None:
+    text = '{not json "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----'
+    assert redact(text) == '{not json "[REDACTED]'
