@@ -140,7 +140,7 @@ def test_masks_never_begin_or_end_inside_an_escape() -> None:
     assert whole_escapes(data, 10, 11) == (9, 11)  # inside the escaped backslash
     assert whole_escapes(data, 11, 12) == (11, 12)  # after an escaped backslash: an n
     assert whole_escapes(data, 14, 15) == (13, 15)  # inside \"
-    assert whole_escapes(b"x\\u00", 3, 4) == (1, 3)  # a \u cut short is two bytes
+    assert whole_escapes(b"x\\u00", 2, 4) == (1, 4)  # a \u cut short: two bytes
     assert whole_escapes(b"plain text", 2, 5) == (2, 5)
 
 
