@@ -159,13 +159,14 @@ class Redactor:
                     self._finders.append(compile_candidates(self._literals))
         return self._finders[0]
 
-    def candidate_spans(self, data: bytes) -> list[Candidate] | None:
+    def candidate_spans(self, data: bytes, seen: set[int] | None = None) -> list[Candidate] | None:
         """Where the candidate finder sees a possible secret; None: read everything.
 
         None for inputs shorter than ``finder_min`` and without Hyperscan.
+        ``seen``: see ``CandidateFinder.spans``.
         """
         finder = self.finder() if len(data) >= self.finder_min else None
-        return None if finder is None else finder.spans(data)
+        return None if finder is None else finder.spans(data, seen)
 
     def _edits_near_candidates(self, data: bytes, spans: list[Candidate] | None) -> list[Edit]:
         """``edits``, computed only on the lines where the candidate finder saw something,

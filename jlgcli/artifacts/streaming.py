@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from jlgcli.artifacts.candidates import PEM_BEGIN, Candidate
+from jlgcli.artifacts.candidates import DELTAS, PEM_BEGIN, Candidate
 from jlgcli.artifacts.deltas import DeltaChain, open_tail
 from jlgcli.artifacts.escapes import Edit
 from jlgcli.artifacts.redact import Redacted
@@ -82,7 +82,9 @@ class StreamRedactor:
         # One candidate scan of the whole buffer serves the forced cut, the
         # private-key check (a 10-byte substring search would cost as much again)
         # and the redaction.
-        spans = self._redactor.candidate_spans(buf)
+        seen: set[int] = set()
+        spans = self._redactor.candidate_spans(buf, seen)
+        deltas = DELTAS in seen if spans is not None else b"delta" in buf
         cut = buf.rfind(b"\n") + 1
         if len(buf) - cut > _HOLD_LIMIT:
             cut = self._forced_cut(buf, floor=cut, spans=spans)
@@ -92,7 +94,7 @@ class StreamRedactor:
             private_key = any(buf.startswith(_PEM_BEGIN, start) for start, _, _ in spans)
         if private_key:
             cut = _before_open_private_key(buf, cut)
-        if cut and b"delta" in buf:
+        if cut and deltas:
             cut = open_tail(buf, cut)
         if self._width:
             cut = wrapped_line_open(buf, cut, self._width)
@@ -101,12 +103,14 @@ class StreamRedactor:
             return b""
         if spans is not None:  # a scan of buf[:cut] finds exactly those ending by the cut
             spans = [span for span in spans if span[1] <= cut]
-        return self._redact(buf[:cut], spans, ahead=self._pending)
+        return self._redact(buf[:cut], spans, ahead=self._pending, deltas=deltas)
 
-    def _redact(self, data: bytes, spans: list[Candidate] | None, ahead: bytes = b"") -> bytes:
+    def _redact(
+        self, data: bytes, spans: list[Candidate] | None, *, ahead: bytes = b"", deltas: bool
+    ) -> bytes:
         extra: list[Edit] = []
         texts: list[tuple[int, int]] = []
-        if b"delta" in data:
+        if deltas:
             extra, texts = self._chain.edits(self._redactor, data, ahead)
         if self._width and (breaks := wraps(data, self._width)):
             extra += wrap_edits(self._redactor, data, breaks)
@@ -124,7 +128,7 @@ class StreamRedactor:
     def flush(self) -> bytes:
         """Everything still held back, redacted."""
         buf, self._pending = self._pending, b""
-        return self._redact(buf, None) if buf else b""
+        return self._redact(buf, None, deltas=b"delta" in buf) if buf else b""
 
     @property
     def pending(self) -> int:
