@@ -75,6 +75,7 @@ SERVER_ENVIRONMENT_PREFIXES = ("LC_", "PYTHON", "COVERAGE_PROCESS_")
 # checks that a loop imports no other jlgcli module.
 WARM_MODULES = (
     "jlgcli.api",
+    "jlgcli.artifacts.asked",
     "jlgcli.artifacts.atomic",
     "jlgcli.artifacts.ids",
     "jlgcli.artifacts.layout",
@@ -106,11 +107,13 @@ WARM_MODULES = (
     "jlgcli.runner.engine",
     "jlgcli.runner.gates",
     "jlgcli.runner.iterations",
+    "jlgcli.runner.options_record",
     "jlgcli.runner.progress",
     "jlgcli.runner.recorder",
     "jlgcli.runner.resume",
     "jlgcli.runner.select",
     "jlgcli.runner.state_keeper",
+    "jlgcli.runner.stuck_gates",
     "jlgcli.runner.worktree",
     "jlgcli.startup_gc",
     "jlgcli.trust",

@@ -46,7 +46,7 @@ class TreeEvidence:
 
         spec, cwd = self.spec, self.spec.cwd
         if self._outputs is None:  # looked up once, when the first snapshot is taken
-            self._outputs = OutputFiles(output_file_ids(_output_fds(), within=cwd))
+            self._outputs = OutputFiles(output_file_ids(_output_fds(spec), within=cwd))
         own = [
             under_project(Path(".jlgcli"), cwd),
             under_project(spec.artifacts_dir, cwd),
@@ -60,11 +60,9 @@ class TreeEvidence:
         return tuple(own)
 
 
-def _output_fds() -> tuple[int, ...]:
+def _output_fds(spec: RunSpec) -> tuple[int, ...]:
     """The streams whose files may be in the tree: stdout and stderr, unless this loop is
-    a batch's task (issue 37), whose streams are pipes to the batch, which writes nothing
-    in the task's worktree (the look for a pipe's readers walks all of ``/proc``: ~12 ms
-    a stream, with a batch's dozens of processes)."""
-    from jlgcli.batch.entry import in_batch_task
-
-    return () if in_batch_task() else (1, 2)
+    a batch's task (issue 37; its options say so, issue 44), whose streams are pipes to the
+    batch, which writes nothing in the task's worktree (the look for a pipe's readers walks
+    all of ``/proc``: ~12 ms a stream, with a batch's dozens of processes)."""
+    return () if spec.batch_task else (1, 2)
