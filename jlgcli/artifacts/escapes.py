@@ -132,11 +132,12 @@ def masks(data: bytes, edits: list[Edit]) -> list[Edit]:
     Each merged span takes the replacement of its first edit.
     """
     pieces: list[Edit] = []
+    lines: dict[int, list[tuple[int, int]] | None] = {}  # each line read as JSON once
     for start, end, new in edits:
         start, end = whole_escapes(data, start, end)
         # (a value quoted by a JSON string's own quotes, "x": "…", is checked as well)
         if b"\n" in data[start:end] or b'"' in data[max(0, start - 1) : end + 1]:
-            pieces += [(lo, hi, new) for lo, hi in _confined(data, start, end)]
+            pieces += [(lo, hi, new) for lo, hi in _confined(data, start, end, lines)]
         elif end > start:
             pieces.append((start, end, new))
     if not pieces:
@@ -154,7 +155,9 @@ def masks(data: bytes, edits: list[Edit]) -> list[Edit]:
     return merged
 
 
-def _confined(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
+def _confined(
+    data: bytes, start: int, end: int, lines: dict[int, list[tuple[int, int]] | None]
+) -> list[tuple[int, int]]:
     """The parts of ``data[start:end]`` that may be masked: not the structure of a JSON line."""
     parts: list[tuple[int, int]] = []
     plain_end = -1  # where the last part masked as plain text ends
@@ -163,7 +166,9 @@ def _confined(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
         line_end = data.find(b"\n", line_start)
         line_end = len(data) if line_end < 0 else line_end
         lo, hi = max(start, line_start), min(end, line_end)
-        strings = _json_strings(data, line_start, line_end)
+        if line_start not in lines:
+            lines[line_start] = _json_strings(data, line_start, line_end)
+        strings = lines[line_start]
         if strings is None:  # not a JSON line: masked as it is, across lines too
             if parts and plain_end == lo - 1:  # with the line break between
                 lo = parts.pop()[0]
