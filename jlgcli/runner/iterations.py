@@ -168,17 +168,23 @@ class IterationLoop:
         session = record.session_id if resumable else None  # else the task is restated
         # the task file and the last report enter here: the model is sent redacted text
         prompt = self.recorder.redactor.redact(self.prompter.prompt_for(iteration, session))
+        total_ms = record.elapsed_ms(self.clock)
         if spec.is_loop:
             limit = self.rails.max_iterations
-            elapsed = _human_ms(record.elapsed_ms(self.clock))
-            self.console.progress(f"iteration {iteration}/{limit} · {backend.id} · {elapsed}")
+            # the run's time so far, named so: it is not this iteration's (issue 49)
+            since = f" · total {_human_ms(total_ms)}" if iteration > 1 else ""
+            self.console.progress(f"iteration {iteration}/{limit} · {backend.id}{since}")
         self.recorder.prompt(iteration, backend.id, prompt)
         if spec.gates or spec.is_loop:
             self.tree = self.evidence.snapshot() if self.tree is None else self.tree
         remaining = record.remaining_s(self.clock)
         per_call = self.rails.iteration_timeout_s
         label = f"iteration {iteration}/{self.rails.max_iterations} · {backend.id}"
-        status = LiveStatus(self.console, label if spec.is_loop else backend.id)
+        status = (
+            LiveStatus(self.console, label, total_before_ms=total_ms)
+            if spec.is_loop
+            else LiveStatus(self.console, backend.id)
+        )
 
         def on_text(text: Redacted) -> None:
             status.saw(text)
