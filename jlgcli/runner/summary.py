@@ -80,6 +80,7 @@ class IterationMetrics:
     protocolViolation: bool = False
     rateLimited: bool = False
     costUsd: float | None = None
+    sessionCostUsd: float | None = None  # the session's running total the CLI reported
     inputTokens: int | None = None
     outputTokens: int | None = None
     summary: str | None = None
