@@ -332,7 +332,7 @@ def resolve_settings(
 
 def _may_run_commands(project_raw: Mapping[str, Any]) -> bool:
     """Whether a project file holds keys that make jlgcli run something (trust then matters)."""
-    keys = (CUSTOM_BACKENDS_KEY, "gates", "completionMode", *_SANDBOX_KEYS)
+    keys = (CUSTOM_BACKENDS_KEY, "gates", "completionMode", "notify", *_SANDBOX_KEYS)
     return any(key in project_raw for key in keys)
 
 

@@ -52,7 +52,7 @@ class KeySpec:
         self,
         name: str,
         kind: str,  # "backend" | "int" | "duration" | "choice" | "bool" | "path" | "backends"
-        # | "commands" | "money"
+        # | "commands" | "money" | "targets"
         default: Any,
         description: str,
         example: str,
@@ -112,6 +112,8 @@ class KeySpec:
             return "a command, or a JSON list of commands"
         if self.kind == "money":
             return "dollars, 0 for no limit"
+        if self.kind == "targets":
+            return "desktop or webhook:URL, or a JSON list of them"
         return "a path"
 
     def parse(self, raw: Any, *, custom_backends: tuple[str, ...] = ()) -> Any:
@@ -224,6 +226,29 @@ def _parse_money(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> float:
     return value
 
 
+def notify_target_problem(target: str) -> str | None:
+    """Why ``target`` is not a notification target (``desktop``, ``webhook:http(s)://…``)."""
+    if target == "desktop":
+        return None
+    if not target.startswith("webhook:"):
+        return f"'{target}' is not a notification target (desktop or webhook:URL)"
+    url = target[len("webhook:") :]
+    scheme, _, rest = url.partition("://")
+    if scheme.lower() not in ("http", "https") or not rest.split("/", 1)[0]:
+        return f"'{url}' is not an http:// or https:// address"
+    if any(ord(char) < 33 or ord(char) == 127 for char in url):
+        return f"'{url}' holds spaces or control characters"
+    return None
+
+
+def _parse_targets(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> list[str]:
+    items = _parse_commands(spec, raw, _custom)  # one target, or a JSON list of them
+    for item in items:
+        if problem := notify_target_problem(item):
+            raise ValueProblemError(problem)
+    return items
+
+
 _PARSERS: dict[str, Callable[[KeySpec, Any, tuple[str, ...]], Any]] = {
     "int": _parse_int,
     "duration": _parse_duration,
@@ -234,6 +259,7 @@ _PARSERS: dict[str, Callable[[KeySpec, Any, tuple[str, ...]], Any]] = {
     "backends": _parse_backends,
     "commands": _parse_commands,
     "money": _parse_money,
+    "targets": _parse_targets,
 }
 
 MINUTE_MS = 60_000
@@ -386,6 +412,25 @@ KEYS: tuple[KeySpec, ...] = (
         minimum=1024,
         maximum=1024 * 1024 * 1024,
         flag="maxPromptBytes",  # no run/loop flag: set in a config file or JLGCLI_MAX_PROMPT_BYTES
+    ),
+    KeySpec(
+        "notify",
+        "targets",
+        [],
+        "Where to say that a run ended or waits long on a rate limit: desktop, "
+        "webhook:URL; from a project file once it is trusted.",
+        '["desktop"]',
+        flag="--notify",
+    ),
+    KeySpec(
+        "notifyLimitWaitMs",
+        "duration",
+        5 * MINUTE_MS,
+        "A rate-limit wait at least this long is notified (see notify).",
+        "10m",
+        minimum=0,
+        maximum=DAY_MS,
+        flag="notifyLimitWaitMs",  # no run/loop flag: a config file or JLGCLI_NOTIFY_LIMIT_WAIT_MS
     ),
     KeySpec(
         "reboundIsolation",

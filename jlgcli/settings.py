@@ -50,6 +50,10 @@ class Settings(BaseModel):
     maxPromptBytes: int = Field(
         4 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024, description=_DESCRIPTIONS["maxPromptBytes"]
     )
+    notify: list[str] = Field([], description=_DESCRIPTIONS["notify"])
+    notifyLimitWaitMs: int = Field(
+        300_000, ge=0, le=86_400_000, description=_DESCRIPTIONS["notifyLimitWaitMs"]
+    )
     reboundIsolation: Literal[
         "best", "strict", "bubblewrap", "unshare", "unprivileged-user", "none"
     ] = Field("best", description=_DESCRIPTIONS["reboundIsolation"])

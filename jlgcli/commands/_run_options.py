@@ -51,6 +51,14 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         help="write JSON-lines events (run, iterations, agent activity, waits) to FILE; "
         "- for stdout (not with --json)",
     )
+    parser.add_argument(
+        "--notify",
+        action="append",
+        metavar="TARGET",
+        help="say when the run ends or waits long on a rate limit: desktop (the OS's "
+        "notification) or webhook:URL (a JSON POST Slack, Discord and ntfy read; repeatable), "
+        "e.g. --notify desktop --notify webhook:https://hooks.slack.com/services/…",
+    )
     parser.add_argument("--model", "-m", help="model name passed to the backend")
     parser.add_argument(
         "--permissions",

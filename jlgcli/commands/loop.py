@@ -20,6 +20,7 @@ EPILOG = f"""examples:
   jlgcli loop task.md --completion json --json         JSON status protocol, JSON summary
   jlgcli loop task.md --completion rebound             the model may run sandboxed scripts
   jlgcli loop task.md --events events.jsonl            a JSON-lines event stream for tools
+  jlgcli loop task.md --notify desktop                 a desktop notification when it ends
   jlgcli loop a.md b.md c.md -j 2 --merge --gate "pytest -q"
                                    each task in its own worktree and branch, 2 at a time,
                                    merged back one by one only when the gates pass again

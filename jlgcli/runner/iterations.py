@@ -97,8 +97,7 @@ class IterationLoop:
         wait = shared_limits.limited_until(backend, self.spec.shared_limits) - self.clock.time()
         if 0 < wait < self.record.remaining_s(self.clock):
             reason = f"another task met {backend}'s rate limit"
-            self.recorder.events.emit("limit-wait", iteration=iteration, seconds=round(wait),
-                                      reason=reason)  # fmt: skip
+            self.recorder.limit_wait(iteration, wait, reason)
             countdown(self.console, self.clock, wait, reason)
 
     def run(self) -> None:
@@ -119,12 +118,7 @@ class IterationLoop:
             if isinstance(verdict, Retry):
                 self.recorder.events.end_iteration("rate-limited")
                 self._forget(iteration, verdict.reason)
-                self.recorder.events.emit(
-                    "limit-wait",
-                    iteration=iteration,
-                    seconds=round(verdict.wait_s),
-                    reason=verdict.reason,
-                )
+                self.recorder.limit_wait(iteration, verdict.wait_s, verdict.reason)
                 shared_limits.note(self.chain.current.id, self.clock.time() + verdict.wait_s,
                                    self.spec.shared_limits)  # fmt: skip
                 countdown(self.console, self.clock, verdict.wait_s, verdict.reason)
@@ -139,6 +133,7 @@ class IterationLoop:
                     wait = (verdict.back_at or 0) - self.clock.time()
                     if verdict.wait_if_alone and 0 < wait < self.record.remaining_s(self.clock):
                         # no usable fallback after all, and the reset comes in time: wait for it
+                        self.recorder.limit_wait(iteration, wait, verdict.reason)
                         countdown(self.console, self.clock, wait, verdict.reason)
                         continue
                     self.record.stop(verdict.cause, verdict.message, hint=verdict.hint)

@@ -18,6 +18,7 @@ from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
 
 if TYPE_CHECKING:
+    from jlgcli.config import ResolvedSettings
     from jlgcli.runner.resume_options import Resumed
     from jlgcli.runner.spec import Command, RunSpec
 
@@ -66,6 +67,7 @@ class RunOptions:
     gates: tuple[str, ...] = ()
     max_cost: str | float | None = None
     events: str | None = None
+    notify: tuple[str, ...] = ()  # desktop | webhook:URL, repeatable (issue 51)
     resume: str | None = None
     resumable: bool | None = None  # False: keep no resume state (the demo)
     no_gates: bool | None = None  # True: --no-gates, run without the gates config or a record gives
@@ -130,6 +132,8 @@ def flag_settings(options: RunOptions) -> dict[str, Any]:
     for name, key in LIST_KEYS.items():
         if getattr(options, name):
             parsed[key] = list(getattr(options, name))  # backends: checked with custom ones
+    if options.notify:
+        parsed["notify"] = parse_flag_value("notify", list(options.notify))
     if options.no_gates:
         if options.gates:
             raise JlgError(ExitCode.USAGE, "--no-gates and --gate contradict each other",
@@ -139,6 +143,32 @@ def flag_settings(options: RunOptions) -> dict[str, Any]:
         raise JlgError(ExitCode.USAGE, "--max-cost must be more than 0",
                        hint="example: --max-cost 2.50")  # fmt: skip
     return parsed
+
+
+def _notify_targets(settings: ResolvedSettings) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The notification targets, and a note when the project file's are set aside.
+
+    A project file's targets would send the run's summary where the repository
+    says: they apply once the file is trusted (``jlgcli config trust``), like
+    its gates; until then the user's own config file's targets apply.
+    """
+    from jlgcli.trust import TRUSTED
+
+    targets = tuple(settings["notify"])
+    if settings.sources.get("notify") != "project" or settings.project_trust == TRUSTED:
+        return targets, ()
+    from jlgcli.config import read_config_file, user_config_file
+    from jlgcli.config_keys import ValueProblemError, lookup_key
+
+    spec = lookup_key("notify")
+    assert spec is not None
+    try:
+        own = tuple(spec.parse(read_config_file(user_config_file(), "user").get("notify", [])))
+    except (JlgError, ValueProblemError):  # the user's file was validated already; be safe
+        own = ()
+    note = (f"the notify targets of {settings.project_file} are ignored until it is trusted "
+            "(review it, then: jlgcli config trust)")  # fmt: skip
+    return own, (note,)
 
 
 def _resumed(options: RunOptions) -> tuple[RunOptions, Resumed]:
@@ -199,6 +229,9 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         from jlgcli.config import require_trusted_gates
 
         require_trusted_gates(settings, gates=project_gates)
+    notify, notify_notes = _notify_targets(settings)
+    from jlgcli.runner.notify import shown_target
+
     gates = tuple(values["gates"])
     max_cost = values["maxCostUsd"] or None
     if options.prompt_text is not None:
@@ -247,6 +280,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
             "gates": list(gates),
             "maxCostUsd": max_cost,
             "cwd": str(cwd),
+            "notify": [shown_target(target) for target in notify],  # a webhook's path is a token
         },
         script_timeout_s=script_timeout,
         rebound_isolation=values["reboundIsolation"],
@@ -256,8 +290,11 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         gates=gates,
         max_cost_usd=max_cost,
         events_path=options.events,
+        notify=notify,
+        notify_limit_wait_s=values["notifyLimitWaitMs"] / 1000,
         resume=resumed.state if resumed is not None else None,
-        notes=_resume_notes(resumed, values, cwd, options.model) if resumed else (),
+        notes=(_resume_notes(resumed, values, cwd, options.model) if resumed else ())
+        + notify_notes,
         resumable=options.resumable is not False,
         asked=to_json(asked(options, values, session)),
         batch_task=options.batch_task,

@@ -83,6 +83,7 @@ def asked(options: RunOptions, values: dict[str, Any], session: str) -> RunOptio
         script_timeout=options.script_timeout,
         ledger_dir=str(Path(options.ledger_dir).resolve()) if options.ledger_dir else None,
         no_gates=True if not values["gates"] else None,
+        notify=tuple(options.notify),  # the flags' targets: a batch's tasks and a resume get them
     )
 
 

@@ -13,6 +13,7 @@ from jlgcli.money import money
 from jlgcli.process.model import Sink
 from jlgcli.runner.console import Console
 from jlgcli.runner.events import EventWriter, NoEvents
+from jlgcli.runner.notify import Notifier
 from jlgcli.runner.record import RunRecord
 from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
 
@@ -42,6 +43,10 @@ class Recorder:
         self.redactor: Redactor = Redactor()
         self.run_dir: RunDirectory | None = None
         self.events: EventWriter | NoEvents = NoEvents()
+        self.notifier = Notifier(
+            record.spec.notify, redact=self.redactor.redact, warn=console.warn,
+            limit_wait_s=record.spec.notify_limit_wait_s,
+        )  # fmt: skip
         self._state_dir: Path | None = None  # where state.json goes (loops), set by open()
         self._locks: list[RunLock] = []
 
@@ -185,6 +190,11 @@ class Recorder:
             permissionDenials=metrics.permissionDenials or None,
         )  # fmt: skip
 
+    def limit_wait(self, iteration: int, seconds: float, reason: str) -> None:
+        """A rate-limit wait starts: the ``limit-wait`` event, and a notification when long."""
+        self.events.emit("limit-wait", iteration=iteration, seconds=round(seconds), reason=reason)
+        self.notifier.limit_wait(seconds, reason, run_id=self.record.run_id)
+
     def payload_ref(self, iteration: int) -> str | None:
         """Where iteration ``iteration``'s raw exchange is kept (rebound's ``payloadRef``)."""
         if self.run_dir is None:
@@ -228,6 +238,7 @@ class Recorder:
             durationMs=summary.durationMs, costUsd=money(summary.costUsd),
         )  # fmt: skip
         self.events.close()
+        self.notifier.run_ended(summary)  # last: a slow receiver delays nothing but the exit
         return summary
 
     def _release(self) -> None:

@@ -49,6 +49,8 @@ class RunSpec:
     gates: tuple[str, ...] = ()
     max_cost_usd: float | None = None
     events_path: str | None = None  # "-" for stdout
+    notify: tuple[str, ...] = ()  # desktop | webhook:URL (issue 51)
+    notify_limit_wait_s: float = 300.0  # a rate-limit wait this long is notified
     resume: ResumeState | None = None
     notes: tuple[str, ...] = ()  # shown at the start (a resume's options not read back)
     resumable: bool = True  # keep state.json for --resume (the demo leaves no file behind)

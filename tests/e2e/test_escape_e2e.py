@@ -23,7 +23,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from support.cli import Runner
+from support.cli import Runner, task_project
 from support.reachable import AS_NOBODY, NOBODY, Runtime, give_to_nobody, nobody_workspace
 from support.rebound_turns import run_one_script
 
@@ -61,10 +61,7 @@ def kill_all(token: str) -> None:
 
 
 def _project(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "task.md").write_text("Start the helper.\n", encoding="utf-8")
-    return project
+    return task_project(tmp_path, "Start the helper.\n")
 
 
 def test_a_cleaned_env_daemon_started_by_the_agent_is_gone_after_the_run(

@@ -47,3 +47,11 @@ def fake_script(
     path = folder / "agent-script.json"
     path.write_text(json.dumps({"turns": list(turns), "repeat_last": repeat_last}), "utf-8")
     return {"JLGCLI_FAKE_SCRIPT": str(path)}
+
+
+def task_project(tmp_path: Path, task: str) -> Path:
+    """``tmp_path/project`` holding ``task.md`` with ``task`` in it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "task.md").write_text(task, encoding="utf-8")
+    return project
