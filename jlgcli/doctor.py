@@ -178,9 +178,9 @@ def backend_checks(
     availabilities = (probe or probe_all)(backends)
     for a in availabilities:
         words = " ".join(part for part in (a.status, a.version or "", "-", a.detail) if part)
-        checks.append(
-            Check("backend", a.id, "ok" if a.status == "available" else "warn", words, a.hint)
-        )
+        # an available backend with a hint still has something to fix (an old Node)
+        status: Status = "ok" if a.status == "available" and not a.hint else "warn"
+        checks.append(Check("backend", a.id, status, words, a.hint))
     if not any(a.status == "available" for a in availabilities):
         checks.append(
             Check(
