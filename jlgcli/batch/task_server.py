@@ -90,6 +90,8 @@ WARM_MODULES = (
     "jlgcli.backends.codex",
     "jlgcli.backends.copilot",
     "jlgcli.backends.gemini",
+    "jlgcli.backends.login_watch",
+    "jlgcli.backends.node_engine",
     "jlgcli.backends.registry",
     "jlgcli.backends.startup",
     "jlgcli.backends.stream",
