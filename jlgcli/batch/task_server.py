@@ -123,10 +123,13 @@ WARM_MODULES = (
     "jlgcli.runner.worktree",
     "jlgcli.startup_gc",
     "jlgcli.trust",
+    "base64",
     "ctypes",
     "encodings.utf_8_sig",
+    "glob",
     "platform",
     "random",
+    "resource",
     "shlex",
     "tempfile",
 )
