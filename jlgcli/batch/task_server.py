@@ -71,8 +71,9 @@ SERVER_ENVIRONMENT = ("HOME", "LANG", "LANGUAGE", "LD_LIBRARY_PATH", "PATH", "TM
 SERVER_ENVIRONMENT_PREFIXES = ("LC_", "PYTHON", "COVERAGE_PROCESS_")
 # What a task's ``jlgcli loop`` imports, with the standard library's modules it loads
 # later (the rest comes with these): imported once by the server, shared by every task
-# (each module a task imports itself costs it private memory). tests/e2e/test_task_server.py
-# checks that a loop imports no other jlgcli module.
+# (each module a task imports itself costs it private memory): every backend's, whichever
+# the tasks use. tests/e2e/test_task_server.py checks that a loop on each backend imports
+# no other module of jlgcli or of the standard library.
 WARM_MODULES = (
     "jlgcli.api",
     "jlgcli.artifacts.asked",
@@ -86,6 +87,11 @@ WARM_MODULES = (
     "jlgcli.artifacts.streaming",
     "jlgcli.artifacts.transcript",
     "jlgcli.backends.claude",
+    "jlgcli.backends.codex",
+    "jlgcli.backends.copilot",
+    "jlgcli.backends.gemini",
+    "jlgcli.backends.login_watch",
+    "jlgcli.backends.node_engine",
     "jlgcli.backends.registry",
     "jlgcli.backends.startup",
     "jlgcli.backends.stream",
@@ -117,10 +123,13 @@ WARM_MODULES = (
     "jlgcli.runner.worktree",
     "jlgcli.startup_gc",
     "jlgcli.trust",
+    "base64",
     "ctypes",
     "encodings.utf_8_sig",
+    "glob",
     "platform",
     "random",
+    "resource",
     "shlex",
     "tempfile",
 )

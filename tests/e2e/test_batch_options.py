@@ -241,3 +241,53 @@ def test_several_tasks_in_a_repository_without_a_commit_are_64_commit_first(
     assert result.returncode == 64, result.stderr
     assert "no commit yet" in result.stderr and "commit first" in result.stderr
     assert not (repo / ".jlgcli" / "worktrees").exists()
+
+
+def test_a_resumed_batch_starts_its_budget_from_what_the_first_run_spent(
+    jlgcli_exe: str, jlg: Runner, tmp_path: Path
+) -> None:
+    """Issue 45: a batch resume that forgot the cost spent before gave its tasks the whole
+    budget again. x spent one call ($0.0123) of $0.03 before Ctrl-C; the resumed y has
+    $0.0177 left: two calls, where the whole budget would have allowed three."""
+    repo = make_repo(tmp_path / "repo")
+    working = {"text": "still working"}
+    turns = {"x": [{"text": "did x\nDONE", "files": {"x.txt": "x"}}],
+             "y": [{"text": "working", "delay_seconds": 60}, *[working] * 6]}  # fmt: skip
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    env = {"JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts"), "JLGCLI_MAX_COST_USD": "0.03"}
+    argv = [jlgcli_exe, "loop", *tasks, "-j", "1", "-b", "claude"]
+    _interrupted(argv, repo, env, [tmp_path / "scripts" / "y.json.prompts" / "000.txt"])
+    y_calls = tmp_path / "scripts" / "y.json.prompts"
+    assert len(list(y_calls.glob("*.argv.json"))) == 1
+    resumed = jlg("loop", "--resume", "latest", "--json", cwd=repo, env=env)
+    assert resumed.returncode == 4, resumed.stderr
+    data = {task["id"]: task for task in json.loads(resumed.stdout)["tasks"]}
+    assert data["y"]["status"] == "budget spent", data["y"]
+    assert len(list(y_calls.glob("*.argv.json"))) == 1 + 2  # $0.0177 left: two calls
+    assert 0.03 <= json.loads(resumed.stdout)["totals"]["costUsd"] < 0.03 + CALL_USD
+
+
+@pytest.mark.parametrize("level", ["read-only", "full"])
+def test_each_task_of_a_batch_calls_its_agent_with_the_permissions_given(
+    jlg: Runner, tmp_path: Path, level: str
+) -> None:
+    """Issue 45: a batch dropping --permissions ran its tasks at the default (edit) level,
+    and no test looked at what the agent was called with. The fake claude records its argv;
+    claude's level is ``--permission-mode`` (research/backends.md §9)."""
+    from jlgcli.backends.claude import PERMISSION_MODES
+
+    repo = make_repo(tmp_path / "repo")
+    turns = {name: [{"text": f"did {name}\nDONE", "files": {f"{name}.txt": name}}]
+             for name in ("one", "two")}  # fmt: skip
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    env = {"JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    result = jlg("loop", *tasks, "-j", "2", "-b", "claude", "--permissions", level, "--json",
+                 cwd=repo, env=env)  # fmt: skip
+    # read-only: the fake refuses the edit, as claude in plan mode: 77 (permission denied)
+    assert result.returncode == (0 if level == "full" else 77), result.stderr
+    for name in turns:
+        argv = json.loads(
+            (tmp_path / "scripts" / f"{name}.json.prompts" / "000.argv.json").read_text("utf-8")
+        )
+        modes = [argv[i + 1] for i, word in enumerate(argv) if word == "--permission-mode"]
+        assert modes == [PERMISSION_MODES[level]], argv

@@ -120,8 +120,11 @@ def _inspect(pid: int, repo: Path) -> list[psutil.Process]:
     return seen
 
 
-def test_a_loop_imports_no_jlgcli_module_the_server_did_not(tmp_path: Path) -> None:
-    """What a task imports itself is private to it: the server's list must be whole."""
+@pytest.mark.parametrize("backend", ["claude", "codex", "gemini", "copilot"])
+def test_a_loop_imports_no_module_the_server_did_not(tmp_path: Path, backend: str) -> None:
+    """What a task imports itself is private to it: the server's list must be whole, for
+    every backend (issue 45: a hand-kept list held by one backend's run only), for the
+    standard library's modules as for jlgcli's."""
     repo = make_repo(tmp_path / "repo")
     tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts",
                        {"alpha": [{"text": "done\nDONE", "files": {"a.txt": "a\n"}}]})  # fmt: skip
@@ -134,13 +137,17 @@ def test_a_loop_imports_no_jlgcli_module_the_server_did_not(tmp_path: Path) -> N
         "before = set(sys.modules)\n"
         "from jlgcli.cli import main\n"
         "code = main(sys.argv[1:])\n"
-        "new = sorted(m for m in set(sys.modules) - before if m.startswith('jlgcli'))\n"
+        "std = sys.stdlib_module_names\n"
+        "new = sorted(m for m in set(sys.modules) - before\n"
+        "             if m.partition('.')[0] in ('jlgcli', *std) and '._' not in '.' + m\n"
+        "             and m not in sys.builtin_module_names)\n"
         "sys.stderr.write(json.dumps({'code': code, 'new': new}) + '\\n')\n",
         encoding="utf-8",
     )
     gate = f'{sys.executable} -c "pass"'
-    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
-    options = RunOptions(prompt=tasks[0], backend="claude", gates=(gate,), events="-",
+    logins = {"GEMINI_API_KEY": "k", "COPILOT_GITHUB_TOKEN": "github_pat_test"}  # dummies
+    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts"), **logins}
+    options = RunOptions(prompt=tasks[0], backend=backend, gates=(gate,), events="-",
                          batch_task="alpha", shared_limits=str(tmp_path / "limits"))  # fmt: skip
     record = tmp_path / "alpha.options.json"
     record.write_text(json.dumps(to_json(options)), encoding="utf-8")

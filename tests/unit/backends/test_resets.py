@@ -102,3 +102,40 @@ def test_epoch_seconds(value: object, expected: float | None) -> None:
         if expected
         else epoch_seconds(value) is None
     )
+
+
+# --- the 12-hour clock's edges (issue 45: "12am" read as noon went uncaught) -------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("resets Oct 3, 12am (UTC)", at(2026, 10, 3, 0, 0)),  # midnight starting Oct 3
+        ("resets Oct 3, 12pm (UTC)", at(2026, 10, 3, 12, 0)),  # noon
+        ("resets Oct 3, 12:30am (UTC)", at(2026, 10, 3, 0, 30)),
+        ("resets Oct 3, 12:59pm (UTC)", at(2026, 10, 3, 12, 59)),
+        ("resets Oct 3, 11:59pm (UTC)", at(2026, 10, 3, 23, 59)),
+        ("resets Oct 3, 1am (UTC)", at(2026, 10, 3, 1, 0)),
+        ("resets 12am (UTC)", at(2026, 9, 27, 0, 0)),  # the next midnight, not today's noon
+        ("resets 12pm (UTC)", at(2026, 9, 26, 12, 0)),  # today's noon, not the next midnight
+        ("or try again at 12:05 AM.", at(2026, 9, 27, 0, 5, tz=LOCAL)),
+        ("or try again at 12:05 PM.", at(2026, 9, 26, 12, 5, tz=LOCAL)),
+        ("resets 0am (UTC)", None),
+        ("resets 0:30pm (UTC)", None),
+    ],
+)
+def test_twelve_hour_clock_edges(text: str, expected: float | None) -> None:
+    assert parse_reset_time(text, now=NOW, local_tz=LOCAL) == expected
+
+
+@given(
+    st.integers(1, 12),
+    st.one_of(st.none(), st.integers(0, 59)),
+    st.sampled_from(["am", "pm", "AM", "PM", "a.m.", "p.m."]),
+)
+def test_twelve_hour_clock_agrees_with_strptime(hour: int, minute: int | None, ampm: str) -> None:
+    """Every hour of the 12-hour clock means what ``datetime.strptime('%I:%M%p')`` says."""
+    clock = f"{hour}" if minute is None else f"{hour}:{minute:02d}"
+    meant = datetime.strptime(f"{hour}:{minute or 0:02d}{ampm.replace('.', '')}", "%I:%M%p")
+    got = parse_reset_time(f"resets Oct 3, 2026, {clock}{ampm} (UTC)", now=NOW)
+    assert got == at(2026, 10, 3, meant.hour, meant.minute)
