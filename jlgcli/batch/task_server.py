@@ -110,6 +110,7 @@ WARM_MODULES = (
     "jlgcli.runner.recorder",
     "jlgcli.runner.resume",
     "jlgcli.runner.select",
+    "jlgcli.runner.snapshots",
     "jlgcli.runner.state_keeper",
     "jlgcli.runner.worktree",
     "jlgcli.startup_gc",
