@@ -111,6 +111,7 @@ WARM_MODULES = (
     "jlgcli.runner.resume",
     "jlgcli.runner.select",
     "jlgcli.runner.snapshots",
+    "jlgcli.runner.tree_proof",
     "jlgcli.runner.state_keeper",
     "jlgcli.runner.worktree",
     "jlgcli.startup_gc",

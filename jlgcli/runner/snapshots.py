@@ -1,4 +1,4 @@
-"""A loop's snapshots of its work tree: one git process per iteration, none more (issue 50).
+"""A loop's snapshots of its work tree: at most one git process per unchanged iteration (issue 50).
 
 ``worktree.snapshot`` copies the user's index into a temporary one, ``git add -A`` and
 ``git write-tree`` every time: two git processes per iteration, three with the diff
@@ -7,7 +7,10 @@ private index for the whole run instead (the user's index is still never touched
 
 * the first snapshot copies the user's index (git's stat cache), ``add -A`` and
   ``write-tree``, as before;
-* every later one is a single ``git add -A -v`` on that index: git compares each file
+* a later one first checks the stamps (``tree_proof``) taken with the snapshot before:
+  if no directory and no file of the tree changed, the tree is the one before and no
+  process starts at all;
+* otherwise it is a single ``git add -A -v`` on that index: git compares each file
   with the stat data it kept, re-reads what changed and names every path it added,
   updated or removed. Nothing named: the tree is the one before, and the diff stat is
   zero without asking git again. Something named: ``write-tree`` gives the new tree and
@@ -26,9 +29,13 @@ import shutil
 import weakref
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jlgcli.runner import worktree
 from jlgcli.runner.worktree import OutputFiles
+
+if TYPE_CHECKING:
+    from jlgcli.runner.tree_proof import TreeProof, Walk
 
 Stat = dict[str, int]
 
@@ -46,14 +53,20 @@ class TreeSnapshots:
         self._index: Path | None = None
         self._skip: list[str] = []  # the exclude pathspecs of jlgcli's own files
         self._known = -1  # how many output files the pathspecs above leave out
+        self._proof: TreeProof | None = None  # the stamps taken with the last snapshot
+        self._walkable = True  # False once the tree proved too big to stamp
 
     def take(self, repo: str) -> str | None:
         """The tree id of the work tree now, or None (git failed: no evidence)."""
+        if self._proof is not None and self.tree is not None and self._proof.holds():
+            return self.tree  # not one stamp changed: the same tree, no process at all
+        self._proof = None
         first = self._index is None
         index = self._index if self._index is not None else self._open(repo)
         if first:
             self._outputs.paths(self.cwd)  # one ``ls-files`` at most, once a run
         self._refresh_skip()
+        walk = self._walk()  # before git reads the tree: a later change breaks the proof
         env = {"GIT_INDEX_FILE": str(index)}
         named = worktree._git(self.cwd, "add", "-A", "-v", "--", ".", *self._skip, env=env)
         if named is None:
@@ -64,10 +77,24 @@ class TreeSnapshots:
             found = set(self._outputs.claim(self.cwd, changed))
             changed = [path for path in changed if path not in found]
             self._refresh_skip()  # left out from now on; every diff leaves it out too
-        if not first and not changed and self.tree is not None:
-            return self.tree  # git named nothing: the same tree, no second process
-        self.tree = worktree._git(self.cwd, "write-tree", env=env)
+            walk = None  # it was stamped as the tree's: the next walk leaves it out
+        if first or changed or self.tree is None:
+            self.tree = worktree._git(self.cwd, "write-tree", env=env)
+        # else git named nothing: the same tree, no second process
+        if walk is not None and self.tree is not None:
+            self._proof = walk.proof(index)
         return self.tree
+
+    def _walk(self) -> Walk | None:
+        from jlgcli.runner.tree_proof import TooBigError, TreeProof
+
+        if not self._walkable:
+            return None
+        try:
+            return TreeProof.walk(self.cwd, self._own())
+        except TooBigError:
+            self._walkable = False  # a big tree: one git process an iteration, as before
+            return None
 
     def diff_stat(self, before: str | None, after: str | None) -> Stat | None:
         """Files changed, insertions and deletions between two snapshots, own files left out."""
