@@ -5,8 +5,11 @@ Every tool drives one fake ``claude`` (tests/fakes, stream-json) that completes 
 (the order alternates), for each tool:
 
 * overhead per iteration = (its loop of 20 − 20 direct runs of the fake with the
-  tool's own flags and prompt, read from the fake's record of its first call) / 20;
-* start-up: ``<tool> --version`` against ``python -c pass`` in the same round;
+  tool's own flags and prompt, read from the fake's record of its first call) / 20, in
+  wall time and in CPU time (of each whole process tree, from ``wait4``: much steadier
+  on a busy machine);
+* start-up: ``<tool> --version`` against ``python -c pass`` in the same round (the
+  Python jlgcli's console script runs on);
 * memory (separate rounds, so that sampling ``/proc`` does not slow the timed ones): the
   peak PSS of the tool's own processes (its tree without the agent's), sampled every
   20 ms.
@@ -94,6 +97,7 @@ class Tool:
     direct_prompt: str = ""
     direct_env: dict[str, str] = field(default_factory=dict)  # what the tool adds for its agent
     overhead_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)  # the same in CPU time (steadier)
     startup: list[float] = field(default_factory=list)  # × python -c pass, per round
     pss_mb: list[float] = field(default_factory=list)
 
@@ -188,26 +192,48 @@ def _tools(work: Path, args: argparse.Namespace, path: str) -> tuple[list[Tool],
     return tools, missing
 
 
-def _run_loop(tool: Tool, env: dict[str, str], sample: bool) -> tuple[float, float]:
-    """The loop's wall time and (when ``sample``) the peak PSS of its own processes, MB."""
-    tool.reset(tool.project)
+def _spawn(
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    stdin: bytes = b"",
+    on_start: Callable[[int], None] | None = None,
+) -> tuple[float, float, bytes]:
+    """Run ``argv`` to its end: wall time, CPU time of its whole tree (what it reaped), output."""
     started = time.perf_counter()
-    child = subprocess.Popen([tool.program, *tool.loop], cwd=tool.project, env=env,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT)  # fmt: skip
+    child = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
+    if on_start is not None:
+        on_start(child.pid)
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write(stdin)
+    child.stdin.close()
+    output = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - started
+    if child.returncode != 0:
+        sys.exit(f"{argv[0]} failed ({child.returncode}): {output[-2000:].decode()}")
+    return elapsed, usage.ru_utime + usage.ru_stime, output
+
+
+def _run_loop(tool: Tool, env: dict[str, str], sample: bool) -> tuple[float, float, float]:
+    """The loop's wall and CPU time and (when ``sample``) the peak PSS of its own processes."""
+    tool.reset(tool.project)
     peak = [0.0]
     stop = threading.Event()
-    sampler = threading.Thread(target=_sample, args=(child.pid, peak, stop), daemon=True)
-    if sample:
-        sampler.start()
-    output, _ = child.communicate()
-    elapsed = time.perf_counter() - started
-    stop.set()
-    if sample:
-        sampler.join()
-    if child.returncode != 0:
-        sys.exit(f"{tool.name} failed ({child.returncode}): {output[-2000:].decode()}")
-    return elapsed, peak[0]
+
+    def start_sampling(pid: int) -> None:
+        if sample:
+            threading.Thread(target=_sample, args=(pid, peak, stop), daemon=True).start()
+
+    try:
+        wall, cpu, _ = _spawn(
+            [tool.program, *tool.loop], tool.project, env, on_start=start_sampling
+        )
+    finally:
+        stop.set()
+    return wall, cpu, peak[0]
 
 
 def _sample(root: int, peak: list[float], stop: threading.Event) -> None:
@@ -242,14 +268,14 @@ def _own_pss_kb(root: int) -> int:
     return total
 
 
-def _direct(tool: Tool, bin_dir: Path, env: dict[str, str], iterations: int) -> float:
-    started = time.perf_counter()
+def _direct(tool: Tool, bin_dir: Path, env: dict[str, str], iterations: int) -> tuple[float, float]:
+    wall = cpu = 0.0
     for _ in range(iterations):
-        subprocess.run([str(bin_dir / "claude"), *tool.direct_argv], cwd=tool.project,
-                       env={**env, **tool.direct_env},
-                       input=tool.direct_prompt.encode(), capture_output=True,
-                       check=True)  # fmt: skip
-    return time.perf_counter() - started
+        argv = [str(bin_dir / "claude"), *tool.direct_argv]
+        agent_env = {**env, **tool.direct_env}
+        one_wall, one_cpu, _ = _spawn(argv, tool.project, agent_env, tool.direct_prompt.encode())
+        wall, cpu = wall + one_wall, cpu + one_cpu
+    return wall, cpu
 
 
 def _startup(argv: list[str], env: dict[str, str], times: int = 5) -> float:
@@ -257,6 +283,14 @@ def _startup(argv: list[str], env: dict[str, str], times: int = 5) -> float:
     for _ in range(times):
         subprocess.run(argv, env=env, capture_output=True, check=False)
     return (time.perf_counter() - started) / times
+
+
+def _python_of(program: str) -> str:
+    """The Python a console script runs on (its ``#!`` line): start-up's baseline."""
+    with open(program, "rb") as script:
+        first = script.readline()
+    interpreter = first[2:].strip().decode() if first.startswith(b"#!") else ""
+    return interpreter if "python" in Path(interpreter).name else sys.executable
 
 
 def _learn_flags(tool: Tool, work: Path, env: dict[str, str]) -> None:
@@ -307,24 +341,26 @@ def main() -> int:
                            "JLGCLI_FAKE_SCRIPT": str(work / "script.json")}  # fmt: skip
         _script(work, args.iterations)
         _learn_flags(tool, work, envs[tool.name])
+    python = _python_of(tools[0].program)
     load = os.getloadavg()
     for number in range(args.rounds):
         order = tools if number % 2 == 0 else tools[::-1]
         for tool in order:
             env = envs[tool.name]
             _script(work, args.iterations)
-            loop_s, _ = _run_loop(tool, env, sample=False)
+            loop_s, loop_cpu, _ = _run_loop(tool, env, sample=False)
             _script(work, args.iterations)
-            direct_s = _direct(tool, bin_dir, env, args.iterations)
+            direct_s, direct_cpu = _direct(tool, bin_dir, env, args.iterations)
             tool.overhead_ms.append((loop_s - direct_s) / args.iterations * 1000)
-            python_s = _startup([sys.executable, "-c", "pass"], env)
+            tool.cpu_ms.append((loop_cpu - direct_cpu) / args.iterations * 1000)
+            python_s = _startup([python, "-c", "pass"], env)
             tool.startup.append(_startup([tool.program, "--version"], env) / python_s)
         print(f"round {number + 1}/{args.rounds}: " + ", ".join(
             f"{tool.name} {tool.overhead_ms[-1]:.1f} ms/iteration" for tool in tools))  # fmt: skip
     for number in range(args.memory_rounds):
         for tool in tools if number % 2 == 0 else tools[::-1]:
             _script(work, args.iterations)
-            tool.pss_mb.append(_run_loop(tool, envs[tool.name], sample=True)[1])
+            tool.pss_mb.append(_run_loop(tool, envs[tool.name], sample=True)[2])
     load = tuple(max(a, b) for a, b in zip(load, os.getloadavg(), strict=True))
     _report(tools, args, load)
     shutil.rmtree(work, ignore_errors=True)
@@ -335,15 +371,18 @@ def _report(tools: list[Tool], args: argparse.Namespace, load: tuple[float, ...]
     print(f"\n{args.iterations}-iteration loop of the fake claude, {args.rounds} interleaved "
           f"rounds ({args.memory_rounds} for memory); load average up to "
           f"{', '.join(f'{value:.1f}' for value in load)}")  # fmt: skip
-    print(f"{'':10s} {'overhead/iteration':>20s} {'start-up ×python':>18s} {'own PSS':>10s}")
+    print(f"{'':10s} {'overhead/iteration':>20s} {'(CPU)':>10s} {'start-up ×python':>18s} "
+          f"{'own PSS':>10s}")  # fmt: skip
     for tool in tools:
         print(f"{tool.name:10s} {statistics.median(tool.overhead_ms):17.1f} ms "
+              f"{statistics.median(tool.cpu_ms):7.1f} ms "
               f"{statistics.median(tool.startup):17.1f}× "
               f"{statistics.median(tool.pss_mb):7.1f} MB")  # fmt: skip
     ours = tools[0]
     for peer in tools[1:]:
         pairs = {
             "overhead per iteration": zip(peer.overhead_ms, ours.overhead_ms, strict=True),
+            "the same in CPU time": zip(peer.cpu_ms, ours.cpu_ms, strict=True),
             "start-up": zip(peer.startup, ours.startup, strict=True),
             "memory (PSS)": zip(peer.pss_mb, ours.pss_mb, strict=True),
         }
