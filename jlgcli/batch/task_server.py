@@ -113,6 +113,7 @@ WARM_MODULES = (
     "jlgcli.runner.snapshots",
     "jlgcli.runner.tree_proof",
     "jlgcli.runner.state_keeper",
+    "jlgcli.runner.state_writes",
     "jlgcli.runner.worktree",
     "jlgcli.startup_gc",
     "jlgcli.trust",
