@@ -28,7 +28,8 @@ from jlgcli.process import ExecutableNotFound, capture, resolve_executable
 from jlgcli.process.model import ProcessOutcome
 from jlgcli.records import record
 
-BATCH_VERSIONS = "JLGCLI_BATCH_VERSIONS"  # {path: "X.Y.Z"}: a batch's probe, for its tasks
+# {path: "X.Y.Z"}: what a batch's probe found, handed to its task in its options (issue 44)
+_KNOWN: dict[str, str] = {}
 
 # broken: the login check could not even start the CLI (see startup.py)
 AuthState = Literal["ok", "missing", "unknown", "broken"]
@@ -78,7 +79,7 @@ def probe_cli(
             hint=interpreter_hint(missing, info.install_hint),
         )
     version = npm_package_version(path, info.npm_package) if info.npm_package else None
-    version = version or versions_dir_version(path) or shared_version(path, environ)
+    version = version or versions_dir_version(path) or shared_version(path)
     ctx = ProbeContext(path, deadline, environ, threading.Event())
     beside = None
     if version is None and info.login_check_since is None:
@@ -235,18 +236,18 @@ class _LoginCheck:
             self._thread.join()
 
 
-def shared_version(executable: str, env: Mapping[str, str]) -> tuple[int, int, int] | None:
-    """The version a batch found for ``executable`` and handed to its tasks (issue 37):
-    ``BATCH_VERSIONS`` is ``{path: "X.Y.Z"}``, set by the batch in each task's environment,
-    so that N tasks do not each run ``--version``. Only the same resolved path counts."""
-    raw = env.get(BATCH_VERSIONS)
-    if not raw:
-        return None
-    try:
-        found = json.loads(raw).get(executable)
-    except (ValueError, AttributeError):
-        return None
-    return parse_version(found) if isinstance(found, str) else None
+def share_versions(found: tuple[tuple[str, str], ...]) -> None:
+    """The versions a batch found, ``(executable, "X.Y.Z")``, for this task's probes: N tasks
+    do not each run ``--version`` (issues 37, 44: from the task's options, not its
+    environment, which its agent inherits)."""
+    _KNOWN.update(found)
+
+
+def shared_version(executable: str) -> tuple[int, int, int] | None:
+    """The version a batch found for ``executable`` (``share_versions``); only the same
+    resolved path counts."""
+    found = _KNOWN.get(executable)
+    return parse_version(found) if found else None
 
 
 def versions_dir_version(executable: str) -> tuple[int, int, int] | None:

@@ -32,37 +32,6 @@ from typing import IO, Any
 from jlgcli.batch.entry import TASK_ENV  # there: the loop door needs it, not this module
 from jlgcli.process.model import ForkServer, OutputEvent
 
-# Flags of ``loop`` passed on to every task as given (the budget is the parent's).
-PASSED_VALUES = (
-    ("backend", "--backend"),
-    ("model", "--model"),
-    ("permissions", "--permissions"),
-    ("timeout", "--timeout"),
-    ("idle_timeout", "--idle-timeout"),
-    ("max_iterations", "--max-iterations"),
-    ("iteration_timeout", "--iteration-timeout"),
-    ("completion", "--completion"),
-    ("no_progress_limit", "--no-progress-limit"),
-    ("session", "--session"),
-    ("script_timeout", "--script-timeout"),
-)
-PASSED_LISTS = (("gate", "--gate"), ("backend_arg", "--backend-arg"))
-
-
-def passed_flags(args: Any) -> list[str]:
-    """The flags of the parent's command line each task's loop gets too."""
-    flags: list[str] = []
-    for name, flag in PASSED_VALUES:
-        value = getattr(args, name, None)
-        if value is not None:
-            flags += [flag, str(value)]
-    for names in getattr(args, "fallback", None) or []:
-        flags += ["--fallback", ",".join(names)]
-    for name, flag in PASSED_LISTS:
-        for value in getattr(args, name, None) or []:
-            flags.append(f"{flag}={value}")
-    return flags
-
 
 @dataclass
 class Forking:

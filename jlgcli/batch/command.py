@@ -9,7 +9,6 @@ cost budget, results merged back only with evidence (``jlgcli.batch.finish``).
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import threading
@@ -18,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.board import Board, Row
-from jlgcli.batch.child import ChildRun, Forking, passed_flags, task_server
+from jlgcli.batch.child import ChildRun, Forking, task_server
 from jlgcli.batch.entry import TASK_ENV
+from jlgcli.batch.options import BatchSettings, given_options, resolve, with_recorded
 from jlgcli.batch.record import (
     BatchRecord,
     TaskRecord,
@@ -37,12 +37,10 @@ from jlgcli.batch.setup import (
     new_record,
     probe_for_tasks,
     repository,
-    settings_for,
     worktree_of,
     worktrees_folder,
 )
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.runner.shared_limits import ENV as SHARED_LIMITS
 
 
 def execute_loop(args: argparse.Namespace) -> int:
@@ -59,7 +57,7 @@ def execute_loop(args: argparse.Namespace) -> int:
                 hint="jlgcli loop --resume latest",
             )
         cwd = Path(args.cwd or ".").resolve()
-        runs_root, _, _ = settings_for(args, cwd)
+        runs_root = resolve(given_options(args), cwd).runs_root
         if is_batch_ref(str(args.resume), runs_root):
             return run_batch(args, [], resume=str(args.resume))
     elif batch:
@@ -76,7 +74,8 @@ def execute_loop(args: argparse.Namespace) -> int:
 
 def is_batch_ref(ref: str, runs_root: Path) -> bool:
     """Whether ``--resume ref`` means a batch: its id, or ``latest`` when the newest thing
-    started here is an unfinished batch rather than a single loop."""
+    started here is a batch (its own tasks' runs are part of it) rather than a single loop;
+    a finished batch resumed runs nothing again and shows its table."""
     from datetime import datetime, timezone
 
     from jlgcli.artifacts.ids import run_id_time
@@ -91,8 +90,6 @@ def is_batch_ref(ref: str, runs_root: Path) -> bool:
     if newest is None:
         return False
     record = load(runs_root, newest)
-    if batch_code(record) == 0:
-        return False
     own = {task.runId for task in record.tasks}
     try:  # when the batch last wrote its record: its end, or its Ctrl-C
         ended = datetime.strptime(record.updated, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
@@ -118,66 +115,87 @@ def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None)
             "a batch writes its events to a file, not stdout",
             hint="--events events.jsonl (each event carries its task id)",
         )
-    budget = _budget(args.max_cost)
+    cwd = Path(args.cwd or ".").resolve()
+    settings = resolve(given_options(args), cwd)  # 64 for a bad flag, before anything starts
     with task_server() as forking:  # it warms up while the batch sets up
-        return _set_up_and_run(args, tasks, resume, budget, forking)
+        return _set_up_and_run(args, tasks, resume, settings, forking)
 
 
 def _set_up_and_run(
     args: argparse.Namespace,
     tasks: list[str],
     resume: str | None,
-    budget: float | None,
+    settings: BatchSettings,
     forking: Forking,
 ) -> int:
+    from jlgcli.batch.options import save_asked
+
     cwd = Path(args.cwd or ".").resolve()
-    runs_root, gates, backend = settings_for(args, cwd)
-    task_env = probe_for_tasks(backend)
+    runs_root = settings.runs_root
     if resume is None:
+        versions = probe_for_tasks(settings.backend)
         paths = check_tasks(tasks)
         repo = repository(cwd, jobs=args.jobs, merge=bool(args.merge))
         record = new_record(paths, repo, merge=bool(args.merge))
+        save_asked(record.batchId, settings)  # what a resume applies again (issue 44)
         if repo is not None:  # each task's worktree is made by its thread, side by side
             worktrees_folder(repo)
         save(runs_root, record)
         record_started(runs_root, record)
     else:
         record = load(runs_root, resume)
+        settings = resolve(with_recorded(record.batchId, given_options(args)), cwd)
+        versions = probe_for_tasks(settings.backend)
         record.merge = record.merge or bool(args.merge)
         repo = repository(cwd, jobs=args.jobs, merge=record.merge) if record.isolated else None
         if repo is not None:
             make_worktrees(repo, record)  # a worktree removed by hand comes back from its branch
+            _commit_the_uncommitted(repo, record)
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
     summaries, signalled = _run(
-        args, record, repo, runs_root, jobs=jobs, budget=budget, forking=forking, env=task_env
+        args, record, repo, settings, jobs=jobs, forking=forking, versions=versions
     )
     if signalled:  # stopped by a signal: every task's state is written
         return _finish(args, record, summaries, code=record.exitCode)
     if repo is not None and record.merge:
         from jlgcli.batch.finish import merge_all
 
-        merge_all(repo, record, gates)
+        merge_all(repo, record, settings.gates, save=lambda: save(runs_root, record))
     record.exitCode = batch_code(record)
     save(runs_root, record)
     return _finish(args, record, summaries, code=record.exitCode)
+
+
+def _commit_the_uncommitted(repo: Path, record: BatchRecord) -> None:
+    """A resume: a task that ended done but whose commit a kill cut short is committed now
+    (it is not run again); a rebase a kill cut short during ``--merge`` is undone."""
+    from jlgcli.batch.finish import abort_cut_rebase, commit_done
+
+    for task in record.tasks:
+        if task.exitCode == 0 and not task.merged:
+            if task.committed:
+                abort_cut_rebase(repo, task)
+            else:
+                commit_done(repo, record, task)
 
 
 def _run(
     args: argparse.Namespace,
     record: BatchRecord,
     repo: Path | None,
-    runs_root: Path,
+    settings: BatchSettings,
     *,
     jobs: int,
-    budget: float | None,
     forking: Forking,
-    env: dict[str, str],
+    versions: tuple[tuple[str, str], ...],
 ) -> tuple[dict[str, dict[str, Any] | None], bool]:
+    from jlgcli.batch.options import task_options, write_task_options
     from jlgcli.process import install_termination_handlers
     from jlgcli.process.signals import Interrupted
     from jlgcli.selfcmd import self_argv
 
+    runs_root, budget = settings.runs_root, settings.budget
     folder = batch_dir(runs_root, record.batchId)
     summaries: dict[str, dict[str, Any] | None] = {}
     events = open(args.events, "a", encoding="utf-8") if args.events else None  # noqa: SIM115
@@ -212,7 +230,6 @@ def _run(
             folder / f"{task.name}.events.jsonl",
             folder / f"{task.name}.out.json",
             folder / f"{task.name}.err.log",
-            env={SHARED_LIMITS: str(folder / "limits"), **env},  # one rate limit for all
             prepare=prepare,
             after=after,
             on_event=_tagged(emit, task.name),
@@ -222,25 +239,16 @@ def _run(
         slot.ended = task.finished
         slot.row.state = "finished before" if task.finished else "queued"
         slots.append(slot)
-    flags = passed_flags(args)
 
-    def on_start(slot: Slot, left: float | None) -> None:
+    def on_start(slot: Slot, left: float | None) -> None:  # its options, resolved once (44)
         task = by_name[slot.child.name]
-        head = ["loop", "--resume", task.runId] if task.runId else ["loop", task.task]
-        budget_flag = [] if left is None else ["--max-cost", f"{max(left, 1e-6):.6f}"]
-        slot.child.argv = [
-            *self_argv(),
-            *head,
-            "--cwd",
-            str(slot.child.cwd),
-            "--json",
-            "--events",
-            "-",  # on stdout, ahead of the summary: read as they come (batch.child)
-            "--artifacts-dir",
-            str(runs_root),
-            *flags,
-            *budget_flag,
-        ]
+        start = {"resume": task.runId} if task.runId else {"prompt": task.task}
+        options = task_options(
+            settings, name=task.name, start=start, cwd=slot.child.cwd,
+            shared=folder / "limits", left=left, versions=versions,
+        )  # fmt: skip
+        path = write_task_options(record.batchId, task.name, options)
+        slot.child.argv = [*self_argv(), "loop", "--task-options", str(path)]
 
     def on_end(slot: Slot) -> None:  # in the main thread, once the task's thread is done
         task = by_name[slot.child.name]
@@ -270,6 +278,8 @@ def _run(
             except Interrupted as exc:
                 schedule.stop_all()
                 record.exitCode = 128 + int(exc.signum)
+                started = {slot.child.name for slot in slots if slot.started}
+                _stopped_by(exc.signum, [t for t in record.tasks if t.name in started], summaries)
                 save(runs_root, record)
                 return summaries, True
     finally:
@@ -300,6 +310,25 @@ def _note_ending(task: TaskRecord, slot: Slot, summary: dict[str, Any] | None) -
     task.budgetStopped = task.stopCause == "max-cost" or (
         slot.budget_stopped and task.exitCode != 0
     )
+
+
+def _stopped_by(
+    signum: int, tasks: list[TaskRecord], summaries: dict[str, dict[str, Any] | None]
+) -> None:
+    """The tasks the batch stopped because it got ``signum`` end with its code and name: each
+    child is stopped with the kill ladder's SIGINT, but a TERM to the batch is a TERM to its
+    tasks (143, not 130)."""
+    import signal
+
+    if signum == signal.SIGINT:
+        return
+    name = signal.Signals(signum).name
+    for task in tasks:
+        if task.exitCode == 130:
+            task.exitCode = 128 + int(signum)
+            summary = summaries.get(task.name)
+            if summary is not None:
+                summary.update(exitCode=task.exitCode, signal=name)
 
 
 def _tagged(emit: Callable[[dict[str, Any]], None], name: str) -> Callable[[dict[str, Any]], None]:
@@ -343,19 +372,3 @@ def _finish(
     else:
         sys.stderr.write(render(record))
     return int(code if code is not None else ExitCode.INTERNAL)
-
-
-def _budget(raw: str | None) -> float | None:
-    if raw is None:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise JlgError(
-            ExitCode.USAGE,
-            f"--max-cost must be an amount above 0, not {raw!r}",
-            hint="example: --max-cost 2.50 (one budget shared by every task)",
-        )
-    return value

@@ -7,21 +7,21 @@ imports none of the batch machinery (~14 ms of every loop's start).
 from __future__ import annotations
 
 import argparse
-import os
 
-TASK_ENV = "JLGCLI_BATCH_TASK"  # set in each task's environment (its agent's too)
-
-
-def in_batch_task() -> bool:
-    """Whether this loop is a batch's task: its stdout and stderr are pipes to the batch,
-    which splits its events from its summary, publishes for it and writes nothing in its
-    worktree."""
-    return bool(os.environ.get(TASK_ENV))
+# Set in each task's environment for its agent: an agent's own ``jlgcli loop a b`` is refused
+# there (a batch door check). The core never reads it: a loop is a batch's task when its
+# options say so (``RunOptions.batch_task``, handed down with ``--task-options``, issue 44).
+TASK_ENV = "JLGCLI_BATCH_TASK"
 
 
 def execute_loop(args: argparse.Namespace) -> int:
     """``jlgcli loop``: several tasks, ``-j``, ``--merge`` or ``--resume`` go to the batch
-    door (which also tells a batch's resume from a single loop's); one task runs as is."""
+    door (which also tells a batch's resume from a single loop's); one task runs as is; a
+    batch's task runs with the options its batch resolved (``--task-options``)."""
+    if getattr(args, "task_options", None):
+        from jlgcli.commands.run_actions import execute_task
+
+        return execute_task(args.task_options)
     tasks: list[str] = list(args.prompt or [])
     if len(tasks) > 1 or args.jobs is not None or args.merge or args.resume is not None:
         from jlgcli.batch.command import execute_loop as batch_or_single

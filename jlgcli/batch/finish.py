@@ -12,6 +12,7 @@ removed (``git worktree remove`` without ``--force``; never unmerged work).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from jlgcli.batch import gitops
@@ -33,11 +34,31 @@ def commit_done(repo: Path, record: BatchRecord, task: TaskRecord) -> None:
         task.diffStat = gitops.diff_stat(repo, record.base, task.branch)
 
 
-def merge_all(repo: Path, record: BatchRecord, gates: tuple[str, ...]) -> None:
-    """Integrate every done, committed, unmerged task in turn (see the module docstring)."""
+def merge_all(
+    repo: Path,
+    record: BatchRecord,
+    gates: tuple[str, ...],
+    save: Callable[[], object] = lambda: None,
+) -> None:
+    """Integrate every done, committed, unmerged task in turn (see the module docstring);
+    ``save`` the record after each, so that a merge cut short (kill -9) resumes where it
+    stopped: the merged ones stay merged, the next one is rebased and gated again."""
     for task in record.tasks:
         if task.exitCode == 0 and task.committed and not task.merged:
             merge_one(repo, record, task, gates)
+            save()
+
+
+def abort_cut_rebase(repo: Path, task: TaskRecord) -> None:
+    """A resume: a rebase of the task's branch that a kill cut short is undone (its branch
+    is as it was before the merge began; the merge does it again)."""
+    worktree = worktree_of(repo, task.name)
+    if not worktree.is_dir():
+        return
+    done = gitops.git(worktree, "rev-parse", "--git-path", "rebase-merge", check=False)
+    state = Path(done.out.strip())
+    if done.ok and (state if state.is_absolute() else worktree / state).exists():
+        gitops.git(worktree, "rebase", "--abort", check=False)
 
 
 def merge_one(repo: Path, record: BatchRecord, task: TaskRecord, gates: tuple[str, ...]) -> None:

@@ -22,54 +22,41 @@ WORKTREES = Path(".jlgcli") / "worktrees"
 
 
 def settings_for(args: Any, cwd: Path) -> tuple[Path, tuple[str, ...], str | None]:
-    """The runs root, the gates and the tasks' backend, from the flags and trusted config
-    (as a loop resolves them)."""
-    from jlgcli.artifacts.project import under_project
-    from jlgcli.config import parse_flag_value, require_trusted_gates, resolve_settings
+    """The runs root, the gates and the tasks' backend of a command line, resolved as a
+    loop resolves them (``batch.options``)."""
+    from jlgcli.batch.options import given_options, resolve
 
-    flags: dict[str, Any] = {}
-    if getattr(args, "artifacts_dir", None):
-        flags["artifactsDir"] = parse_flag_value("artifactsDir", args.artifacts_dir)
-    if getattr(args, "gate", None):
-        flags["gates"] = list(args.gate)
-    settings = resolve_settings(cwd=cwd, flags=flags)
-    if settings.sources.get("gates") == "project":
-        require_trusted_gates(settings)
-    root = under_project(Path(settings.values["artifactsDir"]), cwd)
-    backend = getattr(args, "backend", None) or settings.values.get("backend")
-    return root.resolve(), tuple(settings.values["gates"]), backend
+    settings = resolve(given_options(args), cwd)
+    return settings.runs_root, settings.gates, settings.backend
 
 
-def probe_for_tasks(name: str | None) -> dict[str, str]:
-    """Probe the tasks' backend ``name`` once, for all of them: the environment each task gets.
+def probe_for_tasks(name: str | None) -> tuple[tuple[str, str], ...]:
+    """Probe the tasks' backend ``name`` once, for all of them: the versions found.
 
     A CLI that is missing or too old stops the batch here, with the error and hint a
     loop gives, before any worktree is made (not once per task). The version found is
-    handed to every task (``probing.BATCH_VERSIONS``), whose probe then runs no
-    ``--version`` of its own: one process per task less, on the start of every round.
-    Only for the backends whose run probe leaves the login to the call (claude, codex);
-    the others, auto and custom ones are probed by each task as in a single loop.
+    handed to every task in its options (``known_versions``, issue 44), whose probe then
+    runs no ``--version`` of its own: one process per task less, on the start of every
+    round. Only for the backends whose run probe leaves the login to the call (claude,
+    codex); the others, auto and custom ones are probed by each task as in a single loop.
     """
     from jlgcli.backends.ids import BUILTIN_BACKENDS
 
     if name not in BUILTIN_BACKENDS:
-        return {}
-    import json
-
-    from jlgcli.backends.probing import BATCH_VERSIONS
+        return ()
     from jlgcli.backends.registry import get_backend
     from jlgcli.runner.select import unusable
 
     fast = getattr(get_backend(name), "probe_installed", None)
     if fast is None:
-        return {}
+        return ()
     availability = fast()
     problem = unusable(availability)
     if problem is not None:
         raise problem
     if availability.path is None or availability.version is None:
-        return {}
-    return {BATCH_VERSIONS: json.dumps({availability.path: availability.version})}
+        return ()
+    return ((availability.path, availability.version),)
 
 
 def check_tasks(paths: list[str]) -> list[Path]:
@@ -127,7 +114,7 @@ def new_record(tasks: list[Path], repo: Path | None, *, merge: bool) -> BatchRec
     """The record of a new batch; in a repository, a worktree and branch per task."""
     record = BatchRecord(
         batchId=new_batch_id(),
-        base=gitops.head(repo) if repo is not None else None,
+        base=_base_commit(repo, len(tasks)) if repo is not None else None,
         target=gitops.current_branch(repo) if repo is not None else None,
         merge=merge,
         isolated=repo is not None,
@@ -148,6 +135,21 @@ def new_record(tasks: list[Path], repo: Path | None, *, merge: bool) -> BatchRec
             )
         )
     return record
+
+
+def _base_commit(repo: Path, tasks: int) -> str:
+    """The commit the tasks start from; a repository with none yet is 64 with what to do."""
+    try:
+        return gitops.head(repo)
+    except gitops.GitError:
+        if gitops.git(repo, "rev-parse", "--verify", "--quiet", "HEAD", check=False).ok:
+            raise
+    raise JlgError(
+        ExitCode.USAGE,
+        f"{repo} has no commit yet, and each of the {tasks} tasks starts from one "
+        "(in its own git worktree and branch)",
+        hint='commit first, e.g. git add -A && git commit -m "start", then run again',
+    )
 
 
 def worktrees_folder(repo: Path) -> Path:

@@ -75,6 +75,7 @@ SERVER_ENVIRONMENT_PREFIXES = ("LC_", "PYTHON", "COVERAGE_PROCESS_")
 # checks that a loop imports no other jlgcli module.
 WARM_MODULES = (
     "jlgcli.api",
+    "jlgcli.artifacts.asked",
     "jlgcli.artifacts.atomic",
     "jlgcli.artifacts.ids",
     "jlgcli.artifacts.layout",
@@ -106,6 +107,7 @@ WARM_MODULES = (
     "jlgcli.runner.engine",
     "jlgcli.runner.gates",
     "jlgcli.runner.iterations",
+    "jlgcli.runner.options_record",
     "jlgcli.runner.progress",
     "jlgcli.runner.recorder",
     "jlgcli.runner.resume",
@@ -114,6 +116,7 @@ WARM_MODULES = (
     "jlgcli.runner.tree_proof",
     "jlgcli.runner.state_keeper",
     "jlgcli.runner.state_writes",
+    "jlgcli.runner.stuck_gates",
     "jlgcli.runner.worktree",
     "jlgcli.startup_gc",
     "jlgcli.trust",

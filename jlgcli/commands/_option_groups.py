@@ -23,7 +23,7 @@ RUN_GROUPS: dict[str, tuple[str, ...]] = {
         "idle_timeout",
         "no_progress_limit",
     ),
-    "completion": ("completion", "gate", "script_timeout", "ledger_dir"),
+    "completion": ("completion", "gate", "no_gates", "script_timeout", "ledger_dir"),
     "resume": ("resume", "session"),
     OUTPUT: ("events", "artifacts", "artifacts_dir", "github"),
 }

@@ -128,6 +128,12 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         "(repeatable; no shell)",
     )
     parser.add_argument(
+        "--no-gates",
+        action="store_true",
+        default=None,
+        help="run no gate, not even those of the config or of the run being resumed",
+    )
+    parser.add_argument(
         "--max-cost",
         metavar="USD",
         help="stop once the backend-reported cost reaches this many dollars (exit 4)",
@@ -136,9 +142,9 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         "--resume",
         metavar="RUN_ID",
         help="continue a recorded loop run (an id from 'jlgcli runs', or latest: the newest "
-        "you started here): same task, session and counts; gates, permissions and the "
-        "folder come from the flags and trusted config, never from the record; a batch id "
-        "(or latest after a batch) continues that batch's unfinished tasks",
+        "you started here): same task, session and counts, and the gates, backend, "
+        "fallbacks, permissions and budgets you started it with (flags given now win); a "
+        "batch id (or latest after a batch) continues that batch's unfinished tasks",
     )
 
 

@@ -51,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="several TASKs: rebase each done branch onto yours, run the gates again, "
         "fast-forward (needs a clean tree); else the branches are left and listed",
     )
+    parser.add_argument("--task-options", metavar="FILE", help=argparse.SUPPRESS)  # a batch's
     parser.set_defaults(handler="jlgcli.batch.entry:execute_loop")
 
 

@@ -7,13 +7,15 @@ import contextlib
 import os
 from typing import TYPE_CHECKING
 
-from jlgcli.batch.entry import in_batch_task  # a batch's task: see there what differs
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.output import emit_json
 
 if TYPE_CHECKING:
     from jlgcli.runner.spec import Command
     from jlgcli.runner.summary import RunSummary
+
+
+TASK_OPTIONS_HINT = "--task-options is what a batch gives its tasks: run the batch again"
 
 
 def execute_run(args: argparse.Namespace) -> int:
@@ -26,12 +28,43 @@ def execute_loop(args: argparse.Namespace) -> int:
     return _execute(args, "loop")
 
 
+def execute_task(path: str) -> int:
+    """``jlgcli loop --task-options FILE``: one task of a batch, run with the options the batch
+    resolved for it (issue 44): its events on stdout ahead of its ``--json`` summary."""
+    from jlgcli.api import execute
+    from jlgcli.runner.options_record import from_json
+
+    try:
+        options = from_json(_task_record(path))
+    except ValueError as exc:
+        raise JlgError(ExitCode.INVALID_JSON, f"the task's options {path} are damaged: {exc}",
+                       hint=TASK_OPTIONS_HINT) from None  # fmt: skip
+    with commands_stopped(data_on_stdout=True):
+        summary = execute("loop", options, json_mode=True)
+        return report(summary, json_mode=True, publish=False)  # the batch publishes, once
+
+
+def _task_record(path: str) -> dict[str, object]:
+    import json
+    from pathlib import Path
+
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise JlgError(ExitCode.NO_INPUT, f"cannot read the task's options {path}: {exc}",
+                       hint=TASK_OPTIONS_HINT) from None  # fmt: skip
+    if not isinstance(data, dict):
+        raise JlgError(ExitCode.INVALID_JSON, f"the task's options {path} are not an object",
+                       hint=TASK_OPTIONS_HINT)  # fmt: skip
+    return data
+
+
 def _execute(args: argparse.Namespace, command: Command) -> int:
     from jlgcli.api import execute
     from jlgcli.runner.options import RunOptions
 
     options = RunOptions.from_namespace(args)
-    if options.events == "-" and args.json and not in_batch_task():
+    if options.events == "-" and args.json:
         raise JlgError(ExitCode.USAGE, "--events - and --json both want stdout",
                        hint="write the events to a file: --events events.jsonl")  # fmt: skip
     github = bool(getattr(args, "github", False))
@@ -57,13 +90,15 @@ def commands_stopped(*, data_on_stdout: bool) -> contextlib.AbstractContextManag
     return workflow_commands_stopped(sys.stderr if data_on_stdout else sys.stdout)
 
 
-def report(summary: RunSummary, *, json_mode: bool, github: bool = False) -> int:
+def report(
+    summary: RunSummary, *, json_mode: bool, github: bool = False, publish: bool = True
+) -> int:
     """What the command line does with a summary: publish it, print it; the exit code."""
     in_actions = github or os.environ.get("GITHUB_ACTIONS")
-    if in_actions and not in_batch_task():  # a batch's task: the batch publishes, once (issue 37)
-        from jlgcli.integrations.github import publish
+    if in_actions and publish:
+        from jlgcli.integrations.github import publish as publish_summary
 
-        publish(summary, force=github)
+        publish_summary(summary, force=github)
     if json_mode:
         emit_json(summary.to_json())
     else:

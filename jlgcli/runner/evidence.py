@@ -82,16 +82,15 @@ class TreeEvidence:
     def _output_files(self) -> OutputFiles:
         from jlgcli.runner.worktree import OutputFiles, output_file_ids
 
+        spec = self.spec
         if self._outputs is None:  # looked up once, when the first snapshot is taken
-            self._outputs = OutputFiles(output_file_ids(_output_fds(), within=self.spec.cwd))
+            self._outputs = OutputFiles(output_file_ids(_output_fds(spec), within=spec.cwd))
         return self._outputs
 
 
-def _output_fds() -> tuple[int, ...]:
+def _output_fds(spec: RunSpec) -> tuple[int, ...]:
     """The streams whose files may be in the tree: stdout and stderr, unless this loop is
-    a batch's task (issue 37), whose streams are pipes to the batch, which writes nothing
-    in the task's worktree (the look for a pipe's readers walks all of ``/proc``: ~12 ms
-    a stream, with a batch's dozens of processes)."""
-    from jlgcli.batch.entry import in_batch_task
-
-    return () if in_batch_task() else (1, 2)
+    a batch's task (issue 37; its options say so, issue 44), whose streams are pipes to the
+    batch, which writes nothing in the task's worktree (the look for a pipe's readers walks
+    all of ``/proc``: ~12 ms a stream, with a batch's dozens of processes)."""
+    return () if spec.batch_task else (1, 2)

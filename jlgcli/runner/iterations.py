@@ -68,6 +68,9 @@ class IterationLoop:
         for metrics in record.metrics:  # a resumed run: the cost so far counts
             self.counters.add_cost(metrics.costUsd)
         self.no_progress = NoProgressDetector(spec.no_progress_limit)
+        from jlgcli.runner.stuck_gates import StuckGates
+
+        self.stuck_gates = StuckGates(spec.no_progress_limit)  # issue 44
         from jlgcli.runner.denials import DenialTracker
 
         self.denied = DenialTracker()
@@ -89,7 +92,7 @@ class IterationLoop:
     def _wait_for_shared_limit(self, iteration: int) -> None:
         """In a batch, another task's rate limit on this backend is ours too (issue 37)."""
         backend = self.chain.current.id
-        wait = shared_limits.limited_until(backend) - self.clock.time()
+        wait = shared_limits.limited_until(backend, self.spec.shared_limits) - self.clock.time()
         if 0 < wait < self.record.remaining_s(self.clock):
             reason = f"another task met {backend}'s rate limit"
             self.recorder.events.emit("limit-wait", iteration=iteration, seconds=round(wait),
@@ -126,7 +129,8 @@ class IterationLoop:
                     seconds=round(verdict.wait_s),
                     reason=verdict.reason,
                 )
-                shared_limits.note(self.chain.current.id, self.clock.time() + verdict.wait_s)
+                shared_limits.note(self.chain.current.id, self.clock.time() + verdict.wait_s,
+                                   self.spec.shared_limits)  # fmt: skip
                 countdown(self.console, self.clock, verdict.wait_s, verdict.reason)
                 continue  # the same iteration again: a rate limit does not burn iterations
             if isinstance(verdict, Switch):
@@ -329,6 +333,10 @@ class IterationLoop:
                 self.prompter.add_feedback(self.denial_feedback)
                 self.denial_feedback = None
             changed = bool(metrics.diffStat and metrics.diffStat.get("files"))
+            failed = tuple(gate.command for gate in metrics.gates or () if not gate.ok)
+            if self.stuck_gates.observe(failed, worktree_changed=changed):
+                record.stop("no-progress", self.stuck_gates.message())
+                return True
             if self.no_progress.observe(call.result.text, worktree_changed=changed):
                 limit = self.spec.no_progress_limit
                 record.stop("no-progress", f"{limit} iterations in a row with near-identical "

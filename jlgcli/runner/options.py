@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from jlgcli.runner.resume_options import Resumed
     from jlgcli.runner.spec import Command, RunSpec
 
-_FLAG_KEYS = {  # option field → config key
+FLAG_KEYS = {  # option field → config key
     "backend": "backend",
     "timeout": "timeoutMs",
     "idle_timeout": "idleTimeoutMs",
@@ -35,7 +35,7 @@ _FLAG_KEYS = {  # option field → config key
     "no_progress_limit": "noProgressLimit",
     "max_cost": "maxCostUsd",
 }
-_LIST_KEYS = {"fallback": "fallback", "gates": "gates"}  # option field → config key (lists)
+LIST_KEYS = {"fallback": "fallback", "gates": "gates"}  # option field → config key (lists)
 
 
 @record(slots=True)
@@ -68,6 +68,11 @@ class RunOptions:
     events: str | None = None
     resume: str | None = None
     resumable: bool | None = None  # False: keep no resume state (the demo)
+    no_gates: bool | None = None  # True: --no-gates, run without the gates config or a record gives
+    # a batch's task (issue 44): handed down by the batch in this record, never by the environment
+    batch_task: str | None = None  # the task's id in its batch (None: not a batch's task)
+    shared_limits: str | None = None  # the folder of the batch's shared rate limits
+    known_versions: tuple[tuple[str, str], ...] = ()  # (executable, "X.Y.Z") the batch probed
 
     def under(self, explicit: RunOptions) -> RunOptions:
         """These options with every field ``explicit`` gives replacing them (flags beat config)."""
@@ -106,19 +111,24 @@ def _cwd(raw: str | None) -> Path:
     return cwd
 
 
-def _flag_settings(options: RunOptions) -> dict[str, Any]:
+def flag_settings(options: RunOptions) -> dict[str, Any]:
     """The config keys the options set, parsed and validated (exit 64 names the flag)."""
     from jlgcli.config import parse_flag_value
 
     parsed: dict[str, Any] = {}
-    for name, key in _FLAG_KEYS.items():
+    for name, key in FLAG_KEYS.items():
         value = getattr(options, name)
         if value is None:
             continue
         parsed[key] = value if key == "backend" else parse_flag_value(key, value)
-    for name, key in _LIST_KEYS.items():
+    for name, key in LIST_KEYS.items():
         if getattr(options, name):
             parsed[key] = list(getattr(options, name))  # backends: checked with custom ones
+    if options.no_gates:
+        if options.gates:
+            raise JlgError(ExitCode.USAGE, "--no-gates and --gate contradict each other",
+                           hint="give the gates with --gate, or --no-gates alone")  # fmt: skip
+        parsed["gates"] = []
     if options.max_cost is not None and not parsed["maxCostUsd"]:
         raise JlgError(ExitCode.USAGE, "--max-cost must be more than 0",
                        hint="example: --max-cost 2.50")  # fmt: skip
@@ -133,9 +143,20 @@ def _resumed(options: RunOptions) -> tuple[RunOptions, Resumed]:
     from jlgcli.runner.resume_options import resumed_options
 
     cwd = _cwd(options.cwd)
-    flags = _flag_settings(RunOptions(artifacts_dir=options.artifacts_dir))
+    flags = flag_settings(RunOptions(artifacts_dir=options.artifacts_dir))
     root = Path(resolve_settings(cwd=cwd, flags=flags).values["artifactsDir"])
     return resumed_options(options, under_project(root, cwd))
+
+
+def _resume_notes(
+    resumed: Resumed, values: dict[str, Any], cwd: Path, model: str | None
+) -> tuple[str, ...]:
+    """What a resume says at its start: the settings applied again, and the recorded ones
+    not read back that differ from what applies now (issue 49: no news is no note)."""
+    from jlgcli.runner.resume_options import differing_notes
+
+    now = {key: values.get(key) for key in ("gates", "permissions", "fallback", "completionMode")}
+    return differing_notes(resumed, {**now, "cwd": str(cwd), "model": model})
 
 
 def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
@@ -151,7 +172,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
                            hint="use: jlgcli loop --resume latest")  # fmt: skip
         options, resumed = _resumed(options)
     cwd = _cwd(options.cwd)
-    flags = _flag_settings(options)
+    flags = flag_settings(options)
     settings = resolve_settings(cwd=cwd, flags=flags)
     values = settings.values
     if resumed is not None:  # a recorded limit tightens the config's, never a flag's
@@ -188,6 +209,8 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         else 60.0
     )
     session = options.session or "fresh"
+    from jlgcli.runner.options_record import asked, to_json
+
     spec = RunSpec(
         command=command,
         prompt=prompt,
@@ -225,7 +248,11 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         max_cost_usd=max_cost,
         events_path=options.events,
         resume=resumed.state if resumed is not None else None,
-        notes=resumed.notes if resumed is not None else (),
+        notes=_resume_notes(resumed, values, cwd, options.model) if resumed else (),
         resumable=options.resumable is not False,
+        asked=to_json(asked(options, values, session)),
+        batch_task=options.batch_task,
+        shared_limits=Path(options.shared_limits) if options.shared_limits else None,
+        known_versions=options.known_versions,
     )
     return spec, int(values["verbosity"])

@@ -110,6 +110,10 @@ class Recorder:
         self._state_dir = run_dir
         try:
             record_start(root, self.record.run_id, self.record.started_at)
+            if self.record.spec.asked:  # what a resume applies again (issue 44)
+                from jlgcli.artifacts import asked
+
+                asked.save(self.record.run_id, self.record.spec.asked)
         except (OSError, JlgError) as exc:  # the run goes on; only `--resume latest` misses it
             run_id = self.record.run_id
             self.console.warn(f"could not record this run as yours ({exc}): "

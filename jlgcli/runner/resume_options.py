@@ -1,19 +1,26 @@
-"""``loop --resume``: what a recorded run gives back, and what it may not (issue 31).
+"""``loop --resume``: what a recorded run gives back, and what it may not (issues 31, 44).
+
+What the user asked at a run's start (gates, backend — a custom one too —,
+fallbacks, permissions, budgets, resolved) is kept in the user's own config
+folder (``artifacts.asked``): a resume applies exactly that again, under the
+flags given now (``--gate`` replaces the gates, ``--no-gates`` drops them),
+and says so at its start. The hint a stopped run prints therefore goes on as
+before.
 
 A state file sits in the repository, where anyone may have written it, so it
-is input and never authority (DESIGN "state is input"; STYLE habit 14):
+is input and never authority (DESIGN "state is input"; STYLE habit 14). It
+gives the task, the counters (iterations, elapsed time, cost, metrics), the
+backend session and the last report. Only for a run with no record of the
+user's (one started before the record existed, or elsewhere) it gives more:
 
-- read back: the task, the counters (iterations, elapsed time, cost, metrics),
-  the backend session and the last report; the session mode (unless
-  ``--session`` is given); the backend when it is one of the agent CLIs jlgcli
-  knows (unless ``--backend`` is given); the limits (iterations, timeouts,
-  no-progress, cost) only where they are stricter than the flags and config
-  give now — a file can tighten a budget, never widen one;
-- never read back: gates, permissions, the working folder, fallbacks, custom
-  command backends, the completion mode, the model and backend arguments.
-  Those come from the current flags and trusted config, and the resume notes
-  say which recorded ones were left out, with the flags that would bring them
-  back.
+- the session mode (unless ``--session`` is given); the backend when it is one
+  of the agent CLIs jlgcli knows (unless ``--backend`` is given); the limits
+  (iterations, timeouts, no-progress, cost) only where they are stricter than
+  the flags and config give now — a file can tighten a budget, never widen one;
+- never: gates, permissions, the working folder, fallbacks, custom command
+  backends, the completion mode, the model and backend arguments. Those come
+  from the current flags and trusted config; the resume notes name each
+  recorded one that differs from what applies now, with the flag that sets it.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from jlgcli.backends.ids import BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.records import record
+from jlgcli.records import field, record
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -58,10 +65,12 @@ class Resumed:
     path: Path
     limits: dict[str, Any]
     notes: tuple[str, ...]
+    saved: dict[str, Any] = field(default_factory=dict)  # the state's options (no user record)
 
 
 def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, Resumed]:
-    """The options of ``loop --resume``: the recorded task and session under the flags given."""
+    """The options of ``loop --resume``: the recorded task and session under the flags given,
+    and what the user asked at the run's start (``artifacts.asked``) under the flags given."""
     from jlgcli import records
     from jlgcli.runner.options import RunOptions
     from jlgcli.runner.resume import find_state, read_state
@@ -76,6 +85,19 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
             hint="to do the task again, start a new loop with its prompt file",
         )
     saved = validate_options(path, state.options)
+    given = records.replace(options, resume=None)
+    if given.prompt is not None and given.prompt_text is None:
+        given = records.replace(given, prompt=None)  # the task is the recorded one
+    task = RunOptions(prompt=state.prompt_source or "(resumed task)", prompt_text=state.task)
+    # keyed by the run's folder (the id asked for, or the user's record of starts), and only
+    # when the state agrees: a planted state cannot borrow another run's settings
+    asked = user_asked(path.parent.name, given) if path.parent.name == state.run_id else None
+    if asked is not None:  # the user's own record: applied again as it was, flags given win
+        from jlgcli.runner.options_record import describe
+
+        applied = asked.under(given)
+        note = f"resuming {state.run_id} as you started it: {describe(applied)}"
+        return task.under(applied), Resumed(state=state, path=path, limits={}, notes=(note,))
     limits = _recorded_limits(path, saved)
     notes: list[str] = []
     backend = None
@@ -86,16 +108,31 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
             notes.append(f"backend {_shown(state.backend)} not read back: only claude, codex, "
                          "copilot and gemini are; pass --backend to choose it")  # fmt: skip
     session = saved.get("session") if options.session is None else None
-    recorded = RunOptions(
-        prompt=state.prompt_source or "(resumed task)", prompt_text=state.task,
-        backend=backend, session=session,
-    )  # fmt: skip
-    given = records.replace(options, resume=None)
-    if given.prompt is not None and given.prompt_text is None:
-        given = records.replace(given, prompt=None)  # the task is the recorded one
-    notes += _not_read_back(saved, options)
-    result = Resumed(state=state, path=path, limits=limits, notes=tuple(notes))
+    recorded = records.replace(task, backend=backend, session=session)
+    result = Resumed(state=state, path=path, limits=limits, notes=tuple(notes), saved=saved)
     return recorded.under(given), result
+
+
+def user_asked(run_id: str, given: RunOptions) -> RunOptions | None:
+    """What the user asked when starting ``run_id`` (None: nothing kept, e.g. a run started
+    before this record existed), made to agree with the gates given now: ``--gate`` replaces
+    the recorded gates, ``--no-gates`` drops them."""
+    from jlgcli import records
+    from jlgcli.artifacts import asked
+    from jlgcli.runner.options_record import from_json
+
+    try:
+        data = asked.load(run_id)
+        recorded = from_json(data) if data is not None else None
+    except ValueError:
+        return None  # a damaged record: as if none (the state's own rules apply)
+    if recorded is None:
+        return None
+    if given.gates:
+        recorded = records.replace(recorded, no_gates=None)
+    if given.no_gates:
+        recorded = records.replace(recorded, gates=())
+    return recorded
 
 
 def _recorded_limits(path: Path, saved: dict[str, Any]) -> dict[str, Any]:
@@ -125,23 +162,26 @@ def stricter(key: str, current: Any, recorded: Any) -> Any:
     return min(current, recorded)
 
 
-def _not_read_back(saved: dict[str, Any], options: RunOptions) -> list[str]:
+def differing_notes(resumed: Resumed, now: dict[str, Any]) -> tuple[str, ...]:
+    """The resume's notes, and one for each recorded option not read back whose value differs
+    from what applies now (``now``: key → value; a recorded value equal to it is no news)."""
+    from pathlib import Path
+
     from jlgcli.runner.state_schema import shown
 
-    notes = []
+    notes = list(resumed.notes)
     for key, (why, flag) in _NOT_READ.items():
-        value = saved.get(key)
+        value = resumed.saved.get(key)
         if value in (None, [], ""):
             continue
-        if key == "cwd" and options.cwd is None:
-            from pathlib import Path
-
-            if Path(value) == Path.cwd():
+        current = now.get(key)
+        if key == "cwd":
+            if current is not None and Path(value) == Path(current):
                 continue
-        if key == "permissions" and options.permissions == value:
+        elif value == current or (isinstance(value, list) and value == list(current or [])):
             continue
         notes.append(f"recorded {key} {shown(value)} not read back: {why} (pass {flag})")
-    return notes
+    return tuple(notes)
 
 
 def _shown(value: Any) -> str:

@@ -121,6 +121,10 @@ def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
 
     from jlgcli.backends.registry import auto_select, get_backend, probe_all
 
+    if spec.known_versions:  # a batch's task: what the batch's probe found (issue 44)
+        from jlgcli.backends.probing import share_versions
+
+        share_versions(spec.known_versions)
     if spec.backend == AUTO:
         candidates = [get_backend(name) for name in BUILTIN_BACKENDS]
         availabilities = probe_all(candidates)

@@ -1,33 +1,31 @@
 """Rate limits shared by the tasks of a batch (issue 37).
 
-A batch gives each task's loop ``JLGCLI_SHARED_LIMITS``: a folder holding one
-file per backend with the epoch second its rate limit resets. A task that
-meets a limit writes it there; every task reads it before a call and, while
-that backend's limit has not reset, waits for it too instead of hammering the
-backend. The folder is the parent's (the environment, never a record); what
-is read back is only a number, bounded by the time the loop has left.
+A batch gives each task's loop a folder (its options' ``shared_limits``, issue
+44: never an environment variable) holding one file per backend with the epoch
+second its rate limit resets. A task that meets a limit writes it there; every
+task reads it before a call and, while that backend's limit has not reset,
+waits for it too instead of hammering the backend. The folder is the batch's
+(named in the options it hands down from the user's config folder, never by
+a repository); what is read back is only a number, bounded by the time the
+loop has left.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Mapping
 from pathlib import Path
 
-ENV = "JLGCLI_SHARED_LIMITS"
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def _file(backend: str, environ: Mapping[str, str]) -> Path | None:
-    folder = environ.get(ENV, "")
-    return Path(folder) / (_SAFE.sub("_", backend) + ".until") if folder else None
+def _file(backend: str, folder: Path | None) -> Path | None:
+    return folder / (_SAFE.sub("_", backend) + ".until") if folder is not None else None
 
 
-def note(backend: str, until: float, environ: Mapping[str, str] = os.environ) -> None:
+def note(backend: str, until: float, folder: Path | None) -> None:
     """Record that ``backend`` is limited until the epoch second ``until`` (keeps the later)."""
-    path = _file(backend, environ)
-    if path is None or until <= limited_until(backend, environ):
+    path = _file(backend, folder)
+    if path is None or until <= limited_until(backend, folder):
         return
     from jlgcli.artifacts.atomic import atomic_write_text
 
@@ -38,9 +36,9 @@ def note(backend: str, until: float, environ: Mapping[str, str] = os.environ) ->
         return
 
 
-def limited_until(backend: str, environ: Mapping[str, str] = os.environ) -> float:
+def limited_until(backend: str, folder: Path | None) -> float:
     """The epoch second ``backend``'s shared limit resets (0 when there is none)."""
-    path = _file(backend, environ)
+    path = _file(backend, folder)
     if path is None:
         return 0.0
     try:

@@ -50,6 +50,13 @@ class RunSpec:
     resume: ResumeState | None = None
     notes: tuple[str, ...] = ()  # shown at the start (a resume's options not read back)
     resumable: bool = True  # keep state.json for --resume (the demo leaves no file behind)
+    # what the user asked (options_record.asked, as JSON): kept in their config folder at the
+    # run's start, what a resume applies again (issue 44)
+    asked: dict[str, Any] = field(default_factory=dict)
+    # a batch's task (issue 44): its id, the batch's shared rate limits, the versions it probed
+    batch_task: str | None = None
+    shared_limits: Path | None = None
+    known_versions: tuple[tuple[str, str], ...] = ()
 
     @property
     def is_loop(self) -> bool:

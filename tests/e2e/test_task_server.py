@@ -25,6 +25,9 @@ if not sys.platform.startswith("linux"):  # also .ci/run's Windows proxy
 import psutil
 from support.batch import make_repo, make_tasks
 
+from jlgcli.runner.options import RunOptions
+from jlgcli.runner.options_record import to_json
+
 SECRET = "JLGCLI_TEST_SECRET"
 ENTRY = "__jlgcli_task_server__"
 
@@ -106,10 +109,14 @@ def _inspect(pid: int, repo: Path) -> list[psutil.Process]:
     for agent in agents:
         agent_env = _environ(agent.pid)
         assert agent_env[SECRET] == "s3cr3t-v4lue"  # the request's environment
-        probed = json.loads(agent_env["JLGCLI_BATCH_VERSIONS"])  # the batch probed claude once
-        assert list(probed) == [shutil.which("claude", path=agent_env["PATH"])]
-        name = agent_env["JLGCLI_BATCH_TASK"]
+        assert "JLGCLI_BATCH_VERSIONS" not in agent_env  # issue 44: in the task's options
+        name = agent_env["JLGCLI_BATCH_TASK"]  # for the agent: no batch inside a task
         assert Path(agent.cwd()) == repo / ".jlgcli" / "worktrees" / name
+        asked = Path(os.environ["JLGCLI_CONFIG_DIR"]) / "asked"  # the user's config folder
+        (record,) = asked.glob(f"batch-*.{name}.json")
+        probed = json.loads(record.read_text("utf-8"))["known_versions"]  # probed once
+        assert [path for path, _ in probed] == [shutil.which("claude", path=agent_env["PATH"])]
+        assert json.loads(record.read_text("utf-8"))["batch_task"] == name
     return seen
 
 
@@ -132,11 +139,13 @@ def test_a_loop_imports_no_jlgcli_module_the_server_did_not(tmp_path: Path) -> N
         encoding="utf-8",
     )
     gate = f'{sys.executable} -c "pass"'
-    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts"),
-           "JLGCLI_BATCH_TASK": "alpha"}  # fmt: skip
+    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    options = RunOptions(prompt=tasks[0], backend="claude", gates=(gate,), events="-",
+                         batch_task="alpha", shared_limits=str(tmp_path / "limits"))  # fmt: skip
+    record = tmp_path / "alpha.options.json"
+    record.write_text(json.dumps(to_json(options)), encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, str(driver), "loop", tasks[0], "-b", "claude", "--gate", gate,
-         "--json", "--events", "-"],
+        [sys.executable, str(driver), "loop", "--task-options", str(record)],
         cwd=repo, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     facts = json.loads(done.stderr.strip().splitlines()[-1])

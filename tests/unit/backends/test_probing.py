@@ -224,18 +224,22 @@ def test_other_file_names_give_no_version(tmp_path: Path, relative: str) -> None
 
 
 @pytest.mark.skipif(os.name == "nt", reason="sh scripts")
-def test_a_batch_task_takes_the_version_its_batch_found_for_the_same_path(tmp_path: Path) -> None:
-    """Issue 37: N tasks do not each run ``--version``; only the same resolved path counts."""
-    from jlgcli.backends.probing import BATCH_VERSIONS, shared_version
+def test_a_batch_task_takes_the_version_its_batch_found_for_the_same_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issues 37, 44: N tasks do not each run ``--version`` (the batch hands the version down
+    in the task's options, not its environment); only the same resolved path counts."""
+    from jlgcli.backends import probing
 
+    monkeypatch.setattr(probing, "_KNOWN", {})
     ran = tmp_path / "ran"
     tool = executable(tmp_path / "tool", f"#!/bin/sh\necho run >> '{ran}'\necho 'tool 1.5.0'\n")
-    shared = {BATCH_VERSIONS: json.dumps({str(tool): "1.7.2"})}
-    env = {"PATH": str(tmp_path), **shared}
+    env = {"PATH": str(tmp_path)}
+    probing.share_versions(((str(tool), "1.7.2"),))
     a = probe_cli(INFO, lambda ctx: AuthVerdict("ok", "fine"), timeout=2.0, env=env)
     assert (a.status, a.version) == ("available", "1.7.2") and not ran.exists()
-    other = {"PATH": str(tmp_path), BATCH_VERSIONS: json.dumps({"/elsewhere/tool": "1.7.2"})}
-    b = probe_cli(INFO, lambda ctx: AuthVerdict("ok", "fine"), timeout=2.0, env=other)
+    monkeypatch.setattr(probing, "_KNOWN", {"/elsewhere/tool": "1.7.2"})
+    b = probe_cli(INFO, lambda ctx: AuthVerdict("ok", "fine"), timeout=2.0, env=env)
     assert b.version == "1.5.0" and ran.read_text("utf-8") == "run\n"  # asked itself
-    for raw in ("", "not json", "[1, 2]", json.dumps({str(tool): 7})):
-        assert shared_version(str(tool), {BATCH_VERSIONS: raw}) is None
+    monkeypatch.setattr(probing, "_KNOWN", {str(tool): "not a version"})
+    assert probing.shared_version(str(tool)) is None

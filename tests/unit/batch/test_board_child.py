@@ -5,10 +5,9 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 from jlgcli.batch.board import HEARTBEAT_S, Board, Row, table
-from jlgcli.batch.child import ChildRun, _EventSink, passed_flags
+from jlgcli.batch.child import ChildRun, _EventSink
 from jlgcli.process.model import OutputEvent
 
 
@@ -45,16 +44,6 @@ def test_quiet_says_nothing() -> None:
 
 def test_table_pads_columns() -> None:
     assert table([["a", "bb"]], ["x", "y"]) == "x  y\na  bb\n"
-
-
-def test_each_task_gets_the_loop_flags_but_not_the_budget() -> None:
-    args = SimpleNamespace(
-        backend="claude", max_iterations="3", model=None, max_cost="2",
-        fallback=[["codex", "gemini"]], gate=["pytest -q"], backend_arg=[],
-    )  # fmt: skip
-    flags = passed_flags(args)
-    assert flags == ["--backend", "claude", "--max-iterations", "3",
-                     "--fallback", "codex,gemini", "--gate=pytest -q"]  # fmt: skip
 
 
 def test_the_child_stdout_is_split_into_events_and_its_summary(tmp_path: Path) -> None:

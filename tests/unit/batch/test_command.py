@@ -13,14 +13,6 @@ from jlgcli.cli import main
 DONE = {"text": "ok\nDONE"}
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = make_repo(tmp_path / "repo")
-    monkeypatch.chdir(folder)
-    monkeypatch.setenv("JLGCLI_FAKE_SCRIPT", str(tmp_path / "scripts"))
-    return folder
-
-
 def tasks(tmp_path: Path, **turns: list[dict[str, object]]) -> list[str]:
     return make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
 
@@ -59,7 +51,7 @@ def test_resume_of_a_finished_batch_runs_nothing_again(
         (["--merge"], 64, "--merge merges the branches"),
         (["--resume", "latest", "TASK"], 64, "give no TASK"),
         (["TASK", "TASK", "--events", "-"], 64, "events to a file"),
-        (["TASK", "TASK", "--max-cost", "nan"], 64, "--max-cost must be"),
+        (["TASK", "TASK", "--max-cost", "nan"], 64, "invalid value for --max-cost"),  # as a loop
         (["TASK", "-", "-j", "1"], 64, "cannot all read stdin"),
         (["TASK", "missing.md"], 66, "task file not found"),
         (["TASK", "-j", "0"], 64, "1 or more"),
@@ -140,6 +132,10 @@ def test_a_stop_signal_stops_every_task_and_keeps_the_record(
     assert main(["loop", *paths, "-j", "1", "-b", "claude"]) == 143
     err = capsys.readouterr().err
     assert "interrupted" in err and "jlgcli loop --resume batch-" in err
+    from jlgcli.batch.record import load
+
+    record = load(repo / ".jlgcli" / "runs", "latest")  # issue 44: TERM, not SIGINT/130
+    assert [task.exitCode for task in record.tasks] == [143, None]
 
 
 def test_the_publish_step_entry(
@@ -174,17 +170,39 @@ def test_a_task_of_a_batch_cannot_start_a_batch(
 def test_only_a_batch_task_may_mix_its_events_and_its_summary_on_stdout(
     repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # issue 37: a task child sends its events to the batch on stdout, ahead of its summary
+    # issue 37: a task child sends its events to the batch on stdout, ahead of its summary;
+    # issue 44: a loop is a batch's task by its options (--task-options), not its environment
+    from jlgcli.runner.options import RunOptions
+    from jlgcli.runner.options_record import to_json
+
     (path,) = tasks(tmp_path, a=[DONE])
+    monkeypatch.setenv("JLGCLI_BATCH_TASK", "a")  # what the agents get: the loop ignores it
     assert main(["loop", path, "-b", "claude", "--events", "-", "--json"]) == 64
     assert "--events - and --json both want stdout" in capsys.readouterr().err
-    monkeypatch.setenv("JLGCLI_BATCH_TASK", "a")
-    assert main(["loop", path, "-b", "claude", "--events", "-", "--json"]) == 0
+    record = tmp_path / "a.options.json"
+    options = RunOptions(prompt=path, backend="claude", events="-", batch_task="a")
+    record.write_text(json.dumps(to_json(options)), "utf-8")
+    assert main(["loop", "--task-options", str(record)]) == 0
     out = capsys.readouterr().out
     events, _, summary = out.partition("\n{\n")
     kinds = [json.loads(line)["type"] for line in events.splitlines()]
     assert kinds[0] == "run-started" and kinds[-1] == "run-ended"
     assert json.loads("{\n" + summary)["status"] == "done"
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [(None, 66), ("[1]", 65), ('{"schema": "other"}', 65),
+     ('{"schema": "jlgcli.run-options/1", "gates": "rm -rf"}', 65)],
+)  # fmt: skip
+def test_a_task_options_record_that_cannot_be_read_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, code: int
+) -> None:
+    record = tmp_path / "options.json"
+    if content is not None:
+        record.write_text(content, "utf-8")
+    assert main(["loop", "--task-options", str(record)]) == code
+    assert "the batch again" in capsys.readouterr().err
 
 
 def test_worktrees_are_made_by_the_task_threads_one_at_a_time(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from jlgcli import records
 from jlgcli.runner import worktree
 
 
@@ -125,12 +126,18 @@ def test_the_files_a_pipe_reader_writes_are_found(tmp_path: Path) -> None:
     assert worktree._files_written_by_pipe_readers(42, proc, within=tmp_path / "proc") == set()
 
 
-def test_a_batch_task_does_not_look_for_its_pipes_readers(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_task_does_not_look_for_its_pipes_readers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 37: a task's stdout and stderr are the batch's pipes; the batch writes nothing
-    in the task's worktree, and the look walks every process of ``/proc``."""
+    in the task's worktree, and the look walks every process of ``/proc``. Issue 44: its
+    options say it is a batch's task; the environment is not read."""
+    from jlgcli.prompts import Prompt
     from jlgcli.runner import evidence
+    from jlgcli.runner.spec import RunSpec
 
-    monkeypatch.delenv("JLGCLI_BATCH_TASK", raising=False)
-    assert evidence._output_fds() == (1, 2)
-    monkeypatch.setenv("JLGCLI_BATCH_TASK", "alpha")
-    assert evidence._output_fds() == ()
+    spec = RunSpec(command="loop", prompt=Prompt(text="x", source="x"), backend="claude",
+                   cwd=tmp_path)  # fmt: skip
+    monkeypatch.setenv("JLGCLI_BATCH_TASK", "alpha")  # an agent's variable: not the core's
+    assert evidence._output_fds(spec) == (1, 2)
+    assert evidence._output_fds(records.replace(spec, batch_task="alpha")) == ()
