@@ -243,15 +243,9 @@ def _sample(root: int, peak: list[float], stop: threading.Event) -> None:
 
 def _own_pss_kb(root: int) -> int:
     """PSS of ``root`` and its descendants, less the agent's subtrees (the fake claude)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
-            children.setdefault(ppid, []).append(int(entry))
+    from fanout import children_by_parent  # beside this script
+
+    children = children_by_parent()
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
