@@ -200,3 +200,34 @@ def test_an_unchanged_iteration_starts_no_process(
     after = snaps.take(repo)
     assert after != first
     assert snaps.diff_stat(first, after) == {"files": 1, "insertions": 1, "deletions": 0}
+
+
+def test_a_big_tree_asks_git_every_time_and_is_not_walked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jlgcli.runner import worktree
+
+    monkeypatch.setattr(tree_proof, "MAX_PATHS", 3)
+    walks: list[Path] = []
+    real_walk = TreeProof.walk
+
+    def counting(cwd: Path, own: tuple[Path, ...]) -> object:
+        walks.append(cwd)
+        return real_walk(cwd, own)
+
+    monkeypatch.setattr(TreeProof, "walk", counting)
+    tree = _tree(tmp_path)
+    _age(tree)
+    repo = str(tree / ".git")
+    snaps = TreeSnapshots(tree, lambda: (), OutputFiles(()))
+    first = snaps.take(repo)
+    ran: list[tuple[str, ...]] = []
+    real_git = worktree._git
+
+    def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str | None:
+        ran.append(args)
+        return real_git(cwd, *args, env=env)
+
+    monkeypatch.setattr(worktree, "_git", git)
+    assert snaps.take(repo) == first and snaps.take(repo) == first
+    assert [args[0] for args in ran] == ["add", "add"] and len(walks) == 1
