@@ -85,6 +85,18 @@ Assert-True ((($path.Value -split ';') -contains $dir)) "the user PATH holds $di
 Assert-True ((($path.Value -split ';') -contains $Marker)) 'a %VAR% entry of the PATH stays unexpanded'
 Assert-True (Test-Path -LiteralPath $UninstallKey) 'Apps & Features has a jlgcli entry'
 
+# An upgrade over the install (the same release again): staged, swapped in by renames.
+if ($Zip) {
+    & "$PSScriptRoot\install.ps1" -ArchivePath $Zip -InstallDir $dir
+} else {
+    $process = Start-Process -FilePath $Setup -ArgumentList '/S' -Wait -PassThru
+    Assert-True ($process.ExitCode -eq 0) "a second silent setup exits 0 (got $($process.ExitCode))"
+}
+$again = (& $exe --version) -join ' '
+Assert-True ($LASTEXITCODE -eq 0 -and $again -eq $version) "after an upgrade $exe still runs ($again)"
+$leftovers = @(Get-ChildItem -LiteralPath $dir -Force -Filter '.jlgcli-*')
+Assert-True ($leftovers.Count -eq 0) 'an upgrade leaves no staging folder behind'
+
 if ($Zip) {
     & "$dir\uninstall.ps1" -InstallDir $dir -Quiet
 } else {

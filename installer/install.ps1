@@ -8,6 +8,10 @@
     folder to the user PATH (keeping the registry value REG_EXPAND_SZ), tells running
     programs that the environment changed, and registers uninstall.ps1 in Apps & Features.
 
+    An upgrade never leaves a half-replaced program: it refuses while a jlgcli.exe of the
+    install folder runs (its files are in use), and otherwise unpacks into a fresh folder
+    and swaps the program in by renames, putting the old one back if any step fails.
+
     One-liner (Windows PowerShell 5.1 or PowerShell 7):
         powershell -ExecutionPolicy ByPass -c "irm https://github.com/OWNER/REPO/releases/latest/download/install.ps1 | iex"
 
@@ -41,6 +45,8 @@ $DefaultRepo = 'OWNER/REPO'
 $DefaultVersion = 'latest'
 
 $AssetName = 'jlgcli-windows-x64.zip'
+# What an install replaces in the folder; anything else there stays.
+$ProgramItems = @('_internal', 'jlgcli.exe', 'uninstall.ps1')
 $UninstallKey = 'HKCU:\Software\Microsoft\Windows\CurrentVersion\Uninstall\jlgcli'
 
 function Get-Setting([string]$Value, [string]$EnvName, [string]$Default) {
@@ -118,6 +124,71 @@ function Register-Uninstaller([string]$Dir, [string]$DisplayVersion) {
     }
 }
 
+function Get-RunningCopy([string]$Dir) {
+    # The jlgcli.exe processes started from $Dir: their program files are in use.
+    $exe = Join-Path $Dir 'jlgcli.exe'
+    return @(Get-Process -Name 'jlgcli' -ErrorAction SilentlyContinue |
+        Where-Object { $_.Path -and ($_.Path -ieq $exe) })
+}
+
+function Assert-NotRunning([string]$Dir) {
+    $running = Get-RunningCopy $Dir
+    if ($running.Count -gt 0) {
+        $ids = ($running | ForEach-Object { $_.Id }) -join ', '
+        throw "jlgcli.exe is running from $Dir (process $ids): its files are in use and cannot be replaced. Let its runs finish (or stop them), then run the installer again. Nothing was changed."
+    }
+}
+
+function Remove-Leftover([string]$Dir) {
+    # Folders of an earlier install that could not be deleted then (files were in use).
+    Get-ChildItem -LiteralPath $Dir -Force -Directory -ErrorAction SilentlyContinue |
+        Where-Object { $_.Name -like '.jlgcli-old-*' -or $_.Name -like '.jlgcli-new-*' } |
+        ForEach-Object { Remove-Item -LiteralPath $_.FullName -Recurse -Force -ErrorAction SilentlyContinue }
+}
+
+function Install-ProgramFile([string]$Source, [string]$Dir) {
+    # Stage, then swap by renames: the new program is unpacked into a fresh folder, the old
+    # one is moved aside and the new one moved in. A rename either happens or not, so no step
+    # leaves a half-deleted _internal (every new jlgcli would fail to start); a failed step
+    # moves everything back as it was.
+    $id = [guid]::NewGuid().ToString('N')
+    $staged = Join-Path $Dir ".jlgcli-new-$id"
+    $aside = Join-Path $Dir ".jlgcli-old-$id"
+    Copy-Item -LiteralPath $Source -Destination $staged -Recurse
+    New-Item -ItemType Directory -Path $aside | Out-Null
+    $movedAside = @()
+    $movedIn = @()
+    try {
+        foreach ($name in $ProgramItems) {
+            $target = Join-Path $Dir $name
+            if (Test-Path -LiteralPath $target) {
+                Move-Item -LiteralPath $target -Destination (Join-Path $aside $name)
+                $movedAside += $name
+            }
+        }
+        foreach ($item in @(Get-ChildItem -LiteralPath $staged -Force)) {
+            Move-Item -LiteralPath $item.FullName -Destination (Join-Path $Dir $item.Name)
+            $movedIn += $item.Name
+        }
+    } catch {
+        $failure = $_
+        foreach ($name in $movedIn) {
+            Move-Item -LiteralPath (Join-Path $Dir $name) -Destination (Join-Path $staged $name) -ErrorAction SilentlyContinue
+        }
+        foreach ($name in $movedAside) {
+            Move-Item -LiteralPath (Join-Path $aside $name) -Destination (Join-Path $Dir $name) -ErrorAction SilentlyContinue
+        }
+        Remove-Item -LiteralPath $staged -Recurse -Force -ErrorAction SilentlyContinue
+        Remove-Item -LiteralPath $aside -Recurse -Force -ErrorAction SilentlyContinue
+        throw "could not replace the program in ${Dir}: $failure. The installed version was kept as it was."
+    }
+    Remove-Item -LiteralPath $staged -Recurse -Force -ErrorAction SilentlyContinue
+    Remove-Item -LiteralPath $aside -Recurse -Force -ErrorAction SilentlyContinue
+    if (Test-Path -LiteralPath $aside) {
+        Write-Host "The old program files stay in $aside until the next install (still in use)."
+    }
+}
+
 function Install-Jlgcli {
     # Set here, not at the top: under `irm | iex` the top level is the user's own session.
     Set-StrictMode -Version Latest
@@ -133,6 +204,7 @@ function Install-Jlgcli {
     if (-not [Environment]::Is64BitOperatingSystem) {
         throw 'jlgcli is published for 64-bit Windows only (x64; ARM64 runs it emulated).'
     }
+    Assert-NotRunning $dir  # before anything is downloaded or changed
     # Windows PowerShell 5.1 on an old .NET may not offer TLS 1.2 by default.
     [Net.ServicePointManager]::SecurityProtocol = [Net.ServicePointManager]::SecurityProtocol -bor [Net.SecurityProtocolType]::Tls12
 
@@ -170,12 +242,9 @@ function Install-Jlgcli {
         }
 
         New-Item -ItemType Directory -Path $dir -Force | Out-Null
-        # Replace the program only; anything else in the folder stays.
-        foreach ($old in @('_internal', 'jlgcli.exe', 'uninstall.ps1')) {
-            $target = Join-Path $dir $old
-            if (Test-Path -LiteralPath $target) { Remove-Item -LiteralPath $target -Recurse -Force }
-        }
-        Get-ChildItem -LiteralPath $source | Copy-Item -Destination $dir -Recurse -Force
+        Remove-Leftover $dir
+        # Replace the program only ($ProgramItems); anything else in the folder stays.
+        Install-ProgramFile $source $dir
     } finally {
         Remove-Item -LiteralPath $work -Recurse -Force -ErrorAction SilentlyContinue
     }

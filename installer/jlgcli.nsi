@@ -151,14 +151,84 @@ Function un.RemoveFromUserPath
   DetailPrint "Removed $INSTDIR from the user PATH"
 FunctionEnd
 
+; A running jlgcli.exe cannot be written to (its image is mapped): opening it for writing
+; fails while any copy runs, and its _internal DLLs are loaded. Deleting _internal then left
+; it half-deleted and every new jlgcli failed to start, so an upgrade refuses instead.
+Function RefuseWhileRunning
+  ${IfNot} ${FileExists} "$INSTDIR\jlgcli.exe"
+    Return
+  ${EndIf}
+  ClearErrors
+  FileOpen $0 "$INSTDIR\jlgcli.exe" a
+  ${If} ${Errors}
+    DetailPrint "jlgcli.exe is running from $INSTDIR: nothing was changed"
+    MessageBox MB_OK|MB_ICONSTOP "jlgcli.exe is running from $INSTDIR: its files are in use and cannot be replaced.$\r$\nLet its runs finish (or stop them), then run setup again. Nothing was changed." /SD IDOK
+    SetErrorLevel 5
+    Quit
+  ${EndIf}
+  FileClose $0
+FunctionEnd
+
+; Puts back what was moved aside into $INSTDIR\.jlgcli-old (only what was moved is there).
+Function RestoreOld
+  ${If} ${FileExists} "$INSTDIR\.jlgcli-old\_internal\*.*"
+    Rename "$INSTDIR\.jlgcli-old\_internal" "$INSTDIR\_internal"
+  ${EndIf}
+  ${If} ${FileExists} "$INSTDIR\.jlgcli-old\jlgcli.exe"
+    Rename "$INSTDIR\.jlgcli-old\jlgcli.exe" "$INSTDIR\jlgcli.exe"
+  ${EndIf}
+FunctionEnd
+
+Function NotReplaced
+  RMDir /r "$INSTDIR\.jlgcli-new"
+  RMDir /r "$INSTDIR\.jlgcli-old"
+  DetailPrint "The program could not be replaced: the installed version was kept"
+  MessageBox MB_OK|MB_ICONSTOP "The program in $INSTDIR could not be replaced (a file is in use).$\r$\nThe installed version was kept as it was." /SD IDOK
+  SetErrorLevel 5
+  Quit
+FunctionEnd
+
 Section "jlgcli" SecMain
   SectionIn RO
   SetShellVarContext current
-  SetOutPath "$INSTDIR"
-  ; An upgrade replaces the program, never anything else the folder may hold.
-  RMDir /r "$INSTDIR\_internal"
-  Delete "$INSTDIR\jlgcli.exe"
+  Call RefuseWhileRunning
+  ; An upgrade replaces the program, never anything else the folder may hold. The new one is
+  ; unpacked into a fresh folder, the old one moved aside, the new one moved in: renames, each
+  ; of which happens or not, so nothing is ever half-deleted; a failed one puts the old back.
+  RMDir /r "$INSTDIR\.jlgcli-new"  ; what a failed earlier setup left
+  RMDir /r "$INSTDIR\.jlgcli-old"
+  SetOutPath "$INSTDIR\.jlgcli-new"
   File /r "${SOURCE_DIR}/*"
+  SetOutPath "$INSTDIR"
+  CreateDirectory "$INSTDIR\.jlgcli-old"
+  ClearErrors
+  ${If} ${FileExists} "$INSTDIR\_internal\*.*"
+    Rename "$INSTDIR\_internal" "$INSTDIR\.jlgcli-old\_internal"
+    ${If} ${Errors}  ; (the test clears the flag)
+      Call NotReplaced
+    ${EndIf}
+  ${EndIf}
+  ${If} ${FileExists} "$INSTDIR\jlgcli.exe"
+    Rename "$INSTDIR\jlgcli.exe" "$INSTDIR\.jlgcli-old\jlgcli.exe"
+    ${If} ${Errors}
+      Call RestoreOld
+      Call NotReplaced
+    ${EndIf}
+  ${EndIf}
+  Rename "$INSTDIR\.jlgcli-new\_internal" "$INSTDIR\_internal"
+  ${If} ${Errors}
+    Call RestoreOld
+    Call NotReplaced
+  ${EndIf}
+  Rename "$INSTDIR\.jlgcli-new\jlgcli.exe" "$INSTDIR\jlgcli.exe"
+  ${If} ${Errors}
+    Rename "$INSTDIR\_internal" "$INSTDIR\.jlgcli-new\_internal"
+    Call RestoreOld
+    Call NotReplaced
+  ${EndIf}
+  CopyFiles /SILENT "$INSTDIR\.jlgcli-new\*.*" "$INSTDIR"  ; anything else the build holds
+  RMDir /r "$INSTDIR\.jlgcli-new"
+  RMDir /r "$INSTDIR\.jlgcli-old"
   WriteUninstaller "$INSTDIR\uninstall.exe"
 
   WriteRegStr HKCU "${UNINSTALL_KEY}" "DisplayName" "${APP}"

@@ -61,6 +61,13 @@ if (-not $InstallDir) {
 $dir = [IO.Path]::GetFullPath($InstallDir)
 Set-Location -LiteralPath ([IO.Path]::GetTempPath())  # a folder in use cannot be deleted
 
+# A running jlgcli.exe holds its files: deleting around it would leave a broken half.
+$running = @(Get-Process -Name 'jlgcli' -ErrorAction SilentlyContinue |
+    Where-Object { $_.Path -and ($_.Path -ieq (Join-Path $dir 'jlgcli.exe')) })
+if ($running.Count -gt 0) {
+    $ids = ($running | ForEach-Object { $_.Id }) -join ', '
+    throw "jlgcli.exe is running from $dir (process $ids): let its runs finish (or stop them), then uninstall again. Nothing was changed."
+}
 if (Remove-UserPath $dir) { Write-Step "Removed $dir from your user PATH." }
 # The program only: never delete what else the user keeps in that folder.
 foreach ($name in @('jlgcli.exe', '_internal', 'uninstall.exe', 'uninstall.ps1')) {

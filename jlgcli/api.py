@@ -138,7 +138,9 @@ def execute(
     cancel: threading.Event | None = None,
 ) -> RunSummary:
     """Resolve ``options`` into a RunSpec and run it (the CLI passes its own console)."""
-    from jlgcli.process import install_termination_handlers
+    from jlgcli.process import install_termination_handlers, warm_up
+
+    warm_up()  # the fork server starts while the options are resolved (issue 49)
     from jlgcli.runner.engine import execute as run_spec
     from jlgcli.runner.options import build_spec
 

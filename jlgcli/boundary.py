@@ -19,6 +19,7 @@ like SIGPIPE (exit 141), never exit 0.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
@@ -92,6 +93,10 @@ def run_guarded(
     from jlgcli.process.signals import forget_interruptions, install_termination_handlers
     from jlgcli.process.std_streams import guarded_streams
 
+    if sys.platform == "win32":  # pragma: no cover - Windows: set for every child (issue 47)
+        from jlgcli.process.spawn import no_current_folder_lookup  # typing, shutil: not elsewhere
+
+        no_current_folder_lookup(os.environ, is_windows=True)
     adopt_orphans()
     forget_interruptions()  # a new command (tests call main() many times in one process)
     with guarded_streams(), install_termination_handlers():
@@ -108,17 +113,49 @@ def _guarded(body: Callable[[], int], want_json: bool, codes: ExitCodes) -> int:
         except JlgError as exc:
             return report(_translated(exc, codes), want_json)
         except KeyboardInterrupt as exc:
+            if _signum(exc) == _sigpipe():  # the reader went away: it wants nothing more
+                return codes.interrupted(_sigpipe())
             return report(interruption_error(exc, codes), want_json)
         except BrokenPipeError:  # a write that bypassed the guarded streams: as SIGPIPE
-            from jlgcli.process.signals import SIGPIPE_NUMBER, Interrupted, note_interruption
+            from jlgcli.process.signals import note_interruption
 
-            note_interruption(SIGPIPE_NUMBER)
-            return report(interruption_error(Interrupted(SIGPIPE_NUMBER), codes), want_json)
+            note_interruption(_sigpipe())
+            return codes.interrupted(_sigpipe())
+        except OSError as exc:
+            if _name_too_long(exc):  # a path the user gave, or made from one: not a bug
+                return report(_translated(_path_too_long(exc), codes), want_json)
+            return report(internal_error(exc, codes), want_json)
         except Exception as exc:  # the one place a bug becomes a crash log
             return report(internal_error(exc, codes), want_json)
         return _remapped(code, codes)
     except KeyboardInterrupt as exc:  # interrupted again while reporting
         return codes.interrupted(_signum(exc))
+
+
+def _name_too_long(exc: OSError) -> bool:
+    import errno
+
+    return exc.errno == errno.ENAMETOOLONG or getattr(exc, "winerror", None) == 206
+
+
+def _path_too_long(exc: OSError) -> JlgError:
+    """A path past the system's limit (issue 49: ``--cwd`` of 5,000 characters was a 70)."""
+    from jlgcli.input_limits import NAME_MAX, clipped, path_max
+
+    return JlgError(
+        ExitCode.USAGE,
+        f"a path is too long for this system: {clipped(exc.filename)}",
+        f"names may have {NAME_MAX} bytes, a path {path_max():,}: pass a shorter path",
+    )
+
+
+def _sigpipe() -> int:
+    """SIGPIPE's number. When stdout's reader is gone (``$(jlgcli runs -q | head -1)``) the
+    program ends quietly with its documented code, as git and ls do: no ``error:`` line,
+    and no ``--json`` object, which has no reader either (issue 49)."""
+    from jlgcli.process.signals import SIGPIPE_NUMBER
+
+    return SIGPIPE_NUMBER
 
 
 def end_orphans_at_exit() -> None:

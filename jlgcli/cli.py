@@ -31,6 +31,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "backends",
     "doctor",
     "runs",
+    "worktrees",
     "ledger",
     "hook",
     "dev",
@@ -40,8 +41,11 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 EPILOG = """examples:
+  jlgcli demo                          watch a recorded loop, offline
+  jlgcli loop task.md                  work on task.md until it is done (guarded)
+  jlgcli loop task.md -b codex -n 10   with codex, at most 10 iterations
+  jlgcli run prompt.md --json          one call, its result as one JSON object
   jlgcli config set backend codex      choose the default backend
-  jlgcli config show --json            every setting with its source
   jlgcli completion --help             how to install tab completion in your shell
 
 exit codes: 0 done, 1 run error, 2 no backend, 4 budget spent, 5 no progress, 6 not
@@ -71,6 +75,7 @@ commands:
     backends     list the agent CLIs and whether they are ready
     doctor       diagnose the environment: config, backends, PATH, terminal
     runs         list recent runs (every loop; one-shot runs with --artifacts)
+    worktrees    list the worktrees and branches batches made, and prune them
     ledger       show the rebound ledger (audit trail of rebound runs)
     hook         pre-commit hook: one agent call over the staged change
     dev          plan-driven development loop (implement, validate, review, commit)
@@ -223,6 +228,8 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     if "--json" in parser._option_string_actions:
         return
     # In the "output" section where a command's help has one (run, loop).
+    from jlgcli.input_limits import bounded_int
+
     section = next((g for g in parser._action_groups if g.title == "output"), parser)
     section.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     group = section.add_mutually_exclusive_group()
@@ -245,8 +252,8 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--verbosity",
         dest="verbosity",
-        type=int,
-        choices=range(4),
+        type=bounded_int(0, 3),
+        choices=range(4),  # what TAB offers; the type says the range first
         metavar="{0,1,2,3}",
         help="0 quiet, 1 normal, 2 verbose, 3 debug",
     )

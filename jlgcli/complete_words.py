@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 from pathlib import Path
 
 TYPE_CHECKING = False
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 Offer = tuple[str, str]  # (word, one-line description)
 
 # Value slots that name a file or a folder: the shell offers paths there.
-PATH_METAVARS = frozenset({"PROMPT_FILE", "FILE", "DIR", "PATH", "RUN_DIR"})
+PATH_METAVARS = frozenset({"PROMPT_FILE", "TASK", "FILE", "DIR", "PATH", "RUN_DIR"})
 PATH_DESTS = frozenset({"path"})
 
 
@@ -300,17 +299,18 @@ def _config_values(walk: _Walk, current: str, cwd: Path) -> Reply:
 
 
 def _run_ids(walk: _Walk, current: str, cwd: Path) -> Reply:
-    """Recorded run ids, newest first, then ``latest``; ``--resume`` only resumable loop runs."""
+    """Recorded run ids, newest first, the batches' ids, then ``latest``; ``--resume`` only
+    resumable loop runs. Read through the listings ``runs`` uses, so a folder that is no run
+    (the batches' own ``.batches``) is never offered."""
+    from jlgcli.artifacts.listing import run_ids
+    from jlgcli.batch.record import list_batches
+
     flag = walk.values.get("runs_dir") or walk.values.get("artifacts_dir")
     root = runs_root(flag, cwd)
-    resumable = walk.node.prog.split()[-1] == "loop"
-    try:
-        names = sorted((entry.name for entry in os.scandir(root) if entry.is_dir()), reverse=True)
-    except OSError:
-        names = []
-    if resumable:
+    names = run_ids(root)
+    if walk.node.prog.split()[-1] == "loop":
         names = [name for name in names if (root / name / "state.json").is_file()]
-    offers = [(name, "run") for name in names]
+    offers = [(name, "run") for name in names] + [(name, "batch") for name in list_batches(root)]
     return Reply(_matching([*offers, ("latest", "the most recent run")], current))
 
 

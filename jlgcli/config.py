@@ -119,6 +119,10 @@ def require_trusted(settings: ResolvedSettings, backend_id: str) -> None:
         raise untrusted_error(f"backend {backend_id!r}", path, state)
 
 
+# What a rebound script may reach (issue 46): a repository may not loosen it, nor set it untrusted.
+_SANDBOX_KEYS = ("reboundIsolation", "reboundNetwork")
+
+
 def require_trusted_gates(settings: ResolvedSettings, *, gates: bool = True) -> None:
     """Exit 78 when what the project file makes jlgcli run needs trust it does not have.
 
@@ -137,6 +141,8 @@ def require_trusted_gates(settings: ResolvedSettings, *, gates: bool = True) -> 
         "rebound"
     ):
         needs.append("completionMode rebound (running the scripts a model writes)")
+    needs += [f"{key} (how rebound scripts are isolated)" for key in _SANDBOX_KEYS
+              if settings.sources.get(key) == "project"]  # fmt: skip
     state = settings.project_trust
     if needs and state != TRUSTED:
         raise untrusted_error(" and ".join(needs), path, state or "not trusted")
@@ -326,7 +332,8 @@ def resolve_settings(
 
 def _may_run_commands(project_raw: Mapping[str, Any]) -> bool:
     """Whether a project file holds keys that make jlgcli run something (trust then matters)."""
-    return any(key in project_raw for key in (CUSTOM_BACKENDS_KEY, "gates", "completionMode"))
+    keys = (CUSTOM_BACKENDS_KEY, "gates", "completionMode", *_SANDBOX_KEYS)
+    return any(key in project_raw for key in keys)
 
 
 def parse_flag_value(key: str, raw: Any, custom: tuple[str, ...] = ()) -> Any:

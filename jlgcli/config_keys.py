@@ -11,13 +11,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from jlgcli.backends.ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
-from jlgcli.durations import DurationError, format_duration_setting, parse_duration_ms
+from jlgcli.durations import (
+    DurationError,
+    DurationOutOfRangeError,
+    format_duration_setting,
+    parse_duration_ms,
+)
+from jlgcli.input_limits import clipped
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 COMPLETION_MODES = ("marker", "json", "rebound")
+# How rebound scripts are isolated: the best level here, only a full one, or one level.
+ISOLATION_CHOICES = ("best", "strict", "bubblewrap", "unshare", "unprivileged-user", "none")
 PERMISSION_LEVELS = ("read-only", "edit", "full")
 
 
@@ -116,8 +124,11 @@ def _parse_int(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> int:
         raise ValueProblemError(f"expected a whole number ({spec.accepted()})")
     try:
         value = int(str(raw).strip()) if not isinstance(raw, int) else raw
-    except ValueError:
-        message = f"'{raw}' is not a whole number; accepted: {spec.accepted()}"
+    except ValueError:  # also past Python's 4,300 digits
+        text = str(raw).strip().lstrip("+-")
+        if text.isdigit():
+            raise ValueProblemError(_out_of_range(spec, raw)) from None
+        message = f"'{clipped(raw)}' is not a whole number; accepted: {spec.accepted()}"
         raise ValueProblemError(message) from None
     return _bounded(spec, value)
 
@@ -125,6 +136,8 @@ def _parse_int(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> int:
 def _parse_duration(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> int:
     try:
         value = parse_duration_ms(raw)
+    except DurationOutOfRangeError:
+        raise ValueProblemError(_out_of_range(spec, raw)) from None
     except DurationError as exc:
         raise ValueProblemError(str(exc)) from None
     return _bounded(spec, value)
@@ -134,9 +147,12 @@ def _bounded(spec: KeySpec, value: int) -> int:
     if (spec.minimum is not None and value < spec.minimum) or (
         spec.maximum is not None and value > spec.maximum
     ):
-        shown = spec.display(value)
-        raise ValueProblemError(f"{shown} is out of range; accepted: {spec.accepted()}")
+        raise ValueProblemError(_out_of_range(spec, spec.display(value)))
     return value
+
+
+def _out_of_range(spec: KeySpec, shown: object) -> str:
+    return f"{clipped(shown)} is out of range; accepted: {spec.accepted()}"
 
 
 def _parse_choice(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> str:
@@ -201,8 +217,10 @@ def _parse_money(spec: KeySpec, raw: Any, _custom: tuple[str, ...]) -> float:
         value = float(str(raw).strip().lstrip("$")) if not isinstance(raw, bool) else -1.0
     except ValueError:
         value = -1.0
-    if not (0 <= value < float("inf")):  # also refuses NaN
-        raise ValueProblemError(f"'{raw}' is not an amount of dollars ({spec.accepted()})")
+    if value == float("inf"):  # 1e400, or 400 digits: a number, too large for a float
+        raise ValueProblemError(_out_of_range(spec, raw))
+    if not value >= 0:  # also refuses NaN
+        raise ValueProblemError(f"'{clipped(raw)}' is not an amount of dollars ({spec.accepted()})")
     return value
 
 
@@ -368,6 +386,26 @@ KEYS: tuple[KeySpec, ...] = (
         minimum=1024,
         maximum=1024 * 1024 * 1024,
         flag="maxPromptBytes",  # no run/loop flag: set in a config file or JLGCLI_MAX_PROMPT_BYTES
+    ),
+    KeySpec(
+        "reboundIsolation",
+        "choice",
+        "best",
+        "How rebound scripts are isolated: best (the strongest level here, named), strict "
+        "(refuse to run a script without capabilities dropped, an empty home and no "
+        "network), or one level. See docs/rebound.md.",
+        "strict",
+        choices=ISOLATION_CHOICES,
+        flag="reboundIsolation",  # config or JLGCLI_REBOUND_ISOLATION; in a project: trusted
+    ),
+    KeySpec(
+        "reboundNetwork",
+        "bool",
+        False,
+        "Let rebound scripts reach the network (default: a network namespace with "
+        "loopback only). In a project file it needs jlgcli config trust.",
+        "true",
+        flag="reboundNetwork",  # config or JLGCLI_REBOUND_NETWORK; in a project: trusted
     ),
 )
 

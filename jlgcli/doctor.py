@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import platform
-import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -179,9 +178,9 @@ def backend_checks(
     availabilities = (probe or probe_all)(backends)
     for a in availabilities:
         words = " ".join(part for part in (a.status, a.version or "", "-", a.detail) if part)
-        checks.append(
-            Check("backend", a.id, "ok" if a.status == "available" else "warn", words, a.hint)
-        )
+        # an available backend with a hint still has something to fix (an old Node)
+        status: Status = "ok" if a.status == "available" and not a.hint else "warn"
+        checks.append(Check("backend", a.id, status, words, a.hint))
     if not any(a.status == "available" for a in availabilities):
         checks.append(
             Check(
@@ -200,7 +199,11 @@ def path_checks(
     names: Sequence[str], path_value: str, *, is_windows: bool, which: Which | None = None
 ) -> list[Check]:
     """The same CLI found more than once on PATH, npm ``.cmd`` shims, an empty PATH."""
-    lookup: Which = which or (lambda name, folder: shutil.which(name, path=folder))
+    from jlgcli.process.spawn import resolve_executable  # never the current folder (issue 47)
+
+    lookup: Which = which or (
+        lambda name, folder: resolve_executable(name, path=folder, is_windows=is_windows)
+    )
     separator = ";" if is_windows else ":"
     folders = [f for f in path_value.split(separator) if f.strip()]
     if not folders:

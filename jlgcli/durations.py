@@ -13,10 +13,18 @@ _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)", re.ASCII)
 _WHOLE = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+", re.ASCII)
 _DIGITS = re.compile(r"[0-9]+")
+# Far past any limit (ten thousand years), and below 2**53 where floats stop counting whole
+# milliseconds: a larger value is refused here, before arithmetic can overflow (issue 49).
+LONGEST_MS = 10_000 * 365 * 86_400_000
+MAX_FLAG_MS = 7 * 86_400_000  # a flag's own limit where no config key sets one (a week)
 
 
 class DurationError(ValueError):
     """A duration that cannot be parsed; the message says what is accepted."""
+
+
+class DurationOutOfRangeError(DurationError):
+    """A duration longer than any limit; the caller names its own (a key's, a flag's)."""
 
 
 EXAMPLES = "500ms, 30s, 2m, 1h30m or an integer of milliseconds (120000)"
@@ -34,14 +42,26 @@ def parse_duration_ms(text: str | int) -> int:
     if value.startswith("-") and (_DIGITS.fullmatch(value[1:]) or _WHOLE.fullmatch(value[1:])):
         raise DurationError(f"a duration cannot be negative ('{text}'); use {EXAMPLES}")
     if _DIGITS.fullmatch(value):
+        if len(value) > 30:
+            raise DurationOutOfRangeError(f"{_clipped(text)} is out of range")
         return _check_bare(int(value))
     if not value or not _WHOLE.fullmatch(value):
-        raise DurationError(f"'{text}' is not a duration; use {EXAMPLES}")
+        raise DurationError(f"'{_clipped(text)}' is not a duration; use {EXAMPLES}")
     total = sum(float(number) * _UNIT_MS[unit] for number, unit in _PART.findall(value))
+    if not total <= LONGEST_MS:  # also inf, from 400 digits
+        raise DurationOutOfRangeError(f"{_clipped(text)} is out of range")
     return round(total)
 
 
+def _clipped(text: object) -> str:
+    from jlgcli.input_limits import clipped
+
+    return clipped(text)
+
+
 def _check_bare(ms: int) -> int:
+    if ms > LONGEST_MS:
+        raise DurationOutOfRangeError(f"{_clipped(ms)} is out of range")
     if 0 < ms < 1000:
         raise DurationError(
             f"'{ms}' is ambiguous: a bare number is milliseconds; write {ms}s or {ms}ms"
@@ -51,20 +71,32 @@ def _check_bare(ms: int) -> int:
     return ms
 
 
-def parse_duration_flag(flag: str, text: str | int, *, allow_zero: bool = False) -> int:
+def parse_duration_flag(
+    flag: str, text: str | int, *, allow_zero: bool = False, maximum_ms: int = MAX_FLAG_MS
+) -> int:
     """Milliseconds of a command-line duration; JlgError 64 naming ``flag`` when it is wrong.
 
-    For flags such as ``--timeout`` or ``--script-timeout``: ``abc``, ``-1s`` and
-    (unless ``allow_zero``) ``0`` are usage errors, with the accepted forms as hint.
+    For flags such as ``--timeout`` or ``--script-timeout``: ``abc``, ``-1s``, more than
+    ``maximum_ms`` and (unless ``allow_zero``) ``0`` are usage errors, with the accepted
+    forms or the limit as hint.
     """
     from jlgcli.errors import ExitCode, JlgError
 
     try:
         ms = parse_duration_ms(text)
+    except DurationOutOfRangeError:
+        ms = maximum_ms + 1  # said below, with this flag's limit
     except DurationError as exc:
         raise JlgError(
             ExitCode.USAGE, f"invalid value for {flag}: {exc}", hint=f"example: {flag} 30s"
         ) from None
+    if ms > maximum_ms:
+        raise JlgError(
+            ExitCode.USAGE,
+            f"invalid value for {flag}: {_clipped(text)} is out of range; "
+            f"at most {format_duration_setting(maximum_ms)}",
+            hint=f"example: {flag} 30s",
+        )
     if ms == 0 and not allow_zero:
         raise JlgError(
             ExitCode.USAGE,

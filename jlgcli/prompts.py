@@ -139,6 +139,10 @@ def read_prompt(
             ) from None
         text = _decode(data, source)
         origin = str(path)
+        if text.startswith("---"):  # a batch's depends-on is jlgcli's, not the agent's
+            from jlgcli.front_matter import split
+
+            text = split(text, origin).body
     if not text.strip():
         raise JlgError(
             ExitCode.USAGE,

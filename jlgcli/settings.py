@@ -50,3 +50,7 @@ class Settings(BaseModel):
     maxPromptBytes: int = Field(
         4 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024, description=_DESCRIPTIONS["maxPromptBytes"]
     )
+    reboundIsolation: Literal[
+        "best", "strict", "bubblewrap", "unshare", "unprivileged-user", "none"
+    ] = Field("best", description=_DESCRIPTIONS["reboundIsolation"])
+    reboundNetwork: bool = Field(False, description=_DESCRIPTIONS["reboundNetwork"])

@@ -254,9 +254,19 @@ def _write_launcher(bin_dir: Path, name: str, script: Path) -> None:
     call (26 against 36 ms of CPU a call where ``PYTHONDONTWRITEBYTECODE`` is set).
     """
     if os.name == "nt":  # pragma: no cover - exercised by the Windows CI job
-        unset = "".join(f'@set "{variable}="\r\n' for variable in COVERAGE_VARIABLES)
+        # npm's own shape (npm/cmd-shim lib/index.js, a "#!/usr/bin/env python -S" script),
+        # so an argument cmd.exe would mangle runs the fake directly, as with npm's
+        # claude.cmd (issue 47). It cannot unset coverage's variables: the Windows job
+        # measures no subprocess.
+        python = sys.executable
         (bin_dir / f"{name}.cmd").write_text(
-            f'{unset}@"{sys.executable}" -S "{script}" %*\r\n', encoding="utf-8"
+            "@ECHO off\r\nGOTO start\r\n:find_dp0\r\nSET dp0=%~dp0\r\nEXIT /b\r\n:start\r\n"
+            "SETLOCAL\r\nCALL :find_dp0\r\n\r\n"
+            f'IF EXIST "{python}" (\r\n  SET "_prog={python}"\r\n) ELSE (\r\n'
+            '  SET "_prog=python"\r\n  SET PATHEXT=%PATHEXT:;.JS;=;%\r\n)\r\n\r\n'
+            "endLocal & goto #_undefined_# 2>NUL || title %COMSPEC% & "
+            f'"%_prog%" -S "{script}" %*\r\n',
+            encoding="utf-8",
         )
         return
     launcher = bin_dir / name

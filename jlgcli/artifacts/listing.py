@@ -27,6 +27,7 @@ from jlgcli.artifacts.layout import (
     TRANSCRIPT_FILE,
 )
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.money import money
 from jlgcli.records import record
 
 INCOMPLETE = "incomplete"
@@ -75,7 +76,7 @@ class RunInfo:
             "exitCode": self.exit_code,
             "problem": self.problem,
             "backends": list(self.backends),
-            "costUsd": self.cost_usd,
+            "costUsd": money(self.cost_usd),
         }
 
     @property
@@ -136,6 +137,14 @@ def list_runs(root: Path, limit: int | None = 20) -> list[RunInfo]:
     if limit is not None:
         names = names[: max(limit, 0)]
     return [read_run(root / name) for name in names]
+
+
+def run_ids(root: Path) -> list[str]:
+    """The run ids under ``root``, newest first; none when it cannot be read."""
+    try:
+        return _run_names(root)
+    except JlgError:
+        return []
 
 
 def load_run(root: Path, run_id: str) -> RunDetail:

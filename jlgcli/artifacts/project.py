@@ -8,7 +8,12 @@ the root of the git work tree, else the working directory itself. Runs
 
 from __future__ import annotations
 
+import os
+import stat
+import sys
 from pathlib import Path
+
+from jlgcli.errors import ExitCode, JlgError
 
 PROJECT_FILE_NAME = ".jlgcli.json"  # the same name jlgcli.config reads (kept in sync by a test)
 
@@ -29,3 +34,43 @@ def project_root(cwd: Path | None = None) -> Path:
 def under_project(path: Path, cwd: Path | None = None) -> Path:
     """``path`` itself when absolute, else relative to the project root of ``cwd``."""
     return path if path.is_absolute() else project_root(cwd) / path
+
+
+def require_own_folder(path: Path, *, owner: int | None = None) -> None:
+    """Exit 73 when ``path`` (or a folder of it from ``.jlgcli`` down) is a symlink or not ours.
+
+    A cloned repository can hold ``.jlgcli``, ``ledger`` or ``.jlgcli/worktrees``
+    as a symlink to anywhere, or a folder another user made: jlgcli would then
+    write its run records, its ledger or its worktrees there (issue 46). What
+    does not exist yet is fine (jlgcli makes it). ``owner``: the uid expected
+    (default: this process's; none on Windows).
+    """
+    chain = [path]
+    if ".jlgcli" in path.parts[:-1]:
+        for parent in path.parents:
+            chain.append(parent)
+            if parent.name == ".jlgcli":
+                break
+    uid = owner if owner is not None else _euid()
+    for folder in chain:
+        try:
+            info = folder.lstat()
+        except OSError:  # not there yet: jlgcli makes it
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            reason = "is a symlink (jlgcli writes only into a folder of its own)"
+        elif uid is not None and info.st_uid != uid:
+            reason = f"belongs to another user (uid {info.st_uid}), not to you (uid {uid})"
+        else:
+            continue
+        raise JlgError(
+            ExitCode.CANT_CREATE,
+            f"{folder} {reason}",
+            hint=f"remove or rename {folder} (a repository may hold one), then run again",
+        )
+
+
+def _euid() -> int | None:
+    if sys.platform == "win32":  # no uids: owners are ACLs there
+        return None
+    return os.geteuid()

@@ -37,6 +37,7 @@ from jlgcli.artifacts.layout import (
     default_root,
     iteration_name,
 )
+from jlgcli.artifacts.project import require_own_folder
 from jlgcli.artifacts.redact import Redactor
 from jlgcli.artifacts.transcript import TranscriptSink
 from jlgcli.errors import ExitCode, JlgError
@@ -75,6 +76,7 @@ class RunDirectory:
         root = Path(root)
         run_id = coerce_run_id(run_id)
         path = root / run_id
+        require_own_folder(root)  # a symlinked .jlgcli sends the records elsewhere (issue 46)
         try:
             root_existed = root.is_dir()
             root.mkdir(parents=True, exist_ok=True)

@@ -22,9 +22,12 @@ Permissions = Literal["read-only", "edit", "full"]
 # input: the CLI rejected its input · backend: any other failure of the CLI ·
 # protocol: output jlgcli cannot read · timeout: stopped by a deadline ·
 # overloaded: the service is overloaded after the CLI's own retries (wait with back-off) ·
-# budget: the call stopped at the spending cap jlgcli gave it (what is left of --max-cost).
+# budget: the call stopped at the spending cap jlgcli gave it (what is left of --max-cost) ·
+# account: the account needs its owner (on hold, verification, cloud credentials): a
+# fallback takes over, else exit 6 with the CLI's own remedy.
 ErrorKind = Literal[
     "auth",
+    "account",
     "rate-limit",
     "quota",
     "input",
@@ -61,6 +64,11 @@ class BackendRequest:
     prompt_file: str | None = None  # a temp file holding the prompt, for CLIs that need a file
     max_budget_usd: float | None = None  # what is left of --max-cost, for CLIs that cap a call
     output_schema: str | None = None  # JSON Schema of the final message (--completion json)
+    # the CLI's version as the run's probe found it: flags a version lacks are never passed
+    cli_version: str | None = None
+    # start a new session under this id where the CLI lets the caller choose (claude
+    # --session-id): the session is known without reading it back from the output
+    new_session_id: str | None = None
 
 
 @record
@@ -82,6 +90,9 @@ class BackendResult:
     error_kind: ErrorKind | None = None
     session_id: str | None = None
     cost_usd: float | None = None  # None when the CLI does not report it (never a made-up 0)
+    # cost_usd is the session's running total, not this call's (claude 2.1.277+): the run
+    # core counts what it grew by since the session's last report (issue 48)
+    cost_is_session_total: bool = False
     input_tokens: int | None = None
     output_tokens: int | None = None
     rate_limit_reset: float | None = None  # epoch seconds, when the CLI states a reset time
@@ -90,6 +101,8 @@ class BackendResult:
     extra: dict[str, str] = field(default_factory=dict)
     # tool uses the CLI denied (issue 34): {"tool": "Write", "target": "src/a.py"}
     denials: tuple[dict[str, str], ...] = ()
+    # what the CLI says the user must do (an appeal link, a credential to refresh): the hint
+    remedy: str | None = None
 
 
 class StreamParser(Protocol):

@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from jlgcli.backends.base import Availability, BackendRequest, BackendResult
+from jlgcli.backends.base import Availability, BackendRequest, BackendResult, ErrorKind
 from jlgcli.backends.cli_facts import CLAUDE
 from jlgcli.backends.common import format_version, parse_version
 from jlgcli.backends.limits import LimitKind, find_auth_error, structured_verdict
@@ -42,14 +42,40 @@ from jlgcli.records import replace
 INFO = CLAUDE
 # rate_limit_event appeared around 2.1.45 (backends.md §8); older versions are read from text.
 STRUCTURED_LIMITS_SINCE = (2, 1, 45)
+# From 2.1.277 a process started with --resume restores the cost total its session saved, so
+# result.total_cost_usd is the session's running total (2.1.332's result schema: "read the
+# latest result rather than summing"; measured on 2.1.278, Enderfga/claw-orchestrator#112);
+# 2.1.221 still started from zero (iOfficeAI/AionCore#767): one process, one call's cost.
+SESSION_COST_SINCE = (2, 1, 277)
 PERMISSION_MODES = {"read-only": "plan", "edit": "acceptEdits", "full": "bypassPermissions"}
+# The first version known to take a flag (the --help captures in backends.md §2, §10;
+# tests/unit/backends/flags/): a flag newer than CLAUDE.minimum needs a known version.
+# --session-id came in 1.0.5x (older than any claude jlgcli drives); --permission-prompts
+# (none: anything that would prompt is denied) is in 2.1.332's --help, not in 2.1.197's.
+FLAGS_SINCE = {"--session-id": (1, 0, 51), "--permission-prompts": (2, 1, 332)}
 # assistant.error values (backends.md §5.1) that say which kind of failure this is.
 ASSISTANT_ERRORS: dict[str, LimitKind] = {
     "authentication_failed": "auth",
     "oauth_org_not_allowed": "auth",
     "rate_limit": "rate-limit",
     "billing_error": "quota",
+    # in the enum of 2.1.197 and 2.1.332 (backends.md §10): "API Error: Overloaded", no 529
+    "overloaded": "overloaded",
+    # 2.1.332 (backends.md §10): the account needs its owner; the text says what to do
+    "account_on_hold": "account",  # "… View details or appeal: https://claude.ai/restricted"
+    "verification_required": "account",
+    "cloud_credential_error": "account",  # "… Check or refresh your AWS credentials"
 }
+# result.terminal_reason (2.1.332, backends.md §10) where it says more than the text.
+TERMINAL_REASONS: dict[str, tuple[ErrorKind, str]] = {
+    "budget_exhausted": ("budget", "claude stopped at the spending cap of this call"),
+    "structured_output_retry_exhausted": (
+        "protocol", "claude gave up producing the JSON status object its schema asks for"),
+    "malformed_tool_use_exhausted": (
+        "backend", "claude gave up after the model's malformed tool calls"),
+    "tool_deferred_unavailable": ("backend", "a tool claude deferred was unavailable"),
+    "turn_setup_failed": ("backend", "claude could not set up the turn"),
+}  # fmt: skip
 # result.api_error_status (claude 2.1.110+, backends.md §9): the HTTP status of the failure.
 API_STATUSES: dict[int, LimitKind] = {401: "auth", 429: "rate-limit", 503: "overloaded",
                                       529: "overloaded"}  # fmt: skip
@@ -108,6 +134,7 @@ class ClaudeBackend:
     """The ``claude`` backend."""
 
     id = "claude"
+    chooses_session_ids = True  # --session-id: the run core names a new session itself
 
     def __init__(self, *, is_root: Callable[[], bool] = running_as_root) -> None:
         self._is_root = is_root
@@ -117,7 +144,9 @@ class ClaudeBackend:
 
         Before 2.1.45 the detail says usage limits are read from claude's text.
         """
-        return with_limit_note(probe_cli(INFO, check_login, timeout=timeout))
+        from jlgcli.backends.node_engine import with_node_check
+
+        return with_node_check(INFO, with_limit_note(probe_cli(INFO, check_login, timeout=timeout)))
 
     def probe_installed(self, timeout: float = 2.0) -> Availability:
         """``probe`` without the login check, for ``run``/``loop`` (issue 34): the first
@@ -131,8 +160,12 @@ class ClaudeBackend:
             argv += ["--model", request.model]
         if request.permissions:
             argv += ["--permission-mode", PERMISSION_MODES[request.permissions]]
+        if request.permissions and _takes("--permission-prompts", request.cli_version):
+            argv += ["--permission-prompts", "none"]  # headless: a prompt is a denial, said so
         if request.resume_session:
             argv += ["--resume", request.resume_session]
+        elif request.new_session_id and _takes("--session-id", request.cli_version):
+            argv += ["--session-id", request.new_session_id]
         if request.output_schema is not None:  # the final message is a status object
             argv += ["--json-schema", request.output_schema]
         if request.max_budget_usd is not None:  # one call never spends past --max-cost
@@ -256,6 +289,8 @@ class ClaudeParser(JsonStreamParser):
         cost = event.get("total_cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             self.cost_usd = float(cost)
+            version = parse_version(self.extra.get("claude_code_version", ""))
+            self.cost_is_session_total = version is not None and version >= SESSION_COST_SINCE
         usage = event.get("usage")
         if isinstance(usage, dict) and isinstance(usage.get("input_tokens"), int):
             # input_tokens excludes cache reads/writes; sum them so it compares with codex's.
@@ -287,7 +322,8 @@ class ClaudeParser(JsonStreamParser):
                 return self.verdict_failure(outcome, verdict, short(self.last_error, 500))
             return self.unfinished(outcome)
         subtype = final.get("subtype")
-        if subtype == "error_max_budget_usd":  # stopped at --max-budget-usd (backends.md §9)
+        reason = final.get("terminal_reason")
+        if subtype == "error_max_budget_usd" or reason == "budget_exhausted":  # §9, §10
             return self.failure(
                 outcome, "claude stopped at the spending cap of this call", "budget"
             )
@@ -310,10 +346,24 @@ class ClaudeParser(JsonStreamParser):
         status = final.get("api_error_status")
         if kind is None and isinstance(status, int) and status in API_STATUSES:
             kind = API_STATUSES[status]
+        if kind is None and isinstance(reason, str) and reason in TERMINAL_REASONS:
+            said, what = TERMINAL_REASONS[reason]
+            detail = f" ({short(result_text, 300)})" if result_text else ""
+            return self.failure(outcome, f"{what} (terminal_reason {reason}){detail}", said)
         if kind is None:
             return self.failure_from(outcome, message)  # claude 2.0.x: text only
         verdict = structured_verdict(kind, message, reset=self.limit_reset)
         return self.verdict_failure(outcome, verdict, short(message, 500))
+
+
+def _takes(flag: str, version: str | None) -> bool:
+    """Whether this claude takes ``flag``: always when every supported version does,
+    else only when its version is known to be recent enough."""
+    since = FLAGS_SINCE[flag]
+    if since <= INFO.minimum:
+        return True
+    found = parse_version(version or "")
+    return found is not None and found >= since
 
 
 def _on_overage(info: dict[str, Any]) -> bool:

@@ -15,16 +15,19 @@ failure is classified from ``turn.failed.error.message`` alone.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
 from jlgcli.backends.cli_facts import CODEX
 from jlgcli.backends.limits import find_auth_error
 from jlgcli.backends.probing import (
+    AuthCheck,
     AuthVerdict,
     ProbeContext,
     broken_verdict,
     first_set,
+    home_dir,
     login_left_to_the_call,
     probe_cli,
 )
@@ -70,15 +73,39 @@ class CodexBackend:
         # turn.completed.usage is the thread's total, not this call's (backends.md §8).
         self._thread_totals: dict[str, tuple[int, int]] = {}
         self._schema_dir: tempfile.TemporaryDirectory[str] | None = None
+        self._login_seen = False  # a login check beside a call said "logged in"
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.50.0, logged in (``codex login status`` or ``CODEX_API_KEY``)."""
-        return probe_cli(INFO, check_login, timeout=timeout)
+        from jlgcli.backends.node_engine import with_node_check
+
+        return with_node_check(INFO, probe_cli(INFO, check_login, timeout=timeout))
 
     def probe_installed(self, timeout: float = 2.0) -> Availability:
         """``probe`` without the login check, for ``run``/``loop`` (issue 34): the first
         call starts sooner and an auth failure is read from the call itself (exit 6)."""
         return probe_cli(INFO, login_left_to_the_call, timeout=timeout)
+
+    def login_check(self) -> AuthCheck | None:
+        """The login check to run beside a call (issue 48: a logged-out ``exec`` hangs), or
+        None when none is needed: ``CODEX_API_KEY`` is set, the credentials file ``codex
+        login status`` reads first is there (codex-rs/cli/src/login.rs: the stored auth,
+        ``$CODEX_HOME/auth.json`` unless kept in the keyring), or a check said "logged in"."""
+        if self._login_seen or first_set(os.environ, ("CODEX_API_KEY",)):
+            return None
+        from pathlib import Path
+
+        configured = os.environ.get("CODEX_HOME")
+        codex_home = Path(configured) if configured else home_dir(os.environ) / ".codex"
+        if (codex_home / "auth.json").is_file():
+            return None
+
+        def check(ctx: ProbeContext) -> AuthVerdict:
+            verdict = check_login(ctx)
+            self._login_seen = verdict.state == "ok"
+            return verdict
+
+        return check
 
     def invocation(self, request: BackendRequest) -> Invocation:
         """``codex exec --json --skip-git-repo-check [...] [resume <id>] -``, prompt on stdin.

@@ -8,8 +8,10 @@ from stdin ("Piped input is ignored if you also provide a prompt with -p");
 is no status command, so the probe looks for a token variable, copilot's own
 stored login (``config.json``) or a GitHub CLI login.
 
-Limits (backends.md §8, issue 16): ``session.error`` carries ``data.errorType``
-(``quota``, ``rate_limit``, ``authentication`` …), which decides the kind; auth
+Limits (backends.md §8, §10, issues 16 and 48): ``session.error`` carries
+``data.errorCode`` (``user_weekly_rate_limited`` …), ``errorType`` (``quota``,
+``rate_limit``, ``authentication`` …) and ``statusCode``, read in that order to
+decide the kind, and ``remediation`` (the hint jlgcli gives); auth
 failures before the session starts are plain text on stderr ("Error:
 Authentication token found but could not be validated."). A long
 ``assistant.message`` may come in chunks (``chunkIndex``/``chunkCount``): they
@@ -44,6 +46,22 @@ ERROR_TYPES: dict[str, LimitKind] = {
     "rate_limit": "rate-limit",
     "authentication": "auth",
     "authorization": "auth",  # no seat, or a policy forbids it (cli-main.js, backends.md §9)
+}
+# session.error data.errorCode (1.0.102 schemas/session-events.schema.json, backends.md §10):
+# read before errorType, which may be broader (a weekly limit is errorType "rate_limit").
+ERROR_CODES: dict[str, LimitKind] = {
+    "user_weekly_rate_limited": "rate-limit",
+    "session_quota_exceeded": "quota",
+    "billing_not_configured": "account",  # the user must set billing up: its remediation says how
+}
+# session.error data.statusCode where neither code nor type decides.
+STATUS_CODES: dict[int, LimitKind] = {
+    401: "auth",
+    402: "quota",
+    429: "rate-limit",
+    502: "overloaded",
+    503: "overloaded",
+    529: "overloaded",
 }
 TOKEN_VARIABLES = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN")  # copilot's precedence
 # --allow-all-tools is required headless; the denials narrow it. MCP tools (the built-in
@@ -123,7 +141,9 @@ class CopilotBackend:
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 1.0.0, a token/login present (checked without running copilot)."""
-        return probe_cli(INFO, check_login, timeout=timeout)
+        from jlgcli.backends.node_engine import with_node_check
+
+        return with_node_check(INFO, probe_cli(INFO, check_login, timeout=timeout))
 
     def invocation(self, request: BackendRequest) -> Invocation:
         """``copilot --output-format json --no-color <permissions> [...]``, prompt on stdin."""
@@ -158,7 +178,7 @@ class CopilotParser(JsonStreamParser):
         self.streamed: set[str] = set()  # message ids already shown through deltas
         self.final: dict[str, Any] | None = None
         self.session_errors: list[str] = []
-        self.session_error_type: str | None = None  # errorType of the last session.error
+        self.session_error_kind: LimitKind | None = None  # what the last session.error's fields say
         self.message_id: str | None = None  # the assistant.message being assembled
         self.message_chunks: list[str] = []
         self.tools: dict[str, tuple[str, str]] = {}  # toolCallId → (name, target)
@@ -181,7 +201,11 @@ class CopilotParser(JsonStreamParser):
         if kind == "session.error":
             message = str(data.get("message") or data.get("errorType") or "session error")
             self.session_errors.append(message)
-            self.session_error_type = str(data.get("errorType") or "") or None
+            self.session_error_kind = _error_kind(data)
+            if isinstance(data.get("remediation"), str) and data["remediation"].strip():
+                self.remedy = short(data["remediation"], 500)
+            if isinstance(data.get("eligibleForAutoSwitch"), bool):
+                self.extra["eligible_for_auto_switch"] = str(data["eligibleForAutoSwitch"]).lower()
             self.note_error(message)
             return f"[copilot] error: {short(message)}\n"
         if kind == "tool.execution_complete" and data.get("success") is False:
@@ -233,7 +257,7 @@ class CopilotParser(JsonStreamParser):
 
     def classify(self, outcome: ProcessOutcome) -> BackendResult:
         final = self.final
-        kind = ERROR_TYPES.get(self.session_error_type or "")
+        kind = self.session_error_kind
         message = self.session_errors[-1] if self.session_errors else ""
         if final is None and kind is None:
             return self.unfinished(outcome)
@@ -255,6 +279,17 @@ class CopilotParser(JsonStreamParser):
             f"copilot reported exit code {final.get('exitCode')}: {self._last_words()}",
             "backend",
         )
+
+
+def _error_kind(data: dict[str, Any]) -> LimitKind | None:
+    """The kind ``session.error``'s structured fields decide: errorCode, errorType, statusCode."""
+    kind = ERROR_CODES.get(str(data.get("errorCode") or "")) or ERROR_TYPES.get(
+        str(data.get("errorType") or "")
+    )
+    status = data.get("statusCode")
+    if kind is None and isinstance(status, int) and not isinstance(status, bool):
+        kind = STATUS_CODES.get(status)
+    return kind
 
 
 def _arguments(data: dict[str, Any]) -> str:

@@ -66,10 +66,13 @@ def error_type_kind(error_type: str) -> LimitKind | None:
     """The kind gemini's ``error.type`` (its error class name) decides, if any.
 
     Classes from google-gemini/gemini-cli ``packages/core/src/utils/googleQuotaErrors.ts``
-    (``TerminalQuotaError``, ``RetryableQuotaError``) and ``FatalAuthenticationError``.
+    (``TerminalQuotaError``, ``RetryableQuotaError``, ``ValidationRequiredError``) and
+    ``FatalAuthenticationError``.
     """
     name = error_type.lower()
-    if "terminalquota" in name:
+    if "validationrequired" in name:  # a 403 VALIDATION_REQUIRED: the account must be verified
+        return "account"
+    if "terminalquota" in name:  # a capacity shortage too: structured_verdict reads the text
         return "quota"
     if "retryablequota" in name or "ratelimit" in name.replace("_", ""):
         return "rate-limit"
@@ -155,7 +158,9 @@ class GeminiBackend:
 
     def probe(self, timeout: float = 2.0) -> Availability:
         """Installed, version ≥ 0.20.0, some authentication configured (no process run for it)."""
-        return probe_cli(INFO, check_login, timeout=timeout)
+        from jlgcli.backends.node_engine import with_node_check
+
+        return with_node_check(INFO, probe_cli(INFO, check_login, timeout=timeout))
 
     def invocation(self, request: BackendRequest) -> Invocation:
         """``gemini -o stream-json [...]`` with the prompt on stdin and the workspace trusted."""

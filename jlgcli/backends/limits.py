@@ -6,7 +6,12 @@ Three outcomes the run core treats differently:
   when the CLI states one, even a far one: "resets in 5 days");
 - ``quota``: credit or quota exhausted with no useful reset ("You've run out
   of your included AI credits for the month."): fail over or stop;
-- ``auth``: not logged in, bad key or token (exit 6).
+- ``auth``: not logged in, bad key or token (exit 6);
+- ``account``: the account needs its owner (on hold, a verification, cloud
+  credentials to refresh): a fallback takes over, else exit 6 with the CLI's
+  own remedy (issue 48);
+- ``overloaded``: the service has no capacity right now, whatever the error's
+  type says (gemini raises a capacity shortage as ``TerminalQuotaError``).
 
 Adapters classify from their CLI's structured fields first (claude
 ``assistant.error``, copilot ``errorType``, gemini ``error.type``) and call
@@ -25,7 +30,7 @@ from typing import Literal
 from jlgcli.backends.resets import parse_reset_time
 from jlgcli.records import record
 
-LimitKind = Literal["rate-limit", "quota", "auth", "overloaded"]
+LimitKind = Literal["rate-limit", "quota", "auth", "overloaded", "account"]
 
 _APOS = "['’]"
 # Pattern sources, compiled by re's cache on first use (re.search): only a failed call's
@@ -42,9 +47,20 @@ _AUTH = (
     # gemini core/turn.ts UnauthorizedError: "Request had invalid authentication credentials"
     r"|invalid authentication credentials"
 )
+# The account needs its owner's action (backends.md §10, claude 2.1.332's binary):
+# account_on_hold "… View details or appeal: https://claude.ai/restricted";
+# cloud_credential_error "Could not load AWS credentials … Check or refresh your AWS credentials".
+_ACCOUNT = (
+    r"(?i)claude\.ai/restricted|View details or appeal"
+    r"|Could not load AWS credentials|refresh your AWS credentials"
+)
 # Credit or quota gone, no reset worth waiting for (unless the message states one).
 _QUOTA = (
     r"(?i)out of (?:your )?(?:[\w-]+ )*credits"  # claude, codex workspace, copilot AI credits
+    # claude (2.0.x: the text alone; 2.1.x adds error "billing_error"), backends.md §10
+    r"|Credit balance is too low"
+    # codex 0.171.0 binary: "You've reached your workspace credit limit" (credit, not a rate)
+    r"|\bcredit limit\b"
     r"|\bspend(?:ing)? (?:cap|limit)\b"  # codex spend cap, copilot session, claude monthly
     r"|exhausted your (?:[\w-]+ )*quota"  # gemini daily quota
     r"|\bquota exceeded\b|exceeded your current quota|insufficient[_ ]quota"
@@ -65,6 +81,15 @@ _OVERLOADED = (
     r"(?i)Repeated 529|\b529\b.{0,20}Overloaded|overloaded_error|\bat capacity\b"
     r"|\bhigh demand\b|last status: 50[23]\b|\b503\b.{0,30}(?:Service )?Unavailable"
     r"|model is overloaded|\bstatus:? 503\b"
+    r"|API Error: Overloaded\b"  # claude assistant.error "overloaded" (backends.md §10)
+)
+# A capacity shortage (backends.md §10), an overload whatever type or 429 carries it: gemini's
+# MODEL_CAPACITY_EXHAUSTED "No capacity available for model … on the server" (raised as
+# TerminalQuotaError in 0.61.0); codex 0.171.0 "Policy-restricted capacity is unavailable.
+# Please try again later." and "Codex is currently experiencing high load."
+_CAPACITY = (
+    r"(?i)No capacity available for model|MODEL_CAPACITY_EXHAUSTED"
+    r"|Policy-restricted capacity is unavailable|currently experiencing high load"
 )
 # A limit that resets: wait for it.
 _RATE_LIMIT = (
@@ -99,6 +124,9 @@ def classify_error_text(text: str, *, now: float | None = None) -> Verdict | Non
     """
     if not text:
         return None
+    account = re.search(_ACCOUNT, text)
+    if account is not None:
+        return Verdict("account", line_around(text, account.start()))
     auth = re.search(_AUTH, text)
     if auth is not None:
         return Verdict("auth", line_around(text, auth.start()))
@@ -106,6 +134,9 @@ def classify_error_text(text: str, *, now: float | None = None) -> Verdict | Non
     if permanent is not None:
         return Verdict("quota", line_around(text, permanent.start()))
     quota = re.search(_QUOTA, text)
+    capacity = re.search(_CAPACITY, text)
+    if capacity is not None and quota is None:
+        return Verdict("overloaded", line_around(text, capacity.start()))
     limit = re.search(_RATE_LIMIT, text)
     found = quota or limit
     if found is None:
@@ -129,8 +160,10 @@ def structured_verdict(
     out of usage credits") is a quota.
     """
     line = first_line(message)
-    if kind in ("auth", "overloaded"):
+    if kind in ("auth", "overloaded", "account"):
         return Verdict(kind, line)
+    if re.search(_CAPACITY, message) and not re.search(_QUOTA, message):
+        return Verdict("overloaded", line)  # a shortage, whatever the type said
     if re.search(_PERMANENT, message):
         return Verdict("quota", line)
     stated = reset if reset is not None else reset_in(message, now=now)

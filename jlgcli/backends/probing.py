@@ -274,8 +274,14 @@ def npm_package_version(executable: str, package: str | None) -> tuple[int, int,
     (``bin/<cli>`` → ``lib/node_modules/<pkg>``) and npm's Windows shims
     (``<prefix>\\<cli>.cmd`` next to ``<prefix>\\node_modules\\<pkg>``).
     """
-    if not package:
-        return None
+    data = npm_package_json(executable, package) if package else None
+    version = data.get("version") if data is not None else None
+    return parse_version(version) if isinstance(version, str) else None
+
+
+def npm_package_json(executable: str, package: str) -> dict[str, object] | None:
+    """The ``package.json`` of ``package`` installed behind ``executable`` (the places
+    ``npm_package_version`` names), or None."""
     exe = Path(executable)
     candidates = [
         exe.parent / "node_modules" / package,
@@ -287,21 +293,13 @@ def npm_package_version(executable: str, package: str | None) -> tuple[int, int,
         real = exe
     candidates.extend(list(real.parents)[:5])
     for folder in candidates:
-        version = _package_json_version(folder / "package.json", package)
-        if version is not None:
-            return version
+        try:
+            data = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("name") == package:
+            return data
     return None
-
-
-def _package_json_version(path: Path, package: str) -> tuple[int, int, int] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("name") != package:
-        return None
-    version = data.get("version")
-    return parse_version(version) if isinstance(version, str) else None
 
 
 def env_flag(env: Mapping[str, str], name: str) -> bool:

@@ -29,7 +29,7 @@ NO_BACKEND_HINT = (
 
 @record
 class BackendEntry:
-    """One backend's probe (F-002)."""
+    """One backend's probe."""
 
     id: str
     status: AvailabilityStatus

@@ -18,7 +18,7 @@ SCHEMA_PATH = Path(__file__).parents[2] / "docs" / "schemas" / "backends.schema.
 
 
 class BackendEntry(BaseModel):
-    """One backend's probe (F-002)."""
+    """One backend's probe."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -64,7 +64,7 @@ def missing_interpreter(
         return None  # the shim prefers a node.exe next to it
     if "/" in program or "\\" in program:
         return None if Path(program).exists() else program
-    return None if resolve_executable(program, path=path) else program
+    return None if resolve_executable(program, path=path, is_windows=is_windows) else program
 
 
 def start_failure(answer: ProcessOutcome) -> str | None:

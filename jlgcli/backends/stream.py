@@ -53,6 +53,8 @@ class JsonStreamParser:
         self.plain_lines = 0
         self.session_id: str | None = None
         self.cost_usd: float | None = None
+        self.cost_is_session_total = False  # see BackendResult
+        self.remedy: str | None = None  # see BackendResult
         self.input_tokens: int | None = None
         self.output_tokens: int | None = None
         self.last_error = ""  # the latest error event (not retry notices)
@@ -139,6 +141,7 @@ class JsonStreamParser:
             error_kind=kind,
             session_id=self.session_id,
             cost_usd=self.cost_usd,
+            cost_is_session_total=self.cost_is_session_total,
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
             rate_limit_reset=reset if limited else None,
@@ -146,6 +149,7 @@ class JsonStreamParser:
             output_tail=self.output_tail.text(),
             extra=dict(self.extra),
             denials=tuple(self.denials),
+            remedy=self.remedy,
         )
 
     def failure(
@@ -162,7 +166,10 @@ class JsonStreamParser:
     def verdict_failure(
         self, outcome: ProcessOutcome, verdict: Verdict, error: str | None = None, text: str = ""
     ) -> BackendResult:
-        """An unsuccessful result a limit/quota/auth verdict decided."""
+        """An unsuccessful result a limit/quota/auth verdict decided (an account state's
+        remedy is the CLI's own words, unless the CLI gave one apart)."""
+        if verdict.kind == "account" and self.remedy is None:
+            self.remedy = short(error or verdict.line, 500)
         return self.failure(outcome, error or verdict.line, verdict.kind, text, verdict.reset)
 
     def failure_from(

@@ -10,5 +10,9 @@ worktrees), ``record`` (the batch record for ``--resume``), ``child``
 (one task's process), ``schedule`` (N at a time, the budget, Ctrl-C),
 ``finish`` (commit, merge), ``board`` and ``report`` (what a person sees),
 ``github`` (a batch's step outputs), ``matrix`` (the Actions fan-out) and
-``task_server`` (Linux: the warm process each task is forked from).
+``task_server`` (Linux: the warm process each task is forked from). Issue 44:
+``waves`` (depends-on: the order, the verdicts, the start points), ``commits``
+(a task's commit: the user's, with its title and the agent's summary),
+``retry`` (``--retry-conflicts``), ``worktrees`` (``jlgcli worktrees [prune]``)
+and ``listing`` (batches in ``jlgcli runs``).
 """

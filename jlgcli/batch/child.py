@@ -177,7 +177,7 @@ class ChildRun:
             )
             sink.close()
         self.exit_code = outcome.exit_code
-        self.summary = _summary(self.stdout_path)
+        self.summary = read_summary(self.stdout_path)
 
     def event(self, event: dict[str, Any]) -> None:
         """One event of the child, as it arrives: noted for the board, passed on, wakes."""
@@ -260,7 +260,7 @@ class _EventSink:
         self.out.write(line)
 
 
-def _summary(path: Path) -> dict[str, Any] | None:
+def read_summary(path: Path) -> dict[str, Any] | None:
     """The child's ``--json`` summary (its stdout), or None when it printed none."""
     try:
         data = json.loads(path.read_text("utf-8", errors="replace"))

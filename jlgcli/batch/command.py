@@ -40,6 +40,7 @@ from jlgcli.batch.setup import (
     worktree_of,
     worktrees_folder,
 )
+from jlgcli.batch.waves import Waves, read_dependencies
 from jlgcli.errors import ExitCode, JlgError
 
 
@@ -49,6 +50,12 @@ def execute_loop(args: argparse.Namespace) -> int:
 
     tasks: list[str] = list(args.prompt or [])
     batch = len(tasks) > 1 or (tasks and (args.jobs is not None or args.merge))
+    if getattr(args, "retry_conflicts", False) and args.resume is None:
+        raise JlgError(
+            ExitCode.USAGE,
+            "--retry-conflicts runs a batch's conflicting tasks again: give the batch",
+            hint="jlgcli loop --resume BATCH_ID --retry-conflicts (jlgcli runs lists batches)",
+        )
     if args.resume is not None:
         if tasks:
             raise JlgError(
@@ -60,6 +67,12 @@ def execute_loop(args: argparse.Namespace) -> int:
         runs_root = resolve(given_options(args), cwd).runs_root
         if is_batch_ref(str(args.resume), runs_root):
             return run_batch(args, [], resume=str(args.resume))
+        if getattr(args, "retry_conflicts", False):
+            raise JlgError(
+                ExitCode.USAGE,
+                f"--retry-conflicts continues a batch, and {args.resume} is a single loop",
+                hint="jlgcli loop --resume BATCH_ID --retry-conflicts (jlgcli runs lists batches)",
+            )
     elif batch:
         return run_batch(args, tasks, resume=None)
     elif args.merge:
@@ -137,6 +150,7 @@ def _set_up_and_run(
         paths = check_tasks(tasks)
         repo = repository(cwd, jobs=args.jobs, merge=bool(args.merge))
         record = new_record(paths, repo, merge=bool(args.merge))
+        read_dependencies(record, paths)  # 64 on an unknown id or a cycle: nothing made yet
         save_asked(record.batchId, settings)  # what a resume applies again (issue 44)
         if repo is not None:  # each task's worktree is made by its thread, side by side
             worktrees_folder(repo)
@@ -146,11 +160,19 @@ def _set_up_and_run(
         record = load(runs_root, resume)
         settings = resolve(with_recorded(record.batchId, given_options(args)), cwd)
         versions = probe_for_tasks(settings.backend)
-        record.merge = record.merge or bool(args.merge)
+        retry = bool(getattr(args, "retry_conflicts", False))
+        record.merge = record.merge or bool(args.merge) or retry
         repo = repository(cwd, jobs=args.jobs, merge=record.merge) if record.isolated else None
+        if retry:
+            from jlgcli.batch.retry import retry_conflicts
+
+            if repo is None:
+                raise JlgError(ExitCode.USAGE, f"{record.batchId} ran in place: it has no "
+                               "conflict to retry")  # fmt: skip
+            retry_conflicts(repo, record)
         if repo is not None:
             make_worktrees(repo, record)  # a worktree removed by hand comes back from its branch
-            _commit_the_uncommitted(repo, record)
+            _commit_the_uncommitted(repo, record, batch_dir(runs_root, record.batchId))
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
     summaries, signalled = _run(
@@ -167,9 +189,12 @@ def _set_up_and_run(
     return _finish(args, record, summaries, code=record.exitCode)
 
 
-def _commit_the_uncommitted(repo: Path, record: BatchRecord) -> None:
+def _commit_the_uncommitted(repo: Path, record: BatchRecord, folder: Path) -> None:
     """A resume: a task that ended done but whose commit a kill cut short is committed now
-    (it is not run again); a rebase a kill cut short during ``--merge`` is undone."""
+    (it is not run again), with the summary its run printed (its ``--json`` output in the
+    batch's folder: text for the message only); a rebase a kill cut short during ``--merge``
+    is undone."""
+    from jlgcli.batch.child import read_summary
     from jlgcli.batch.finish import abort_cut_rebase, commit_done
 
     for task in record.tasks:
@@ -177,7 +202,8 @@ def _commit_the_uncommitted(repo: Path, record: BatchRecord) -> None:
             if task.committed:
                 abort_cut_rebase(repo, task)
             else:
-                commit_done(repo, record, task)
+                summary = read_summary(folder / f"{task.name}.out.json")
+                commit_done(repo, record, task, summary=summary)
 
 
 def _run(
@@ -204,20 +230,27 @@ def _run(
     slots: list[Slot] = []
 
     maker = WorktreeMaker(repo, record) if repo is not None else None
+    waves = Waves(record, repo)
 
     def prepare(child: ChildRun) -> None:  # in the task's thread: its worktree, if missing
-        if maker is not None:
-            maker.make(by_name[child.name])
+        if maker is not None and repo is not None:
+            task = by_name[child.name]
+            waves.start_point(task)  # a dependent task starts from its dependencies' result
+            maker.make(task)
+            waves.merge_rest(task, worktree_of(repo, task.name))
 
     def after(child: ChildRun) -> None:  # in the task's thread: what it ended with, its commit
         slot = next(slot for slot in slots if slot.child is child)
         task = by_name[child.name]
+        if task.skipped:  # its dependencies' branches conflict (Waves.merge_rest)
+            return
         _note_ending(task, slot, child.summary)
         if repo is not None:
-            from jlgcli.batch.finish import commit_done
+            from jlgcli.batch.finish import commit_done, merge_one
 
             schedule.settled.wait(SETTLE_S)  # after the next tasks' start (Schedule.settled)
-            commit_done(repo, record, task)
+            commit_done(repo, record, task, summary=child.summary)
+            waves.after_done(task, lambda done: merge_one(repo, record, done, settings.gates))
 
     for task in record.tasks:
         where = (
@@ -253,17 +286,25 @@ def _run(
     def on_end(slot: Slot) -> None:  # in the main thread, once the task's thread is done
         task = by_name[slot.child.name]
         summaries[task.name] = slot.child.summary
-        slot.row.state = (
+        slot.row.state = task.skipped or (
             "done" if task.exitCode == 0 else (task.stopCause or f"exit {task.exitCode}")
         )
         save(runs_root, record)
 
+    if repo is not None:  # a resume: a dependency done before but not yet merged
+        from jlgcli.batch.finish import merge_one
+
+        waves.catch_up(lambda done: merge_one(repo, record, done, settings.gates))
+
+    def ready(slot: Slot) -> bool | str:  # in the main thread: dependency waves
+        return waves.verdict(by_name[slot.child.name], (s.child.name for s in slots if s.ended))
+
     quiet = bool(args.json) or args.verbosity == 0
     board = Board([slot.row for slot in slots], quiet=quiet)
-    schedule = Schedule(slots, jobs, budget, board, on_start, on_end)
+    schedule = Schedule(slots, jobs, budget, board, on_start, on_end, ready=ready)
     if maker is not None:  # the later tasks' worktrees are made while the first ones run
         maker.start_ahead(
-            [task for task in record.tasks if not task.finished],
+            [task for task in record.tasks if not task.finished and not task.dependsOn],
             at_once=jobs,
             pause=lambda: schedule.settled.wait(SETTLE_S),
         )

@@ -23,7 +23,8 @@ def execute_loop(args: argparse.Namespace) -> int:
 
         return execute_task(args.task_options)
     tasks: list[str] = list(args.prompt or [])
-    if len(tasks) > 1 or args.jobs is not None or args.merge or args.resume is not None:
+    batch_flags = args.jobs is not None or args.merge or getattr(args, "retry_conflicts", False)
+    if len(tasks) > 1 or batch_flags or args.resume is not None:
         from jlgcli.batch.command import execute_loop as batch_or_single
         from jlgcli.commands.run_actions import commands_stopped
 

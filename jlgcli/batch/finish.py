@@ -14,24 +14,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from jlgcli.batch import gitops
 from jlgcli.batch.record import BatchRecord, TaskRecord
 from jlgcli.batch.setup import worktree_of
 
 
-def commit_done(repo: Path, record: BatchRecord, task: TaskRecord) -> None:
-    """Commit a done task's changes on its branch; note its diff stat against the base."""
+def commit_done(
+    repo: Path, record: BatchRecord, task: TaskRecord, *, summary: dict[str, Any] | None = None
+) -> None:
+    """Commit a done task's changes on its branch (``batch.commits``: the user as author,
+    the task's title and the agent's summary); note its diff stat against its start."""
+    from jlgcli.batch.commits import message
+
     worktree = worktree_of(repo, task.name)
     if task.exitCode == 0 and worktree.is_dir():
-        gitops.commit_all(
-            worktree,
-            f"jlgcli: {task.name} done\n\nTask: {Path(task.task).name}\n"
-            f"Batch: {record.batchId}, run {task.runId}",
-        )
+        text = message(Path(task.task), task.name, record.batchId, task.runId, summary)
+        gitops.commit_all(worktree, text, author=gitops.user_identity(repo))
         task.committed = True
-    if record.base:  # '' when the branch is gone (git's answer, no extra call to ask first)
-        task.diffStat = gitops.diff_stat(repo, record.base, task.branch)
+    start = task.start or record.base
+    if start:  # '' when the branch is gone (git's answer, no extra call to ask first)
+        task.diffStat = gitops.diff_stat(repo, start, task.branch)
 
 
 def merge_all(
@@ -76,8 +80,10 @@ def merge_one(repo: Path, record: BatchRecord, task: TaskRecord, gates: tuple[st
         _clean_up(repo, task)
         return
     if not gitops.rebase(worktree, target):
+        task.conflict = True  # jlgcli loop --resume BATCH --retry-conflicts (issue 44)
         task.mergeNote = f"not merged: conflicts with {target}; {look}"
         return
+    task.conflict = False
     if gates:
         failed = _failed_gate(gates, worktree)
         if failed:

@@ -7,6 +7,7 @@ What git prints is only read for yes/no answers, branch names and diff stats.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,11 +104,23 @@ def add_worktree(repo: Path, path: Path, branch: str, base: str) -> None:
     git(repo, "worktree", "add", "-b", branch, str(path), base)
 
 
-def commit_all(worktree: Path, message: str) -> bool:
-    """Commit every change in ``worktree`` (jlgcli's folders left out); False when none."""
+@functools.lru_cache(maxsize=8)
+def user_identity(repo: Path) -> str | None:
+    """``Name <email>`` of the user's git identity in ``repo`` (None when git has none):
+    a task's commit is authored by the user who asked for it (jlgcli is its committer).
+    Asked once per repository and batch: every task commits with it."""
+    done = git(repo, "var", "GIT_AUTHOR_IDENT", check=False)
+    name, sep, _ = done.out.strip().rpartition(">")
+    return f"{name}{sep}" if done.ok and sep and "<" in name else None
+
+
+def commit_all(worktree: Path, message: str, *, author: str | None = None) -> bool:
+    """Commit every change in ``worktree`` (jlgcli's folders left out); False when none.
+    ``author``: ``Name <email>`` (else jlgcli's own identity, also always the committer)."""
     git(worktree, "add", "-A", "--", ".", *OWN_PATHS)
+    by = ["--author", author] if author else []
     done = git(worktree, *AS_JLGCLI, *NO_MAINTENANCE, "commit", "--quiet", "--no-verify",
-               "-m", message, check=False)  # fmt: skip
+               *by, "-m", message, check=False)  # fmt: skip
     if done.ok:
         return True
     # Asked only when the commit failed (one git process less for every done task, each

@@ -42,7 +42,26 @@ def plan(tasks: list[str], root: Path) -> dict[str, Any]:
             ) from None
         name = task_name(path, taken)
         include.append({"task": str(relative), "id": name, "branch": f"jlgcli/{name}"})
-    return {"include": include}
+    return {"include": _in_waves(include, [root / job["task"] for job in include])}
+
+
+def _in_waves(include: list[dict[str, Any]], paths: list[Path]) -> list[dict[str, Any]]:
+    """The jobs in dependency waves (issue 44), each with its ``wave`` and ``dependsOn``
+    when a task has a ``depends-on``; else as given. 64 on an unknown id or a cycle."""
+    from jlgcli.batch.waves import read_dependencies, waves
+
+    record = BatchRecord(batchId="", base=None, target=None, merge=False, isolated=False)
+    record.tasks = [TaskRecord(name=job["id"], task=job["task"]) for job in include]
+    read_dependencies(record, paths)
+    depends = {task.name: task.dependsOn for task in record.tasks}
+    if not any(depends.values()):
+        return include
+    by_id = {job["id"]: job for job in include}
+    ordered = []
+    for number, wave in enumerate(waves([job["id"] for job in include], depends)):
+        for name in wave:
+            ordered.append({**by_id[name], "wave": number, "dependsOn": depends[name]})
+    return ordered
 
 
 def publish(env: Mapping[str, str], cwd: Path) -> dict[str, str]:
@@ -73,6 +92,7 @@ def publish(env: Mapping[str, str], cwd: Path) -> dict[str, str]:
 
 def gather(tasks: list[str], repo: Path, gates: tuple[str, ...]) -> BatchRecord:
     """Merge each task's branch (present locally) with evidence, in the matrix's order."""
+    from jlgcli.artifacts.project import require_own_folder
     from jlgcli.batch.finish import merge_one
     from jlgcli.batch.setup import WORKTREES, repository, worktree_of
 
@@ -88,16 +108,19 @@ def gather(tasks: list[str], repo: Path, gates: tuple[str, ...]) -> BatchRecord:
         task = TaskRecord(name=entry["id"], task=entry["task"], branch=entry["branch"])
         record.tasks.append(task)
         if not gitops.branch_exists(repo, task.branch):
-            task.mergeNote = f"no branch {task.branch}: the task did not finish done"
+            task.mergeNote = (
+                f"no branch {task.branch} (merged already, or the task did not finish done)"
+            )
             continue
         task.exitCode, task.committed = 0, True
+        require_own_folder(repo / WORKTREES)  # issue 46
         (repo / WORKTREES).mkdir(parents=True, exist_ok=True)
         ignore = repo / WORKTREES / ".gitignore"
         if not ignore.exists():
             ignore.write_text("*\n", "utf-8")
-        gitops.git(
-            repo, "worktree", "add", "--quiet", str(worktree_of(repo, task.name)), task.branch
-        )
+        worktree = worktree_of(repo, task.name)
+        if not worktree.exists():  # left by an earlier gather (a conflict): used again
+            gitops.git(repo, "worktree", "add", "--quiet", str(worktree), task.branch)
         merge_one(repo, record, task, gates)
     return record
 

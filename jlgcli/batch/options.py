@@ -29,8 +29,9 @@ from jlgcli.runner.options import RunOptions
 # Flags of ``loop`` that are the batch's own (what it does with the tasks, where it
 # reports); every other flag of ``loop`` is a field of the options each task gets.
 BATCH_FLAGS = frozenset(
-    {"prompt", "resume", "cwd", "events", "json", "github", "jobs", "merge", "task_options"}
-)
+    {"prompt", "resume", "cwd", "events", "json", "github", "jobs", "merge", "task_options",
+     "retry_conflicts"}
+)  # fmt: skip
 
 
 @record(slots=True)

@@ -23,6 +23,8 @@ RECORD = "batch.json"
 SCHEMA_VERSION = 1
 _NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,47}")
 _BATCH_RE = re.compile(r"batch-\d{8}T\d{6}Z-[0-9a-f]{6}")
+_COMMIT_RE = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_BACKUP_RE = re.compile(r"jlgcli-backup/[a-z0-9][a-z0-9._-]{0,55}")
 # Endings a resume runs again: never started, stopped by a signal, or by the shared budget.
 RESUMABLE = frozenset({None, 129, 130, 131, 143})
 
@@ -44,6 +46,11 @@ class TaskRecord:
     merged: bool = False
     mergeNote: str | None = None
     diffStat: str = ""
+    dependsOn: list[str] = field(default_factory=list)  # names of this batch's tasks (waves)
+    start: str | None = None  # the commit its branch started from, when not the batch's base
+    skipped: str | None = None  # why it did not start (a dependency that did not end done)
+    conflict: bool = False  # its merge stopped on a conflict (--retry-conflicts runs it again)
+    backup: str | None = None  # the branch holding its work from before --retry-conflicts
 
     @property
     def finished(self) -> bool:
@@ -201,7 +208,18 @@ def _parse(data: Any) -> BatchRecord:
         known = {k: item[k] for k in TaskRecord.__dataclass_fields__ if k in item}
         task = TaskRecord(**known)
         task.branch = f"jlgcli/{name}" if task.branch else ""  # derived, never as written
+        task.dependsOn = [str(dep) for dep in task.dependsOn or []]
+        if task.start is not None and not _COMMIT_RE.fullmatch(str(task.start)):
+            raise ValueError(f"bad start commit for {name!r}")
+        task.skipped = None if task.skipped is None else str(task.skipped)
+        task.conflict = bool(task.conflict)
+        if task.backup is not None and not _BACKUP_RE.fullmatch(str(task.backup)):
+            raise ValueError(f"bad backup branch for {name!r}")
         tasks.append(task)
+    names = {task.name for task in tasks}
+    for task in tasks:
+        if not set(task.dependsOn) <= names:
+            raise ValueError(f"{task.name!r} depends on a task not in the batch")
     return BatchRecord(
         batchId=batch_id,
         base=_opt_str(data.get("base")),

@@ -6,6 +6,7 @@ from typing import Any
 
 from jlgcli.batch.board import table
 from jlgcli.batch.record import BatchRecord, TaskRecord
+from jlgcli.money import money
 
 # Most serious first: a bug, then what a person must fix, then what more time or money fixes.
 SEVERITY = (70, 73, 78, 2, 6, 77, 64, 66, 65, 1, 75, 5, 4)
@@ -39,7 +40,7 @@ def status_of(task: TaskRecord, *, merge: bool) -> str:
     if task.budgetStopped:
         return "budget spent" if task.runId else "not started (budget)"
     if task.exitCode is None:
-        return "not started"
+        return task.skipped or "not started"  # skipped: a dependency did not end done
     if task.exitCode == 0:
         if task.merged:
             return "merged"
@@ -72,7 +73,12 @@ def render(record: BatchRecord) -> str:
     for task in record.tasks:
         if task.mergeNote and not task.merged:
             text += f"  {task.name}: {task.mergeNote}\n"
-    unfinished = [t for t in record.tasks if not t.finished]
+    if any(task.conflict and not task.merged for task in record.tasks):
+        text += (
+            "run the conflicting tasks again on the merged result: "
+            f"jlgcli loop --resume {record.batchId} --retry-conflicts\n"
+        )
+    unfinished = [t for t in record.tasks if not t.finished and not t.skipped]
     if unfinished:
         text += f"continue the unfinished tasks with: jlgcli loop --resume {record.batchId}\n"
     return text
@@ -85,7 +91,7 @@ def totals_of(record: BatchRecord) -> dict[str, Any]:
         "done": sum(1 for t in record.tasks if t.exitCode == 0),
         "merged": sum(1 for t in record.tasks if t.merged),
         "iterations": sum(t.iterations for t in record.tasks),
-        "costUsd": round(sum(costs), 6) if costs else None,
+        "costUsd": money(sum(costs)) if costs else None,
     }
 
 
@@ -105,7 +111,7 @@ def to_json(record: BatchRecord, summaries: dict[str, dict[str, Any] | None]) ->
                 "exitCode": task_code(task, merge=record.merge),
                 "runId": task.runId,
                 "iterations": task.iterations,
-                "costUsd": task.costUsd,
+                "costUsd": money(task.costUsd),
                 "merged": task.merged,
                 "mergeNote": task.mergeNote,
                 "diffStat": task.diffStat or None,

@@ -54,6 +54,9 @@ class Schedule:
     board: Board
     on_start: Callable[[Slot, float | None], None]
     on_end: Callable[[Slot], None]
+    # Dependency waves (batch.waves): True starts the slot, False keeps it waiting, a text
+    # skips it (its reason shown); None: every slot may start in turn.
+    ready: Callable[[Slot], bool | str] | None = None
     budget_spent: bool = False
     wake: threading.Event = field(default_factory=threading.Event)
     # Set while no task is starting (child begun, its agent not heard from yet: the start
@@ -76,6 +79,8 @@ class Schedule:
             running = [s for s in self.slots if s.started and not s.ended]
             if not running and (not self._queue or self.budget_spent):
                 break
+            if not running:  # waiting on nothing that runs: never (waves are acyclic)
+                raise RuntimeError(f"tasks wait on nothing: {[s.child.name for s in self._queue]}")
             self.wake.wait(TICK_S)
             self.wake.clear()  # cleared before looking: news after this wakes the next wait
             self._watch(running)
@@ -102,13 +107,27 @@ class Schedule:
             busy = sum(1 for s in self.slots if s.started and not self._free(s))
             if busy >= self.jobs:
                 return
-            slot = self._queue.pop(0)
+            slot = self._next()
+            if slot is None:  # the others wait for their dependencies
+                return
             left = None if self.budget is None else max(self.budget - self.spent(), 0.0)
             self.on_start(slot, left)
             self.settled.clear()
             slot.started = True
             slot.row.state, slot.row.started = "running", time.monotonic()
             slot.child.start()
+
+    def _next(self) -> Slot | None:
+        """The first queued slot that may start (the skipped ones end on the way)."""
+        for slot in list(self._queue):
+            verdict = True if self.ready is None else self.ready(slot)
+            if verdict is True:
+                self._queue.remove(slot)
+                return slot
+            if isinstance(verdict, str):
+                self._queue.remove(slot)
+                slot.ended, slot.row.state = True, verdict
+        return None
 
     @staticmethod
     def _free(slot: Slot) -> bool:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from jlgcli.artifacts.project import require_own_folder
 from jlgcli.batch import gitops
 from jlgcli.batch.record import BatchRecord, TaskRecord, new_batch_id, now_text, task_name
 from jlgcli.errors import ExitCode, JlgError
@@ -155,6 +156,7 @@ def _base_commit(repo: Path, tasks: int) -> str:
 def worktrees_folder(repo: Path) -> Path:
     """The folder of the task worktrees, kept out of the user's ``git status``."""
     folder = repo / WORKTREES
+    require_own_folder(folder)  # a symlinked .jlgcli or worktrees folder: exit 73 (issue 46)
     folder.mkdir(parents=True, exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():
@@ -178,7 +180,7 @@ def make_worktree(repo: Path, record: BatchRecord, task: TaskRecord) -> None:
     if task.merged or path.exists():
         return
     try:  # the usual case first: a new branch (asking git first cost a git call per task)
-        gitops.add_worktree(repo, path, task.branch, record.base or "HEAD")
+        gitops.add_worktree(repo, path, task.branch, task.start or record.base or "HEAD")
     except gitops.GitError:
         if not gitops.branch_exists(repo, task.branch):
             raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from jlgcli.backends.ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
+from jlgcli.input_limits import path_arg
 
 PERMISSIONS = ("read-only", "edit", "full")
 
@@ -22,6 +23,7 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         "prompt",
         metavar="TASK" if loop else "PROMPT_FILE",
         nargs="*" if loop else None,
+        type=path_arg,
         help="file holding the task (UTF-8); - reads it from stdin; several: a batch (see -j)"
         if loop
         else "file holding the prompt (UTF-8); - reads it from stdin",
@@ -45,6 +47,7 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     parser.add_argument(
         "--events",
         metavar="FILE",
+        type=path_arg,
         help="write JSON-lines events (run, iterations, agent activity, waits) to FILE; "
         "- for stdout (not with --json)",
     )
@@ -54,7 +57,8 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         choices=PERMISSIONS,
         help="what the agent may do: read-only, edit files (default), or full (shell, network)",
     )
-    parser.add_argument("--cwd", metavar="DIR", help="working directory of the agent (default: .)")
+    parser.add_argument("--cwd", metavar="DIR", type=path_arg,
+                        help="working directory of the agent (default: .)")  # fmt: skip
     parser.add_argument(
         "--backend-arg",
         action="append",
@@ -76,9 +80,13 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         default=None,
         help="write .jlgcli/runs/<id>/ (transcript, meta, result)",
     )
-    parser.add_argument("--artifacts-dir", metavar="DIR", help="where run artifacts go")
+    parser.add_argument("--artifacts-dir", metavar="DIR", type=path_arg,
+                        help="where run artifacts go")  # fmt: skip
     parser.add_argument(
-        "--replay", metavar="RUN_DIR", help="with --backend replay: the recorded run to replay"
+        "--replay",
+        metavar="RUN_DIR",
+        type=path_arg,
+        help="with --backend replay: the recorded run to replay",
     )
     parser.add_argument(
         "--github",
@@ -117,7 +125,10 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
         help="rebound: time limit of one sandboxed script (default 60s)",
     )
     parser.add_argument(
-        "--ledger-dir", metavar="DIR", help="rebound: where the ledger goes (default: <cwd>/ledger)"
+        "--ledger-dir",
+        metavar="DIR",
+        type=path_arg,
+        help="rebound: where the ledger goes (default: <cwd>/ledger)",
     )
     parser.add_argument(
         "--gate",

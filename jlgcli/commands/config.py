@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from jlgcli.input_limits import path_arg
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -79,6 +81,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     trust.add_argument(
         "path",
         nargs="?",
+        type=path_arg,
         help="a file, or a folder: its nearest .jlgcli.json and its .aidevloop.* files "
         "(default: the current folder)",
     )
@@ -88,7 +91,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="forget a project's trust: its commands no longer run",
         description="Remove a project file from the trusted ones.",
     )
-    untrust.add_argument("path", nargs="?", help="a file or a folder (default: the current one)")
+    untrust.add_argument("path", nargs="?", type=path_arg,
+                         help="a file or a folder (default: the current one)")  # fmt: skip
     untrust.set_defaults(handler="jlgcli.commands.config_actions:untrust")
 
 
@@ -100,5 +104,8 @@ def _add_file_options(parser: argparse.ArgumentParser, verb: str) -> None:
         "goes to the repository root)",
     )
     parser.add_argument(
-        "--file", metavar="PATH", help=f"{verb} this project file (created if needed)"
+        "--file",
+        metavar="PATH",
+        type=path_arg,
+        help=f"{verb} this project file (created if needed)",
     )

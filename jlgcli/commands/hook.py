@@ -13,6 +13,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from jlgcli.commands._run_options import PERMISSIONS
+from jlgcli.input_limits import bounded_int, path_arg
 
 if TYPE_CHECKING:
     from jlgcli.runner.options import RunOptions
@@ -41,9 +42,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("files", nargs="*", metavar="FILE",
+    parser.add_argument("files", nargs="*", metavar="FILE", type=path_arg,
                         help="files to review (default: every staged file)")  # fmt: skip
-    parser.add_argument("--prompt", "-p", metavar="PROMPT_FILE",
+    parser.add_argument("--prompt", "-p", metavar="PROMPT_FILE", type=path_arg,
                         help="the review prompt (default: a built-in review prompt)")  # fmt: skip
     parser.add_argument("--backend", "-b", metavar="ID", help="backend id (overrides the config)")
     parser.add_argument("--model", "-m", help="model name passed to the backend")
@@ -57,11 +58,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
                         help="backend calls before giving up (default 1)")  # fmt: skip
     parser.add_argument("--timeout", metavar="DURATION", default=DEFAULT_TIMEOUT,
                         help=f"total time limit (default {DEFAULT_TIMEOUT}; exit 75)")  # fmt: skip
-    parser.add_argument("--max-diff-bytes", type=int, default=100_000, metavar="N",
+    parser.add_argument("--max-diff-bytes", type=bounded_int(0, 1 << 30), default=100_000,
+                        metavar="N",
                         help="diff size cap in the prompt (default 100000; 0: none)")  # fmt: skip
     parser.add_argument("--artifacts", action=argparse.BooleanOptionalAction, default=None,
                         help="write .jlgcli/runs/<id>/ (transcript, meta, result)")  # fmt: skip
-    parser.add_argument("--replay", metavar="RUN_DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--replay", metavar="RUN_DIR", type=path_arg, help=argparse.SUPPRESS)
     parser.add_argument("--github", action="store_true",
                         help="write GitHub outputs and job summary (auto in Actions)")  # fmt: skip
     parser.set_defaults(handler="jlgcli.commands.hook:execute")

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from jlgcli.input_limits import path_arg
+
 EPILOG = """examples:
   jlgcli ledger list                        the rebound sessions of this project
   jlgcli ledger show latest                 the last session's chain, one step per block
@@ -41,7 +43,10 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _dir_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--dir", metavar="DIR", help="ledger directory (default: ledger/ at the project root)"
+        "--dir",
+        metavar="DIR",
+        type=path_arg,
+        help="ledger directory (default: ledger/ at the project root)",
     )
 
 

@@ -6,7 +6,10 @@ import argparse
 from typing import Any
 
 from jlgcli.commands._run_options import add_run_options
+from jlgcli.input_limits import bounded_int
 from jlgcli.runner.causes import exit_codes_epilog
+
+MAX_JOBS = 256  # tasks at once: each is an agent, a worktree and a jlgcli process
 
 EPILOG = f"""examples:
   jlgcli loop task.md                                  loop until the model ends with DONE
@@ -20,7 +23,12 @@ EPILOG = f"""examples:
   jlgcli loop a.md b.md c.md -j 2 --merge --gate "pytest -q"
                                    each task in its own worktree and branch, 2 at a time,
                                    merged back one by one only when the gates pass again
+  jlgcli loop schema.md api.md -j 2 --merge
+                                   api.md begins with ---, depends-on: [schema], ---:
+                                   it starts after schema is done, from its merged result
   jlgcli loop --resume latest                          continue a batch's unfinished tasks
+  jlgcli loop --resume BATCH_ID --retry-conflicts      run the conflicting tasks again on
+                                                       the merged result, then merge them
 
 {exit_codes_epilog()}
 """
@@ -40,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--jobs",
         "-j",
-        type=_positive,
+        type=bounded_int(1, MAX_JOBS),
         metavar="N",
         help="several TASKs: run N at a time, each in its own git worktree and branch "
         "jlgcli/<task> (default 2; outside git only -j 1, in place)",
@@ -51,15 +59,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="several TASKs: rebase each done branch onto yours, run the gates again, "
         "fast-forward (needs a clean tree); else the branches are left and listed",
     )
+    parser.add_argument(
+        "--retry-conflicts",
+        action="store_true",
+        help="with --resume BATCH: run each task whose merge stopped on a conflict again "
+        "on the merged result (its old branch kept as jlgcli-backup/<task>), then merge it "
+        "with the gates",
+    )
     parser.add_argument("--task-options", metavar="FILE", help=argparse.SUPPRESS)  # a batch's
     parser.set_defaults(handler="jlgcli.batch.entry:execute_loop")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
-    return value

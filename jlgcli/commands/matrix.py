@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from jlgcli.input_limits import path_arg
+
 EPILOG = """examples:
   jlgcli matrix tasks/*.md                    {"include":[{"task":"tasks/a.md","id":"a",...}]}
   jlgcli matrix --gather --gate "pytest -q" tasks/*.md
                                               merge each fetched jlgcli/<id> branch with evidence
+
+Tasks whose files begin with a depends-on front matter are listed in waves, each job
+with its "wave" and "dependsOn" (a cycle or an unknown id is exit 64).
 
 The workflow (a plan job, a fan-out job per task, a gather job): docs/loop.md.
 """
@@ -24,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("tasks", nargs="+", metavar="TASK", help="task files in the repository")
+    parser.add_argument("tasks", nargs="+", metavar="TASK", type=path_arg,
+                        help="task files in the repository")  # fmt: skip
     parser.add_argument(
         "--gather",
         action="store_true",

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jlgcli.input_limits import bounded_int, path_arg
+
 if TYPE_CHECKING:
     from datetime import datetime
 
@@ -17,6 +19,9 @@ EPILOG = """examples:
   jlgcli runs --limit 5 --json             the 5 most recent, as one JSON object
   jlgcli runs show 20261122T023015Z        one run (a unique id prefix is enough)
   jlgcli runs --dir build/jlgcli-runs      runs recorded with --artifacts-dir build/jlgcli-runs
+  jlgcli runs show batch-20261126T210000Z-1a2b3c
+                                           a batch: each task's outcome, run and branch
+  jlgcli runs -q | head -1                 the newest run or batch id
 """
 
 HANDLER = "jlgcli.commands.runs:execute"
@@ -24,16 +29,6 @@ NOT_RECORDED = (
     "every loop is recorded (state.json); a one-shot run only with --artifacts "
     "(or `jlgcli config set artifacts true`)"
 )
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -46,17 +41,18 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "cost. Every loop is recorded (its state.json), a one-shot run with --artifacts. "
         "A run still going is 'running'; a loop killed before it recorded its end "
         "(kill -9, the OOM killer) is 'killed', another run without an end 'incomplete'; "
-        "a run directory with corrupt files is 'unreadable'.",
+        "a run directory with corrupt files is 'unreadable'. Batches (jlgcli loop A.md B.md) "
+        "follow with their tasks; TASK names the batch task a run was.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_dir_option(runs, default=None)
-    runs.add_argument("--limit", type=_positive_int, default=20, metavar="N",
+    runs.add_argument("--limit", type=bounded_int(1, 100_000), default=20, metavar="N",
                       help="show at most N runs (default 20)")  # fmt: skip
     # A parser with sub-commands does not get the common options: add --json and -q here.
     runs.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     runs.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=0,
-                      help="only the run ids, one a line")  # fmt: skip
+                      help="only the ids (runs and batches, newest first), one a line")  # fmt: skip
     runs.set_defaults(handler=HANDLER, runs_action="list")
     actions = runs.add_subparsers(title="actions", metavar="<action>")
     show = actions.add_parser(
@@ -67,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--json prints the full record (meta.json, result.json, state.json).",
     )
     show.add_argument("run_id", metavar="ID",
-                      help="a run id, a unique prefix of one, or 'latest'")  # fmt: skip
+                      help="a run id, a unique prefix of one, 'latest', or a batch id")  # fmt: skip
     show.add_argument("--json", action="store_true",
                       help="print the full record as one JSON object on stdout")  # fmt: skip
     _add_dir_option(show, default=argparse.SUPPRESS)  # keep `runs --dir X show ID` working
@@ -76,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def _add_dir_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
     parser.add_argument(
-        "--dir", dest="runs_dir", metavar="DIR", default=default,
+        "--dir", dest="runs_dir", metavar="DIR", default=default, type=path_arg,
         help="the artifacts directory (default: the artifactsDir setting, .jlgcli/runs, "
         "at the project root)",
     )  # fmt: skip
@@ -90,6 +86,11 @@ def execute(args: argparse.Namespace) -> int:
         return _show(root, str(args.run_id), want_json)
     quiet = getattr(args, "verbosity", None) == 0
     return _list(root, int(getattr(args, "limit", 20)), want_json, quiet=quiet)
+
+
+def runs_root(cwd: Path) -> Path:
+    """The runs root of the project holding ``cwd`` (the ``artifactsDir`` setting)."""
+    return _root(None, cwd)
 
 
 def _root(flag: str | None, cwd: Path) -> Path:
@@ -112,25 +113,26 @@ def _root(flag: str | None, cwd: Path) -> Path:
 
 def _list(root: Path, limit: int, want_json: bool, *, quiet: bool = False) -> int:
     from jlgcli.artifacts.listing import list_runs
-    from jlgcli.batch.listing import batch_lines, batches
+    from jlgcli.batch.listing import batch_lines, batches, tasks_of_runs
     from jlgcli.output import emit_json, err, print_table
 
-    runs, groups = list_runs(root, limit), batches(root)  # batches: issue 37
+    runs, groups = list_runs(root, limit), batches(root, limit)  # batches: issues 37, 44
+    task_of = tasks_of_runs(groups)
     if want_json:
-        emit_json({"root": str(root), "runs": [info.to_json() for info in runs], "batches": groups})
+        listed = [{**info.to_json(), "task": task_of.get(info.run_id)} for info in runs]
+        emit_json({"root": str(root), "runs": listed, "batches": groups})
         return 0
-    if groups:
-        err("\n".join(["batches (jlgcli loop --resume BATCH_ID):", *batch_lines(groups)]))
-    if not runs:
+    if quiet:  # -q (issue 38): the ids, runs' and batches', newest first
+        print("\n".join(_newest_first(runs, groups)[:limit]))
+        return 0
+    if not runs and not groups:
         err(f"no runs recorded in {root}: {NOT_RECORDED}")
-        return 0
-    if quiet:  # -q (issue 38)
-        print("\n".join(info.run_id for info in runs))
         return 0
     rows = [
         [
             info.run_id,
             _date(info.started_at),
+            task_of.get(info.run_id, "-"),
             info.backend_words.replace(" ", ""),
             info.outcome,
             "-" if info.iterations is None else str(info.iterations),
@@ -139,9 +141,26 @@ def _list(root: Path, limit: int, want_json: bool, *, quiet: bool = False) -> in
         ]
         for info in runs
     ]
+    headers = ["ID", "DATE", "TASK", "BACKEND", "STATUS", "ITER", "DURATION", "COST"]
+    if not any(info.run_id in task_of for info in runs):  # TASK only when a run was a task
+        headers, rows = headers[:2] + headers[3:], [row[:2] + row[3:] for row in rows]
     safe = [[_one_line(cell, 40) for cell in row] for row in rows]  # records are input
-    print_table(safe, ["ID", "DATE", "BACKEND", "STATUS", "ITER", "DURATION", "COST"])
+    if rows:
+        print_table(safe, headers)
+    if groups:
+        print("\n".join(["", "batches (jlgcli runs show BATCH_ID):", *batch_lines(groups)]))
     return 0
+
+
+def _newest_first(runs: list[Any], groups: list[dict[str, Any]]) -> list[str]:
+    """Run and batch ids, newest first; a batch just before its newest task's run (so that
+    ``jlgcli runs -q | head -1`` is the batch when a batch was the last thing started)."""
+    keyed = [((info.run_id, 0), info.run_id) for info in runs]
+    for item in groups:
+        started = [item["batchId"].removeprefix("batch-")]
+        started += [task["runId"] for task in item.get("tasks", []) if task.get("runId")]
+        keyed.append(((max(started), 1), item["batchId"]))
+    return [name for _, name in sorted(keyed, reverse=True)]
 
 
 def _show(root: Path, run_id: str, want_json: bool) -> int:
@@ -150,6 +169,15 @@ def _show(root: Path, run_id: str, want_json: bool) -> int:
     from jlgcli.artifacts.listing import load_run
     from jlgcli.output import emit_json
 
+    if run_id.startswith("batch-"):  # a batch and its tasks (issue 44)
+        from jlgcli.batch.listing import show, show_lines
+
+        data = show(root, run_id)
+        if want_json:
+            emit_json({"root": str(root), **data})
+        else:
+            sys.stdout.write("\n".join(show_lines(data)) + "\n")
+        return 0
     detail = load_run(root, run_id)
     if want_json:
         emit_json({"root": str(root), **detail.to_json()})

@@ -11,6 +11,8 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from jlgcli.input_limits import bounded_int, path_arg
+
 DESCRIPTION = (
     "Plan-driven development loop (AiDevLoop): take the next task of "
     "docs/implementation-plan.md through implement -> validate -> review/fix -> "
@@ -38,27 +40,20 @@ def examples(prog: str) -> str:
 """
 
 
-def _step(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a step number: {value!r}") from None
-    if not 1 <= number <= 8:
-        raise argparse.ArgumentTypeError(f"a step is 1 to 8, not {number}")
-    return number
+_step = bounded_int(1, 8)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llm", metavar="ID",
                         help='agent CLI: claude, copilot, codex, gemini or a custom jlgcli backend '
                         '(overrides "llm" in the config)')  # fmt: skip
-    parser.add_argument("--config", metavar="PATH", dest="config_path",
+    parser.add_argument("--config", metavar="PATH", dest="config_path", type=path_arg,
                         help="config file to use instead of ./.aidevloop.json|.yaml")  # fmt: skip
     _where(parser)
 
 
 def _where(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-C", "--directory", metavar="DIR", default=None,
+    parser.add_argument("-C", "--directory", metavar="DIR", default=None, type=path_arg,
                         help="the project root (default: the current directory)")  # fmt: skip
     parser.add_argument("-y", "--yes", action="store_true", dest="assume_yes",
                         help="answer every question yes (unattended)")  # fmt: skip

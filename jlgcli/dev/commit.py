@@ -56,7 +56,6 @@ def commit_message(task: Task, agent: str, iterations: int, warnings: list[str])
     return subject + "\n\n" + "\n".join(body) + "\n"
 
 
-SCAFFOLD_HINT = 'commit them once, on their own: git add {folder} && git commit -m "{message}"'
 SCAFFOLD_MESSAGE = "jlgcli dev: add prompt templates"
 
 
@@ -65,7 +64,8 @@ def _task_changes(session: Session) -> tuple[list[str], list[str], list[str]]:
 
     FR-4.2 step 8 commits the task's files: not what was changed before step
     1, and not jlgcli's own scaffolding (the prompt templates it wrote and
-    nobody committed yet, issue 36), which is listed, never committed.
+    nobody committed yet, issue 36), which goes in a commit of its own first
+    (issue 49: it stayed untracked).
     """
     paths = session.paths
     live = {paths.show(p) for p in paths.live_context_files}
@@ -117,7 +117,10 @@ def commit_step(session: Session, task: Task) -> tuple[str, list[str], list[str]
     if left_out:
         shown += _listing("Left out, as they were before the task started", left_out)
     if own:
-        shown += _listing("Not committed: jlgcli's prompt templates", own)
+        shown += _listing(
+            f'First, in a commit of their own ("{SCAFFOLD_MESSAGE}"): jlgcli\'s prompt templates',
+            own,
+        )
     session.asker.show(shown)
     if not record.baseline:
         reporter.warn(
@@ -132,16 +135,13 @@ def commit_step(session: Session, task: Task) -> tuple[str, list[str], list[str]
             "commit not approved: nothing was committed",
             RESUME_HINT + " (it asks again), or commit the changes yourself",
         )
+    if own:  # once, before the first task's: never left untracked (issue 49)
+        scaffold = git.commit_paths(SCAFFOLD_MESSAGE, own)
+        reporter.info(f"committed {scaffold[:10]} {SCAFFOLD_MESSAGE} ({len(own)} file(s))")
     sha = git.commit_paths(message, files)
     clean_live_context(session, task.id)
     session.store.forget_task()
     reporter.info(f"committed {sha[:10]} {message.splitlines()[0]}")
     if left_out:
         reporter.info(f"left out of the commit: {len(left_out)} file(s) changed before the task")
-    if own:
-        folder = paths.show(paths.prompts)
-        reporter.info(
-            f"not committed: {len(own)} prompt template(s) jlgcli wrote in {folder}/; "
-            + SCAFFOLD_HINT.format(folder=folder, message=SCAFFOLD_MESSAGE)
-        )
     return sha, left_out, own

@@ -87,6 +87,13 @@ class LoadedConfig:
 
 def find_config(root: Path) -> tuple[Path | None, tuple[str, ...]]:
     """The project's config file (JSON first), and a warning when several exist."""
+    for name in CONFIG_NAMES:  # a folder by that name is a mistake to say, not to skip
+        if (root / name).exists() and not (root / name).is_file():
+            raise JlgError(
+                DevExitCode.CONFIGURATION,
+                f"{root / name} is not a file",
+                f"the configuration is a JSON or YAML file: remove or rename the folder {name}",
+            )
     found = [root / name for name in CONFIG_NAMES if (root / name).is_file()]
     if not found:
         return None, ()

@@ -23,6 +23,12 @@ from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.records import field, record
 
 TRUST_COMMAND = "jlgcli config trust .aidevloop.json"
+# None detected: how to add one (the loop skips an unset validation step).
+ADD_COMMANDS = (
+    'add your checks to .aidevloop.json, e.g. "validation": {"commands": '
+    '{"test": "python -m pytest", "lint": "ruff check ."}} (keys: lint, typecheck, test, '
+    f"build), then let them run: {TRUST_COMMAND}"
+)
 
 REQUIREMENTS = """# Requirements
 
@@ -133,7 +139,36 @@ def detect_commands(root: Path) -> dict[str, str]:
     python = [_read(root / name) for name in ("pyproject.toml", "setup.cfg", "setup.py")]
     if any(text is not None for text in python):
         return _python_commands(root, "\n".join(text or "" for text in python))
-    return {}
+    return _bare_python_commands(root)
+
+
+def _bare_python_commands(root: Path) -> dict[str, str]:
+    """Python files with no packaging file (``test_calc.py`` in a folder): the tools'
+    own config files, and pytest where its default discovery finds tests (issue 49)."""
+    found: dict[str, str] = {}
+    if any((root / name).is_file() for name in ("ruff.toml", ".ruff.toml")):
+        found["lint"] = "ruff check ."
+    if any((root / name).is_file() for name in ("mypy.ini", ".mypy.ini")):
+        found["typecheck"] = "mypy ."
+    if _pytest_finds_tests(root):
+        found["test"] = "python -m pytest"
+    return found
+
+
+def _pytest_finds_tests(root: Path) -> bool:
+    """``conftest.py``, ``pytest.ini``, or a ``test_*.py``/``*_test.py`` at the root or in
+    ``tests/`` (pytest collects unittest's test cases too)."""
+    if any((root / name).is_file() for name in ("conftest.py", "pytest.ini")):
+        return True
+    for folder in (root, root / "tests"):
+        try:
+            names = [entry.name for entry in folder.iterdir() if entry.is_file()]
+        except OSError:
+            continue
+        if any(n.endswith(".py") and (n.startswith("test_") or n.endswith("_test.py"))
+               for n in names):  # fmt: skip
+            return True
+    return False
 
 
 def _python_commands(root: Path, text: str) -> dict[str, str]:
@@ -182,7 +217,9 @@ def init_project(root: Path, asker: Asker, say: Callable[[str], None]) -> InitRe
         say("nothing to write: every file exists")
         return InitReport((), kept, commands)
     shown = "\n".join(f"  {name}" for name in files)
-    detected = ", ".join(f"{k}: {v}" for k, v in commands.items()) or "none detected"
+    detected = ", ".join(f"{k}: {v}" for k, v in commands.items()) or (
+        "none detected (add them to the config after init: see its next steps)"
+    )
     asker.show(f"jlgcli dev init will write:\n{shown}\nvalidation commands: {detected}")
     question = Question(
         "init", f"Write these {len(files)} file(s)?", ("y", "n"), "y", "y",
@@ -197,6 +234,8 @@ def init_project(root: Path, asker: Asker, say: Callable[[str], None]) -> InitRe
     steps = ["fill docs/requirements.md, docs/architecture.md and the plan's tasks"]
     if report.trust:
         steps.append(f"let the validation commands run: {report.trust}")
+    elif ".aidevloop.json" in files:
+        steps.append(ADD_COMMANDS)
     steps.append("jlgcli dev run")
     say("next:")
     for number, step in enumerate(steps, 1):

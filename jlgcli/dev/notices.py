@@ -2,7 +2,7 @@
 
 A missing optional document or an unset validation command is worth saying
 once, not on every ``run`` and ``resume``: the notices shown are remembered
-in ``context/.jlgcli-notices.json`` (never committed) and only new ones are
+in ``.jlgcli/dev/notices.json`` (ignored by git) and only new ones are
 shown again. ``--verbose`` shows them all, every time.
 """
 
@@ -54,6 +54,10 @@ def remember(paths: ProjectPaths, notices: Sequence[str]) -> None:
     if list(notices) == shown_before(paths) or not paths.context.is_dir():
         return
     try:
+        folder = paths.notices.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        if not (folder / ".gitignore").exists():  # this machine's state: never in git
+            (folder / ".gitignore").write_text("# created by jlgcli: local state\n*\n", "utf-8")
         atomic_write_json(paths.notices, {"format": FORMAT, "shown": list(notices)})
     except OSError:
         return

@@ -63,7 +63,7 @@ class DevResult:
     commit: str | None = None
     left_out: tuple[str, ...] = ()  # changed files not committed: changed before the task began
     calls: tuple[dict[str, Any], ...] = ()  # every agent call: a recorded run (jlgcli runs)
-    own_files: tuple[str, ...] = ()  # jlgcli's new prompt templates: listed, never committed
+    own_files: tuple[str, ...] = ()  # jlgcli's new prompt templates: committed on their own
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -9,7 +9,6 @@ task, so ``check_ready`` finds them all first and stops with exit 2
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from jlgcli.cmdline import split_command
@@ -18,6 +17,7 @@ from jlgcli.dev.config import VALIDATION_KINDS, DevConfig
 from jlgcli.dev.gitops import Git
 from jlgcli.dev.plan import Task
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.process.spawn import resolve_executable
 
 IDENTITY_FIX = (
     'git config --global user.name "Your Name" && git config --global user.email you@example.com'
@@ -49,7 +49,7 @@ def command_problems(config: DevConfig, root: Path) -> list[tuple[str, str]]:
 
 
 def _found(program: str, root: Path) -> bool:
-    if shutil.which(program) is not None:
+    if resolve_executable(program) is not None:  # never the current folder (issue 47)
         return True
     has_dir = "/" in program or "\\" in program
     return has_dir and (root / program).is_file()

@@ -70,8 +70,10 @@ class ProjectPaths:
 
     @property
     def notices(self) -> Path:
-        """The warnings already shown once in this project (FR-8.1, issue 36)."""
-        return self.context / ".jlgcli-notices.json"
+        """The warnings already shown once in this project (FR-8.1, issue 36): this
+        machine's state, kept under ``.jlgcli/`` where git ignores it (issue 49; it stayed
+        untracked in ``context/``)."""
+        return self.root / ".jlgcli" / "dev" / "notices.json"
 
     @property
     def completed(self) -> Path:

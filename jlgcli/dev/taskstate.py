@@ -20,6 +20,7 @@ from typing import Any
 
 from jlgcli.dev.fsutil import write_text_atomic
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.money import money
 from jlgcli.records import asdict, field, record
 
 STATE_DIR = "jlgcli-dev"
@@ -77,7 +78,7 @@ class TaskRecord:
                 "agent": agent,
                 "runId": getattr(reply, "run_id", None),
                 "ok": bool(getattr(reply, "ok", False)),
-                "costUsd": getattr(reply, "cost_usd", None),
+                "costUsd": money(getattr(reply, "cost_usd", None)),
                 "inputTokens": getattr(reply, "input_tokens", None),
                 "outputTokens": getattr(reply, "output_tokens", None),
             }
@@ -92,7 +93,7 @@ class TaskRecord:
 
         return {
             "agentCalls": len(self.calls),
-            "costUsd": total("costUsd"),
+            "costUsd": money(total("costUsd")),
             "inputTokens": total("inputTokens"),
             "outputTokens": total("outputTokens"),
         }

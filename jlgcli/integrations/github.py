@@ -56,7 +56,7 @@ def output_values(
         "iterations": str(summary.iterations),
         "summary": text,
         "run-dir": redact(summary.runDir or ""),
-        "cost": f"{summary.costUsd:.6f}" if summary.costUsd is not None else "",
+        "cost": f"{summary.costUsd:.4f}" if summary.costUsd is not None else "",  # 1e-4 $
         "backend": summary.backend,
         "run-id": summary.runId,
     }

@@ -65,6 +65,27 @@ def adoption_requested() -> bool:
     return bool(_adopting)
 
 
+def warm_up() -> None:
+    """Start the supervisors' fork server now, before the command's first child (Linux,
+    the jlgcli program, the main thread; else nothing).
+
+    Its interpreter then starts while jlgcli reads its options, config and prompt, and
+    the first child (a version probe) is forked by it rather than under a supervisor
+    started cold, which put two interpreter start-ups before a one-shot's agent call
+    (the probe's supervisor, then the server): ~40 ms of every ``jlgcli run`` (issue 49).
+    """
+    import sys
+
+    if not sys.platform.startswith("linux") or not adoption_requested():
+        return
+    from jlgcli.process.descendants import supervisor_wanted
+
+    if supervisor_wanted():
+        from jlgcli.process import warm
+
+        warm.prestart()
+
+
 def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:

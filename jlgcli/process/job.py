@@ -12,8 +12,13 @@ spawns nothing, before it is in the job; ``contain_in_job(..., suspended=True)``
 then assigns it and resumes it (``NtResumeProcess``: subprocess closed the
 main thread's handle). The child is resumed whatever happens to the job (a
 failure is logged; the kill ladder still applies); one that cannot be resumed
-is terminated rather than left frozen. The pty transport (pywinpty) cannot
-start a child suspended: its child is assigned right after it starts.
+is terminated rather than left frozen. The pipe transport hands over the
+``Popen`` handle, which has every access right: a child that ``OpenProcess``
+could not open again was neither resumed nor terminated (issue 47). The pty
+transport (pywinpty) cannot start a child suspended and gives a pid only: its
+child is opened and assigned right after it starts.
+The job is also the kill ladder's terminate rung (``Job.terminate``:
+``TerminateJobObject`` ends every member at once).
 ``kernel32`` and ``ntdll`` are injected in tests; there is no Windows machine here.
 """
 
@@ -22,6 +27,8 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Callable
 from typing import Any
+
+from jlgcli.records import record
 
 JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x2000
 JOB_OBJECT_EXTENDED_LIMIT_INFORMATION_CLASS = 9
@@ -62,6 +69,26 @@ class ExtendedLimits(ctypes.Structure):
     ]
 
 
+def _no_tree() -> bool:
+    return False
+
+
+def _nothing() -> None:
+    pass
+
+
+@record
+class Job:
+    """A child's Job Object: ``terminate`` ends every member now (False: there is no job),
+    ``close`` ends them and releases the job (at the end of the run)."""
+
+    terminate: Callable[[], bool] = _no_tree
+    close: Callable[[], None] = _nothing
+
+
+NO_JOB = Job()
+
+
 def contain_in_job(
     pid: int,
     *,
@@ -70,34 +97,43 @@ def contain_in_job(
     ntdll: Any = None,
     log: Callable[[str], None] | None = None,
     suspended: bool = False,
-) -> Callable[[], None]:
-    """Put ``pid`` in a new kill-on-close job; returns the function that ends the job's tree.
+    process_handle: int | None = None,
+) -> Job:
+    """Put ``pid`` in a new kill-on-close job.
 
-    ``suspended``: the child was started with ``CREATE_SUSPENDED``; it is
-    resumed once in the job (and resumed anyway if the job fails). Off Windows,
-    or when a call fails (an old Windows without nested jobs), returns a
-    function that does nothing: the kill ladder still applies.
+    ``process_handle``: the child's handle from ``Popen`` (full access), used
+    instead of opening the process again. ``suspended``: the child was started
+    with ``CREATE_SUSPENDED``; it is resumed once in the job (and resumed
+    anyway if the job fails). Off Windows, or when a call fails (an old Windows
+    without nested jobs), returns ``NO_JOB``: the kill ladder still applies.
     """
     if not is_windows:
-        return _nothing
+        return NO_JOB
     k32 = kernel32 if kernel32 is not None else _kernel32()  # pragma: no branch
-    access = PROCESS_SET_QUOTA | PROCESS_TERMINATE | (PROCESS_SUSPEND_RESUME if suspended else 0)
-    process = k32.OpenProcess(access, False, pid)
+    opened = None
+    if process_handle is None:
+        access = PROCESS_SET_QUOTA | PROCESS_TERMINATE
+        opened = k32.OpenProcess(access | (PROCESS_SUSPEND_RESUME if suspended else 0), False, pid)
+    process = process_handle if process_handle is not None else opened
     try:
         job, problem = _job_with(k32, process, pid)
     finally:
         if suspended:
             _resume(k32, ntdll, process, pid, log)
-        if process:
-            k32.CloseHandle(process)
+        if opened:
+            k32.CloseHandle(opened)
     if job is None:
-        return _warn(log, problem)
+        _warn(log, problem)
+        return NO_JOB
+
+    def terminate() -> bool:
+        return bool(k32.TerminateJobObject(job, 1))
 
     def close() -> None:
         k32.TerminateJobObject(job, 1)
         k32.CloseHandle(job)
 
-    return close
+    return Job(terminate=terminate, close=close)
 
 
 def _job_with(k32: Any, process: Any, pid: int) -> tuple[Any, str]:
@@ -155,11 +191,6 @@ def _kernel32() -> Any:  # pragma: no cover - Windows only
     return k32
 
 
-def _warn(log: Callable[[str], None] | None, message: str) -> Callable[[], None]:
+def _warn(log: Callable[[str], None] | None, message: str) -> None:
     if log is not None:
         log(f"job object: {message}; descendants are stopped by the kill ladder only")
-    return _nothing
-
-
-def _nothing() -> None:
-    pass

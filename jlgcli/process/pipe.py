@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, NamedTuple, Protocol
+from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
 
 from jlgcli.process import descendants
 from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
@@ -20,6 +20,9 @@ from jlgcli.process.descendants import Launch, forget_child, spawning
 from jlgcli.process.model import ForkServer
 from jlgcli.process.spawn import CannotStart, group_popen_kwargs
 from jlgcli.process.tree import ProcessTree
+
+if TYPE_CHECKING:
+    from jlgcli.process.job import Job
 
 PIPE_SIZE = 1 << 20  # Linux's default /proc/sys/fs/pipe-max-size: allowed without privileges
 
@@ -49,7 +52,11 @@ def start_pipe(
     if spawned is None:
         spawned = _start_cold(argv, cwd=cwd, env=env, stdin=stdin, is_windows=is_windows)
     proc, (out, err, stdin_fd) = spawned.proc, spawned.fds
-    end_job = _job_of(proc.pid) if is_windows else _no_job
+    end_tree: Callable[[], bool] | None = None
+    close_job = _nothing
+    if is_windows:  # pragma: no cover - Windows only
+        job = _job_of(proc)
+        end_tree, close_job = job.terminate, job.close
     use_threads = is_windows if threaded is None else threaded
     channel = (_thread_channel if use_threads else _select_channel)(out, err, stdin_fd)
     if stdin is not None:
@@ -62,10 +69,11 @@ def start_pipe(
         exited=lambda: proc.poll() is not None,
         kill_child=proc.kill,
         exit_fd=exit_fd,
+        end_tree=end_tree,
     )
 
     def release() -> None:
-        end_job()
+        close_job()
         spawned.close()
         if exit_fd is not None:
             os.close(exit_fd)
@@ -212,14 +220,16 @@ def _prestart() -> None:
     warm.prestart()
 
 
-def _job_of(pid: int) -> Callable[[], None]:  # pragma: no cover - Windows only
+def _job_of(proc: Started) -> Job:  # pragma: no cover - Windows only
     from jlgcli.process.job import contain_in_job  # ctypes structures: Windows only
 
-    return contain_in_job(pid, is_windows=True, suspended=True)  # started CREATE_SUSPENDED
-
-
-def _no_job() -> None:
-    return None
+    handle = getattr(proc, "_handle", None)  # Popen's: every access right (issue 47)
+    return contain_in_job(
+        proc.pid,
+        is_windows=True,
+        suspended=True,  # started CREATE_SUSPENDED
+        process_handle=None if handle is None else int(handle),
+    )
 
 
 def _status(proc: Started) -> tuple[int | None, int | None]:

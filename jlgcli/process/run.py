@@ -63,7 +63,7 @@ from jlgcli.process.spawn import (
     resolve_argv,
     stdin_bytes,
 )
-from jlgcli.process.terminal import TerminalResponder
+from jlgcli.process.terminal import TerminalResponder, typed_input
 from jlgcli.process.tree import Ladder, Rung, posix_signal, stop_tree, tree_alive, wait_until
 
 if TYPE_CHECKING:
@@ -103,6 +103,7 @@ def run_invocation(
     environ = child_env(inv.env, inv.env_remove)
     environ[TREE_MARK] = tree_token()  # descendants that escape are still recognised as ours
     argv = resolve_argv(inv.argv, env=environ)
+    argv = windows.runnable_argv(argv, is_windows=IS_WINDOWS, path=environ.get("PATH"))
     windows.check_argv(argv, is_windows=IS_WINDOWS)
     if inv.cwd is not None and not Path(inv.cwd).is_dir():
         raise JlgError(ExitCode.USAGE, f"working directory not found: {inv.cwd}")
@@ -166,8 +167,8 @@ class _Run:
 
             self.driver = InteractiveDriver(inv.interactive, stdin or b"", now=self.start)
         elif child.transport == "pty" and stdin is not None:
-            # Typed input then end-of-file: ^D ends a line, a second ^D on an empty line is EOF.
-            child.channel.send(stdin + (b"\x04" if stdin.endswith(b"\n") else b"\x04\x04"))
+            # Typed input, then the terminal's end of input (^D; Ctrl+Z Enter on Windows).
+            child.channel.send(typed_input(stdin, is_windows=IS_WINDOWS))
 
     def execute(self) -> ProcessOutcome:
         done = False

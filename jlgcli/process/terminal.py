@@ -40,3 +40,17 @@ class TerminalResponder:
         )
         self._tail = window[-_KEEP:]
         return replies
+
+
+def typed_input(data: bytes, *, is_windows: bool) -> bytes:
+    """``data`` as typed into a pty, followed by the terminal's end of input.
+
+    POSIX: ^D ends a line, a second ^D on an empty line is end-of-file. A
+    Windows console reads lines ended by Enter (CR) and takes Ctrl+Z at the
+    start of a line, then Enter, as end of input; ^D means nothing to it, so a
+    program reading stdin to its end waited for the timeout (issue 47).
+    """
+    if is_windows:
+        lines = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r")
+        return lines + (b"" if not lines or lines.endswith(b"\r") else b"\r") + b"\x1a\r"
+    return data + (b"\x04" if data.endswith(b"\n") else b"\x04\x04")

@@ -5,7 +5,12 @@ POSIX: children start with ``start_new_session=True``, so pid == pgid and
 ``os.killpg`` reaches every descendant that did not leave the session on
 purpose; the pgid is remembered at spawn (``getpgid`` fails after the reap).
 Windows: the child gets CREATE_NEW_PROCESS_GROUP; CTRL_BREAK_EVENT is the
-polite signal and ``taskkill /T`` walks the tree by parent pid.
+polite signal (Ctrl+C typed into a ConPTY child's console, which CTRL_BREAK
+cannot reach), and the child's Job Object ends the whole tree
+(``TerminateJobObject``) at the terminate and kill rungs. Windows has no
+SIGTERM a console program can catch, and ``taskkill`` without ``/F`` only posts
+WM_CLOSE to windows a console agent does not have (issue 47). Only without a
+job does ``taskkill /T /F`` run, by its full path in System32.
 
 The ladder is a small state machine (``Ladder.advance``) rather than a blocking
 function, so the transport keeps reading output during the grace periods and
@@ -21,7 +26,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Literal
 
 from jlgcli.process.spawn import IS_WINDOWS
@@ -42,6 +47,10 @@ class ProcessTree:
     kill_child: Callable[[], None]  # hard-kill the direct child only (last resort)
     # Linux: a pidfd of the direct child, readable once it exited (waits need not poll).
     exit_fd: int | None = None
+    # Windows: end every member of the child's Job Object now (False: there is no job).
+    end_tree: Callable[[], bool] | None = None
+    # Windows: the polite rung when CTRL_BREAK_EVENT cannot reach the child (ConPTY).
+    interrupt: Callable[[], None] | None = None
 
 
 def posix_signal(rung: Rung) -> int:
@@ -51,31 +60,77 @@ def posix_signal(rung: Rung) -> int:
     return {"polite": signal.SIGINT, "terminate": signal.SIGTERM, "kill": signal.SIGKILL}[rung]
 
 
-def windows_rung_command(rung: Rung, pid: int) -> list[str] | None:
-    """The taskkill command of a rung on Windows (None: the polite rung is CTRL_BREAK_EVENT)."""
+def system_tool(name: str, *, system_root: str | None = None) -> str:
+    """The full path of a Windows tool in ``%SystemRoot%\\System32`` (never a PATH lookup:
+    the current folder, a repository, comes first there; issue 47)."""
+    root = system_root or os.environ.get("SYSTEMROOT") or r"C:\Windows"
+    return str(PureWindowsPath(root, "System32", name))
+
+
+def windows_rung_command(rung: Rung, pid: int, *, system_root: str | None = None) -> list[str]:
+    """``taskkill /T /F`` by full path: the terminate and kill rungs of a child without a job."""
+    del rung  # both rungs force: taskkill without /F only posts WM_CLOSE
+    return [system_tool("taskkill.exe", system_root=system_root), "/T", "/F", "/PID", str(pid)]
+
+
+def describe_windows_rung(tree: ProcessTree, rung: Rung) -> str:
+    """What a rung does to ``tree`` on Windows, for the log."""
     if rung == "polite":
-        return None
-    force = ["/F"] if rung == "kill" else []
-    return ["taskkill", "/T", *force, "/PID", str(pid)]
+        return "Ctrl+C into its console" if tree.interrupt is not None else "CTRL_BREAK_EVENT"
+    if tree.end_tree is not None:
+        return "TerminateJobObject" + (" + TerminateProcess" if rung == "kill" else "")
+    return " ".join(windows_rung_command(rung, tree.pid))
 
 
-def group_alive(pgid: int, *, proc_dir: Path = Path("/proc")) -> bool:
+def group_alive(
+    pgid: int,
+    *,
+    proc_dir: Path = Path("/proc"),
+    probe: Callable[[int], None] | None = None,
+    live_members: Callable[[int], bool] | None = None,
+) -> bool:
     """Whether any non-zombie process is left in group ``pgid`` (POSIX).
 
     ``killpg(pgid, 0)`` also succeeds for zombies nobody reaped yet, so on
-    Linux the members are confirmed through /proc.
+    Linux the members are confirmed through /proc. macOS answers EPERM for a
+    group of zombies (issue 47), which is also what a member of another user
+    would answer: the members are then looked at (``psutil``) before the group
+    counts as alive. ``probe`` (``killpg(pgid, 0)``) and ``live_members`` are
+    injected in tests.
     """
     if sys.platform == "win32":  # pragma: no cover - narrows for mypy (issue 35)
         raise OSError("POSIX only")
     try:
-        os.killpg(pgid, 0)
+        (probe or _probe_group)(pgid)
     except ProcessLookupError:
         return False
-    except PermissionError:  # pragma: no cover - a member we may not signal still exists
-        return True
+    except PermissionError:
+        if not proc_dir.is_dir():  # macOS/BSD: zombies, or a member we may not signal
+            return (live_members or _live_members_psutil)(pgid)
     if not proc_dir.is_dir():  # pragma: no cover - macOS/BSD: trust killpg
         return True
     return any(True for _ in live_group_members(pgid, proc_dir=proc_dir))
+
+
+def _probe_group(pgid: int) -> None:
+    if sys.platform == "win32":  # pragma: no cover - narrows for mypy (issue 35)
+        raise OSError("POSIX only")
+    os.killpg(pgid, 0)
+
+
+def _live_members_psutil(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` is anything but a zombie (systems without /proc)."""
+    if sys.platform == "win32":  # pragma: no cover - narrows for mypy (issue 35)
+        raise OSError("POSIX only")
+    import psutil  # only after an EPERM: the common path stays one system call
+
+    for proc in psutil.process_iter(["status"]):
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.info["status"] != psutil.STATUS_ZOMBIE:
+                return True
+        except (OSError, psutil.Error):  # gone meanwhile
+            continue
+    return False
 
 
 def live_group_members(pgid: int, *, proc_dir: Path = Path("/proc")) -> list[int]:
@@ -141,11 +196,41 @@ def send_rung(tree: ProcessTree, rung: Rung, *, is_windows: bool = IS_WINDOWS) -
 
 
 def _send_windows(tree: ProcessTree, rung: Rung) -> None:  # pragma: no cover - Windows only
-    command = windows_rung_command(rung, tree.pid)
-    if command is None:
-        with contextlib.suppress(OSError):
-            os.kill(tree.pid, signal.CTRL_BREAK_EVENT)  # type: ignore[attr-defined,unused-ignore]
+    send_windows_rung(tree, rung, ctrl_break=_ctrl_break, run=_run_quietly)
+
+
+def send_windows_rung(
+    tree: ProcessTree,
+    rung: Rung,
+    *,
+    ctrl_break: Callable[[int], None],
+    run: Callable[[list[str]], None],
+    system_root: str | None = None,
+) -> None:
+    """One rung on Windows: CTRL_BREAK (or Ctrl+C into a ConPTY), then the Job Object.
+
+    Without a job (it could not be made), ``taskkill /T /F`` by full path;
+    the kill rung also ends the direct child itself.
+    """
+    if rung == "polite":
+        with contextlib.suppress(OSError, EOFError):  # EOFError: a closed pseudoconsole
+            if tree.interrupt is not None:
+                tree.interrupt()
+            else:
+                ctrl_break(tree.pid)
         return
+    if tree.end_tree is None or not tree.end_tree():
+        run(windows_rung_command(rung, tree.pid, system_root=system_root))
+    if rung == "kill":
+        with contextlib.suppress(OSError):
+            tree.kill_child()
+
+
+def _ctrl_break(pid: int) -> None:  # pragma: no cover - Windows only
+    os.kill(pid, signal.CTRL_BREAK_EVENT)  # type: ignore[attr-defined,unused-ignore]
+
+
+def _run_quietly(command: list[str]) -> None:  # pragma: no cover - Windows only
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         subprocess.run(
             command,
@@ -155,9 +240,6 @@ def _send_windows(tree: ProcessTree, rung: Rung) -> None:  # pragma: no cover - 
             timeout=10,
             check=False,
         )
-    if rung == "kill":
-        with contextlib.suppress(OSError):
-            tree.kill_child()
 
 
 class Ladder:
@@ -217,11 +299,7 @@ class Ladder:
 
     def _describe(self, rung: Rung) -> str:
         if self._is_windows:
-            return (
-                "CTRL_BREAK_EVENT"
-                if rung == "polite"
-                else " ".join(windows_rung_command(rung, self._tree.pid) or [])
-            )
+            return describe_windows_rung(self._tree, rung)
         return signal.Signals(posix_signal(rung)).name
 
 

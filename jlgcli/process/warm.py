@@ -37,11 +37,12 @@ time anyway (measured: no better than cold); forking a started one costs ~1 ms.
 
 from __future__ import annotations
 
+import _socket
+import array
 import contextlib
 import marshal
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -49,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from jlgcli.process.descendants import forget_child, spawning
+from jlgcli.process.descendants import forget_child, spawning, supervisor_command
 
 assert sys.platform.startswith("linux"), "the fork server is Linux's, like the supervisor"
 
@@ -129,7 +130,7 @@ class ServerProcess(Protocol):
 class Server:
     """The fork server, and ``control``, the socket it reads requests from."""
 
-    def __init__(self, proc: ServerProcess, control: socket.socket) -> None:
+    def __init__(self, proc: ServerProcess, control: _socket.socket) -> None:
         self.proc = proc
         self.control = control
 
@@ -155,8 +156,9 @@ class Server:
         with spawning() as register:  # the sweep must not take it for an orphan
             try:
                 header = len(body).to_bytes(8, "big")
-                socket.send_fds(self.control, [header], fds, socket.MSG_NOSIGNAL)
-                self.control.sendall(body, socket.MSG_NOSIGNAL)
+                rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, array.array("i", fds))]
+                self.control.sendmsg([header], rights, _socket.MSG_NOSIGNAL)  # socket.send_fds
+                self.control.sendall(body, _socket.MSG_NOSIGNAL)
                 sent = True
             except OSError:  # the server is gone
                 sent = False
@@ -187,7 +189,7 @@ def prestart() -> None:
     if _servers or threading.current_thread() is not threading.main_thread():
         return
     environment = {name: os.environ[name] for name in SERVER_ENVIRONMENT if name in os.environ}
-    command = [sys.executable, "-I", "-S", SUPERVISOR, str(os.getpid()), "--serve"]
+    command = supervisor_command(str(os.getpid()), "--serve")
     found = start_server(command, environment)
     if found is not None:  # else no server: the children start cold
         _servers.append(found)
@@ -196,7 +198,8 @@ def prestart() -> None:
 def start_server(command: Sequence[str], environment: Mapping[str, str]) -> Server | None:
     """Start ``command`` + the number of its end of a new control socket, as a server: its
     own session, in ``/``, no stdio, that ``environment``. None when it cannot start."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    # _socket: the socket package wraps its constants in enums (~4 ms of each start, issue 49)
+    ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         with spawning() as register:
             proc = subprocess.Popen(

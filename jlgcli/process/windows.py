@@ -7,21 +7,27 @@ newline (backends.md §7: everything after the first line of a ``-p`` prompt,
 including later flags, silently vanishes). So prompt text never goes into the
 argv of a ``.cmd``/``.bat`` target, and the other arguments of such a target
 must be plain. ``.exe`` targets get ``subprocess.list2cmdline`` quoting, which
-is exactly what ``CommandLineToArgvW`` undoes. Every function takes
-``is_windows`` so the Windows branch is tested on any OS.
+is exactly what ``CommandLineToArgvW`` undoes. An npm shim given what cmd.exe
+would mangle is run through its own program instead (``runnable_argv``,
+``jlgcli.process.npm_shim``); the rule itself is never loosened. The length
+limit is cmd.exe's 8191 for a script, CreateProcessW's 32766 for a program.
+Every function takes ``is_windows`` so the Windows branch is tested on any OS.
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import PureWindowsPath
 from typing import Literal
 
 from jlgcli.errors import ExitCode, JlgError
 
 MAX_COMMAND_LINE = 8191  # cmd.exe's limit; longer lines are truncated (clowder-ai#284)
+# CreateProcessW: "The maximum length of this string is 32,767 characters, including the
+# Unicode terminating null character" (its docs): what a real .exe can be given.
+MAX_EXE_COMMAND_LINE = 32766
 _BATCH_SUFFIXES = frozenset({".cmd", ".bat"})
 # Characters cmd.exe leaves alone inside the quotes list2cmdline adds for spaces.
 _PLAIN_BATCH_ARG = re.compile(r"[\w\-.,:/\\=+@~ ]*")
@@ -50,18 +56,56 @@ def command_line(argv: Sequence[str]) -> str:
     return subprocess.list2cmdline(list(argv))
 
 
+def max_command_line(executable_path: str) -> int:
+    """The longest command line Windows runs ``executable_path`` with: cmd.exe's 8191 for a
+    ``.cmd``/``.bat`` script, CreateProcessW's 32766 for a program."""
+    return MAX_COMMAND_LINE if is_batch_file(executable_path) else MAX_EXE_COMMAND_LINE
+
+
 def check_command_line_length(argv: Sequence[str], *, is_windows: bool) -> None:
-    """Raise JlgError(64) when ``argv`` would exceed the 8191-character Windows limit."""
+    """Raise JlgError(64) when ``argv`` would exceed the Windows limit of its program."""
     if not is_windows:
         return
-    length = len(command_line(argv))
-    if length > MAX_COMMAND_LINE:
+    length, limit = len(command_line(argv)), max_command_line(argv[0])
+    if length > limit:
         raise JlgError(
             ExitCode.USAGE,
             f"command line of {PureWindowsPath(argv[0]).name} is {length} characters; "
-            f"Windows cuts it at {MAX_COMMAND_LINE}",
+            f"Windows cuts it at {limit}",
             hint="pass long text (the prompt) on stdin or in a file instead of as an argument",
         )
+
+
+def plain_for_cmd(argv: Sequence[str]) -> bool:
+    """Whether cmd.exe runs ``argv`` (a ``.cmd``/``.bat`` target) as given: plain arguments,
+    a command line within its 8191 characters."""
+    return all(_PLAIN_BATCH_ARG.fullmatch(arg) for arg in argv[1:]) and (
+        len(command_line(argv)) <= MAX_COMMAND_LINE
+    )
+
+
+Unwrap = Callable[[Sequence[str]], "list[str] | None"]
+
+
+def runnable_argv(
+    argv: Sequence[str], *, is_windows: bool, path: str | None, unwrap: Unwrap | None = None
+) -> list[str]:
+    """``argv`` (resolved) as it is started: an npm shim with what cmd.exe would re-parse or
+    cut is replaced by the program the shim runs (``jlgcli.process.npm_shim``).
+
+    The argument rule is never loosened: a ``.cmd`` that is not npm's keeps it
+    (``check_argv`` refuses it). ``unwrap`` is injected in tests.
+    """
+    if not (is_windows and argv and is_batch_file(argv[0])) or plain_for_cmd(argv):
+        return list(argv)
+    if unwrap is None:
+        from jlgcli.process.npm_shim import direct_argv
+
+        def unwrap(args: Sequence[str]) -> list[str] | None:
+            return direct_argv(args, path=path)
+
+    direct = unwrap(argv)
+    return list(argv) if direct is None else direct
 
 
 def check_batch_arguments(argv: Sequence[str], *, is_windows: bool) -> None:
@@ -79,8 +123,10 @@ def check_batch_arguments(argv: Sequence[str], *, is_windows: bool) -> None:
             raise JlgError(
                 ExitCode.USAGE,
                 f"argument {shown!r} cannot be passed safely to {PureWindowsPath(argv[0]).name}"
-                " (a .cmd/.bat script re-parsed by cmd.exe)",
-                hint="send prompt text on stdin or in a prompt file, not on the command line",
+                " (a .cmd/.bat script re-parsed by cmd.exe, and not an npm shim whose program"
+                " jlgcli could start directly)",
+                hint="send prompt text on stdin or in a prompt file, not on the command line;"
+                " or put the program itself (an .exe) first on PATH",
             )
 
 

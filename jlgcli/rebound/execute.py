@@ -20,19 +20,17 @@ namespaces, the project's own files read-only).
 from __future__ import annotations
 
 import os
-import runpy
 import sys
 import threading
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from jlgcli.artifacts.redact import Redactor
 from jlgcli.process.model import Invocation, Limits, ProcessOutcome
-from jlgcli.rebound.isolation import Isolation
+from jlgcli.rebound.isolation import RUN_SCRIPT_COMMAND, Isolation
 from jlgcli.records import record
 
-RUN_SCRIPT_COMMAND = "__jlgcli_run_script__"
+__all__ = ["RUN_SCRIPT_COMMAND", "ExecutionResult", "run_script", "run_script_entry"]
 
 # Deterministic, unbuffered UTF-8 output; no __pycache__ dropped in workbench/scripts.
 _CHILD_ENV = {"PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
@@ -95,31 +93,17 @@ def run_script_entry(argv: Sequence[str]) -> int:
     Mirrors ``python script.py``: ``sys.argv`` is the script and its
     arguments, the script's directory comes first on ``sys.path``, and
     ``SystemExit`` becomes the return code. An uncaught exception prints its
-    traceback on stderr and returns 1, as Python would.
+    traceback on stderr and returns 1, as Python would. ``--confine SPEC``
+    first: the sandbox's last step (``confine``), then the script (none: a probe).
     """
+    from jlgcli.rebound import confine
+
+    if len(argv) >= 2 and argv[0] == "--confine":
+        return confine.main([str(a) for a in argv[1:]])
     if not argv:
-        print(f"usage: {RUN_SCRIPT_COMMAND} SCRIPT [ARG...]", file=sys.stderr)
+        print(f"usage: {RUN_SCRIPT_COMMAND} [--confine SPEC] SCRIPT [ARG...]", file=sys.stderr)
         return 2
-    script = str(argv[0])
-    sys.argv = [script, *argv[1:]]
-    sys.path.insert(0, str(Path(script).resolve().parent))
-    try:
-        runpy.run_path(script, run_name="__main__")
-    except SystemExit as exc:
-        return _exit_status(exc.code)
-    except BaseException:
-        traceback.print_exc()
-        return 1
-    return 0
-
-
-def _exit_status(code: object) -> int:
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
+    return confine.run_script([str(a) for a in argv])
 
 
 def removed_env_names(

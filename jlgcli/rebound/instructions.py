@@ -66,9 +66,10 @@ it is ignored. Every field is optional:
 - "artifacts": list of files jlgcli writes for you, before anything runs:
   {{"path": "relative/path.ext", "content": "...", "encoding": "utf-8"}}
   ("encoding" is "utf-8" (default) or "base64" for binary content).
-  Paths are relative to the project root (the current directory) and must stay
-  inside it: absolute paths, "..", "~", drive letters, backslash-UNC paths,
-  ":", control characters, names ending in a dot or space, Windows device
+  Paths are relative to the project root (the folder of .jlgcli.json, else the
+  top of the git repository, else the current directory) and must stay inside
+  it: absolute paths, "..", "~", drive letters, backslash-UNC paths, ":",
+  control characters, names ending in a dot or space, Windows device
   names (CON, NUL, COM1, ...) and anything inside .git are refused. At most
   {limits.max_artifact_bytes:,} bytes per file; an existing file is replaced.
 - "next_action": ask jlgcli to run one Python script, then call you again with

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from jlgcli.artifacts.project import require_own_folder
 from jlgcli.rebound import instructions as text
 from jlgcli.rebound.artifacts import DEFAULT_MAX_ARTIFACT_BYTES, ArtifactRecord, write_artifacts
 from jlgcli.rebound.execute import run_script
@@ -55,16 +56,21 @@ class ReboundSession:
         task: str | None = None,
         repeat_task: bool = True,
         show: Callable[[str], None] | None = None,
+        isolation: str = "best",
+        network: bool = False,
     ) -> None:
         """``task``: the user's task (default: read from the first prompt, without the
         protocol). ``repeat_task``: every continuation carries the task, bounded, and the
         whole protocol, because the model starts a fresh session at each call; False when
         the backend continues one session (it has both already). ``show``: gets each
         step's ``ReboundOutcome.display()`` (the loop's progress line at default
-        verbosity, instead of the raw JSON reply).
+        verbosity, instead of the raw JSON reply). ``isolation``: ``reboundIsolation``
+        (``best``, ``strict`` or one level); ``network``: ``reboundNetwork``.
         """
         self.project_root = project_root.resolve()
-        self.ledger_root = (ledger_root or self.project_root / "ledger").resolve()
+        ledger = ledger_root or self.project_root / "ledger"
+        require_own_folder(ledger)  # before resolve(): a symlinked ledger is refused (issue 46)
+        self.ledger_root = ledger.resolve()
         self.session_id = session_id or new_session_id()
         self.directory = self.ledger_root / self.session_id
         self.limits = text.ProtocolLimits(
@@ -80,6 +86,8 @@ class ReboundSession:
         self._task = task
         self._repeat_task = repeat_task
         self._show = show
+        self._isolation = isolation
+        self._network = network
         self._index: dict[str, Any] = {
             "ledgerVersion": LEDGER_VERSION,
             "sessionId": self.session_id,
@@ -220,8 +228,18 @@ class ReboundSession:
         assert decision.path is not None
         self._log(f"rebound step {step.number}: running {decision.relpath}")
         self._journal(step, "executing")
-        isolation = choose_isolation(self.project_root, [self.ledger_root])
+        isolation = choose_isolation(
+            self.project_root, [self.ledger_root], choice=self._isolation, network=self._network
+        )
         self._index["isolation"] = isolation.kind
+        if isolation.refused is not None:
+            step.refusal = {
+                "kind": "isolation",
+                "targetScript": target,
+                "reason": isolation.refused,
+            }
+            self._log(f"rebound step {step.number}: {target} not run: {isolation.refused}")
+            return self._finish(step, "error", error=f"{target} not run: {isolation.refused}")
         before = existing_protected(self.project_root)
         result = run_script(
             decision.path,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jlgcli.backends.base import Availability, Backend
@@ -182,13 +181,14 @@ def make_completion(
     if not spec.is_loop:
         return NoCompletion()
     if spec.completion_mode == "rebound":
-        from jlgcli.artifacts.project import under_project
+        from jlgcli.artifacts.project import project_root
         from jlgcli.rebound.completion import ReboundCompletion
         from jlgcli.rebound.session import ReboundSession
 
+        root = project_root(spec.cwd)  # workbench, ledger and .jlgcli/ at one root (issue 46)
         session = ReboundSession(
-            spec.cwd,
-            ledger_root=spec.ledger_dir or under_project(Path("ledger"), spec.cwd),
+            root,
+            ledger_root=spec.ledger_dir or root / "ledger",
             session_id=record.run_id,
             script_timeout=spec.script_timeout_s,
             cancel=cancel,
@@ -197,6 +197,8 @@ def make_completion(
             task=spec.prompt.text,
             repeat_task=spec.session_mode == "fresh",
             show=console.progress,
+            isolation=spec.rebound_isolation,
+            network=spec.rebound_network,
         )
         return ReboundCompletion(session)
     return TextCompletion(spec.completion_mode)  # type: ignore[arg-type]

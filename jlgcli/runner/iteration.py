@@ -76,14 +76,59 @@ def call_backend(
     # -v shows what runs (issue 38): the command line, quoted as a shell would need it
     console.detail(f"spawn: {_quoted(invocation.argv)} ({invocation.transport})")
     started = time.monotonic()
-    outcome = run_invocation(
-        invocation, limits=limits, sinks=(show, *extra_sinks), cancel=cancel, log=console.debug,
-        filters=None if redactor is None else redactor.stream,
-    )  # fmt: skip
+    check = getattr(backend, "login_check", None)  # CLIs that hang when logged out (issue 48)
+    login = check() if check is not None else None
+    stop = _EitherEvent(cancel) if login is not None else cancel
+    watch = None
+    if login is not None:
+        from jlgcli.backends.login_watch import LoginWatch
+
+        assert stop is not None
+        watch = LoginWatch(invocation.argv[0], login, stop.set)
+    try:
+        outcome = run_invocation(
+            invocation, limits=limits, sinks=(show, *extra_sinks), cancel=stop,
+            log=console.debug, filters=None if redactor is None else redactor.stream,
+        )  # fmt: skip
+    finally:
+        if watch is not None:
+            watch.stop()
     shown(joined.flush_text())
     console.end_live()
     result = parser.finish(outcome)
+    if watch is not None and watch.missing is not None and _stopped_for_login(outcome, cancel):
+        result = _not_logged_in(backend.id, watch.missing.detail, result)
     return CallResult(result, outcome, round((time.monotonic() - started) * 1000))
+
+
+class _EitherEvent(threading.Event):
+    """Set by itself (the login watch) or when ``other`` (the caller's cancel) is."""
+
+    def __init__(self, other: threading.Event | None) -> None:
+        super().__init__()
+        self._other = other
+
+    def is_set(self) -> bool:
+        return super().is_set() or (self._other is not None and self._other.is_set())
+
+
+def _stopped_for_login(outcome: ProcessOutcome, cancel: threading.Event | None) -> bool:
+    """The call was cancelled by the login watch, not by Ctrl-C or the caller."""
+    from jlgcli.process.model import StopReason
+
+    by_caller = cancel is not None and cancel.is_set()
+    return (
+        outcome.stop_reason is StopReason.CANCELLED
+        and outcome.interrupted_by is None
+        and not by_caller
+    )
+
+
+def _not_logged_in(backend: str, detail: str, result: BackendResult) -> BackendResult:
+    from jlgcli.records import replace
+
+    message = f"{backend} is not logged in ({detail}); the call was stopped"
+    return replace(result, ok=False, error=message, error_kind="auth")
 
 
 def _quoted(argv: Sequence[str]) -> str:

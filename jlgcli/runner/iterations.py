@@ -67,6 +67,8 @@ class IterationLoop:
         self.counters = Counters()
         for metrics in record.metrics:  # a resumed run: the cost so far counts
             self.counters.add_cost(metrics.costUsd)
+            if record.session_id and metrics.sessionCostUsd is not None:  # and its session's total
+                self.counters.session_totals[record.session_id] = metrics.sessionCostUsd
         self.no_progress = NoProgressDetector(spec.no_progress_limit)
         from jlgcli.runner.stuck_gates import StuckGates
 
@@ -145,12 +147,14 @@ class IterationLoop:
                         # no usable fallback after all, and the reset comes in time: wait for it
                         countdown(self.console, self.clock, wait, verdict.reason)
                         continue
-                    self.record.stop(verdict.cause, verdict.message)
+                    self.record.stop(verdict.cause, verdict.message, hint=verdict.hint)
                     return
                 self._switched(f"{verdict.reason}; switched to {to}")
                 continue
             if isinstance(verdict, Stop):
                 self.recorder.events.end_iteration(verdict.cause)
+                if verdict.cause == "backend-unauthenticated":  # refused before any work
+                    self._forget(iteration, "the backend is not logged in")
                 message = verdict.message
                 if verdict.cause == "interrupted":
                     self.record.signal_number = call.outcome.interrupted_by
@@ -174,24 +178,36 @@ class IterationLoop:
         session = record.session_id if resumable else None  # else the task is restated
         # the task file and the last report enter here: the model is sent redacted text
         prompt = self.recorder.redactor.redact(self.prompter.prompt_for(iteration, session))
+        total_ms = record.elapsed_ms(self.clock)
         if spec.is_loop:
             limit = self.rails.max_iterations
-            elapsed = _human_ms(record.elapsed_ms(self.clock))
-            self.console.progress(f"iteration {iteration}/{limit} · {backend.id} · {elapsed}")
+            # the run's time so far, named so: it is not this iteration's (issue 49)
+            since = f" · total {_human_ms(total_ms)}" if iteration > 1 else ""
+            self.console.progress(f"iteration {iteration}/{limit} · {backend.id}{since}")
         self.recorder.prompt(iteration, backend.id, prompt)
         if spec.gates or spec.is_loop:
             self.tree = self.evidence.snapshot() if self.tree is None else self.tree
         remaining = record.remaining_s(self.clock)
         per_call = self.rails.iteration_timeout_s
         label = f"iteration {iteration}/{self.rails.max_iterations} · {backend.id}"
-        status = LiveStatus(self.console, label if spec.is_loop else backend.id)
+        status = (
+            LiveStatus(self.console, label, total_before_ms=total_ms)
+            if spec.is_loop
+            else LiveStatus(self.console, backend.id)
+        )
 
         def on_text(text: Redacted) -> None:
             status.saw(text)
             self.recorder.activity(iteration, text)
 
+        chosen = None  # a new session under an id jlgcli chooses, where the CLI lets it
+        if resumable and session is None and getattr(backend, "chooses_session_ids", False):
+            import uuid
+
+            chosen = str(uuid.uuid4())
         with status:
-            call = self._invoke(backend, prompt, session, remaining, per_call, on_text)
+            call = self._invoke(backend, prompt, session, remaining, per_call, on_text,
+                                new_session=chosen)  # fmt: skip
         # Redacted here, where the reply enters the run core, before any tail or
         # report is cut from it (issue 32): a cut never starts inside a key.
         redact = self.recorder.redactor.redact
@@ -200,11 +216,14 @@ class IterationLoop:
             call.result,
             text=text,
             error=None if call.result.error is None else redact(call.result.error),
+            remedy=None if call.result.remedy is None else redact(call.result.remedy),
             output_tail=redact(call.result.output_tail),
         )
         call = records.replace(call, result=result)
         record.last_text = text
-        record.session_id = result.session_id or record.session_id
+        # resume never depends on reading the id back when jlgcli chose it (claude --session-id)
+        started = chosen if result.ok else None
+        record.session_id = result.session_id or started or record.session_id
         metrics = IterationMetrics(
             index=iteration,
             durationMs=call.duration_ms,
@@ -215,6 +234,9 @@ class IterationLoop:
             backend=backend.id,
             rateLimited=result.rate_limited,
             costUsd=result.cost_usd,
+            sessionCostUsd=self.counters.session_totals.get(result.session_id or "")
+            if call.result.cost_is_session_total
+            else None,
             inputTokens=result.input_tokens,
             outputTokens=result.output_tokens,
             switchReason=self.switch_reason,
@@ -241,14 +263,17 @@ class IterationLoop:
         remaining: float,
         per_call: float | None,
         on_text: Callable[[Redacted], None],
+        *,
+        new_session: str | None = None,
     ) -> CallResult:
         spec = self.spec
-        return self.caller(
+        call = self.caller(
             backend,
             BackendRequest(
                 prompt=prompt, cwd=str(spec.cwd), model=spec.model,
                 permissions=spec.permissions, extra_args=spec.extra_args,
-                resume_session=session, max_budget_usd=self._budget_left(),
+                resume_session=session, max_budget_usd=self._budget_left(session),
+                cli_version=self.chain.availability.version, new_session_id=new_session,
                 output_schema=status_schema(spec.completion_mode) if spec.is_loop else None,
             ),
             limits=Limits(
@@ -262,6 +287,11 @@ class IterationLoop:
             redactor=self.recorder.redactor,
             show_live=spec.completion_mode != "rebound" or self.console.verbosity >= 2,
         )  # fmt: skip
+        # from here on a result's cost is the call's own (a session's running total, read)
+        own = self.counters.own_cost(call.result)
+        if own == call.result.cost_usd:
+            return call
+        return records.replace(call, result=records.replace(call.result, cost_usd=own))
 
     def _forget(self, iteration: int, reason: str) -> None:
         """A limited call is retried (or moved) as the same iteration: out of the count."""
@@ -416,10 +446,13 @@ class IterationLoop:
             clock=self.clock,
         )
 
-    def _budget_left(self) -> float | None:
+    def _budget_left(self, session: str | None = None) -> float | None:
+        """What is left of --max-cost, as the CLI counts it: a CLI that reports a resumed
+        session's running total caps that total, so the session's total so far is added."""
         if self.rails.max_cost_usd is None:
             return None
-        return max(self.rails.max_cost_usd - self.counters.cost_usd, 0.0)
+        left = max(self.rails.max_cost_usd - self.counters.cost_usd, 0.0)
+        return left + self.counters.session_totals.get(session or "", 0.0)
 
     def _human_timeout(self) -> str:
         return _human_ms(self.spec.timeout_ms)

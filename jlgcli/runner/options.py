@@ -104,6 +104,12 @@ _ARG_NAMES = {"backend_args": "backend_arg", "gates": "gate"}
 def _cwd(raw: str | None) -> Path:
     if not raw:
         return Path.cwd()
+    from jlgcli.input_limits import path_problem
+
+    problem = path_problem(raw)  # an API caller's too: the flag's parser checked it already
+    if problem is not None:
+        raise JlgError(ExitCode.USAGE, f"--cwd: unusable path: {problem}",
+                       hint="pass a shorter path")  # fmt: skip
     cwd = Path(raw).expanduser().resolve()
     if not cwd.is_dir():
         raise JlgError(ExitCode.USAGE, f"--cwd {raw} is not a directory",
@@ -188,7 +194,8 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     # flags, env and user config are the user's own; `run` never runs gates (issue 31);
     # rebound mode from a project file runs the model's scripts: it needs trust (issue 33)
     project_gates = command == "loop" and settings.sources.get("gates") == "project"
-    if project_gates or settings.sources.get("completionMode") == "project":
+    sandbox_keys = ("completionMode", "reboundIsolation", "reboundNetwork")
+    if project_gates or any(settings.sources.get(key) == "project" for key in sandbox_keys):
         from jlgcli.config import require_trusted_gates
 
         require_trusted_gates(settings, gates=project_gates)
@@ -242,6 +249,8 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
             "cwd": str(cwd),
         },
         script_timeout_s=script_timeout,
+        rebound_isolation=values["reboundIsolation"],
+        rebound_network=values["reboundNetwork"],
         ledger_dir=Path(options.ledger_dir).resolve() if options.ledger_dir else None,
         fallbacks=fallbacks,
         gates=gates,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from jlgcli.backends.base import BackendResult
 from jlgcli.process.model import StopReason
-from jlgcli.records import record
+from jlgcli.records import field, record
 
 RATE_LIMIT_BACKOFF_S = (30.0, 60.0, 120.0, 240.0, 480.0)
 OVERLOAD_BACKOFF_S = (15.0, 30.0, 60.0, 120.0)
@@ -53,12 +53,25 @@ class Counters:
     overloaded_in_a_row: int = 0
     cost_usd: float = 0.0
     cost_reported: bool = False
+    # session id → the running total its CLI last reported (claude 2.1.277+, issue 48)
+    session_totals: dict[str, float] = field(default_factory=dict)
 
     def add_cost(self, usd: float | None) -> None:
         """Count a call's reported cost (None: the backend reported none)."""
         if usd is not None:
             self.cost_usd += usd
             self.cost_reported = True
+
+    def own_cost(self, result: BackendResult) -> float | None:
+        """What this call cost: its reported cost, or, where the CLI reports the session's
+        running total, what that total grew by since the session's last report (a resumed
+        session is never counted twice). A total that shrank is a new session: all of it."""
+        usd = result.cost_usd
+        if usd is None or not result.cost_is_session_total or not result.session_id:
+            return usd
+        before = self.session_totals.get(result.session_id, 0.0)
+        self.session_totals[result.session_id] = usd
+        return usd - before if usd >= before else usd
 
 
 @record(slots=True)
@@ -83,6 +96,7 @@ class Switch:
     cause: str  # the stop cause if no fallback is left
     message: str
     wait_if_alone: bool = False  # no usable fallback after all: wait until back_at instead
+    hint: str | None = None  # the stop's hint if no fallback is left (None: the cause's own)
 
 
 @record(slots=True)
@@ -110,7 +124,7 @@ def judge_call(
     can_switch: bool = False,
 ) -> Verdict:
     """What to do after one backend call (``can_switch``: a fallback backend is left)."""
-    if stop_reason is StopReason.CANCELLED:
+    if stop_reason is StopReason.CANCELLED and result.error_kind != "auth":  # else: logged out
         return Stop("interrupted", "interrupted: the backend's process tree was stopped")
     if stop_reason is StopReason.TIMEOUT:
         if remaining_s <= 0.05:
@@ -125,7 +139,8 @@ def judge_call(
     if result.error_kind == "overloaded":
         return _overloaded(result, counters, rails, backend, remaining_s, now)
     counters.overloaded_in_a_row = 0
-    counters.add_cost(result.cost_usd)
+    if result.ok or result.error_kind not in ("auth", "account"):  # refused: no model call
+        counters.add_cost(result.cost_usd)
     if result.ok:
         return Proceed()
     if result.error_kind == "budget":  # the call's cap was what was left of --max-cost
@@ -137,7 +152,12 @@ def judge_call(
     detail = result.error or f"exit code {result.exit_code}"
     if result.error_kind == "quota":
         message = f"{backend}'s quota or credit is used up: {detail}"
-        return Switch(f"{backend}: quota or credit used up", None, "quota-exhausted", message)
+        return Switch(f"{backend}: quota or credit used up", None, "quota-exhausted", message,
+                      hint=_remedy(backend, result.remedy))  # fmt: skip
+    if result.error_kind == "account":  # on hold, verification, credentials: the user acts
+        message = f"backend {backend}'s account needs you: {detail}"
+        return Switch(f"{backend}: its account needs you", None, "backend-unauthenticated",
+                      message, hint=_remedy(backend, result.remedy or detail))  # fmt: skip
     if result.error_kind == "auth":  # read from the call itself: no login probe before a run
         from jlgcli.backends.cli_facts import BUILTIN_CLIS
 
@@ -204,6 +224,11 @@ def _overloaded(
         counters.overloaded_in_a_row = 0
         return Switch(f"{backend}: overloaded", None, "overloaded", message)
     return Retry(wait, f"backend {backend} overloaded, retry in {_human(wait)}: {detail}")
+
+
+def _remedy(backend: str, said: str | None) -> str | None:
+    """The CLI's own remedy as a hint (None: the stop cause's usual hint)."""
+    return f"{backend} says: {said}" if said else None
 
 
 def judge_budget(counters: Counters, rails: Guardrails) -> Stop | None:

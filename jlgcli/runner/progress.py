@@ -5,7 +5,9 @@ Definition
 ``similarity(a, b)`` is the Jaccard index ``|A ∩ B| / |A ∪ B|`` of the two
 outputs' sets of **units**, after normalisation: terminal escapes removed,
 lower case, blank lines dropped, clock times, dates and durations
-(``10:42:07``, ``2026-11-23``, ``12.3s``, ``350 ms``) replaced by one token.
+(``10:42:07``, ``2026-11-23``, ``12.3s``, ``350 ms``) replaced by one token,
+punctuation (``. ! ? ; : , " ' ( ) …``, not symbols such as ``+ = <``) read as
+a space: "Working on it." and "Working on it!" say the same (issue 48).
 Other numbers are kept as tokens: "file 2 of 7" and "file 3 of 7" differ,
 because a counter that moves is what progress looks like (issue 17; an
 earlier rule deleted every digit and stopped loops that were progressing).
@@ -49,6 +51,14 @@ _TIME_NOISE = (
 )
 _TIME_TEXT = re.compile(_TIME_NOISE)
 _SPACES = re.compile("  +")
+# Punctuation (Unicode P*: ASCII, general punctuation, CJK and full-width forms), never
+# symbols or digits: a changed sign or number is a change. ``_`` stays (part of words).
+# A pattern string: compiled on the first reply (re's cache), not before the first spawn.
+_PUNCTUATION = (
+    r"[!\"#%&'()*,\-./:;?@\[\\\]{}\u00a1\u00a7\u00ab\u00b6\u00b7\u00bb\u00bf"
+    r"\u2010-\u2027\u2030-\u205e\u3001-\u3003\u3008-\u3011\u3014-\u301f\uff01-\uff0f"
+    r"\uff1a\uff1b\uff1f\uff20]+"
+)
 # Large texts are normalised as UTF-8 bytes (C-speed lower/translate/split; the str
 # versions are 10x slower on non-ASCII text): blanks and C0 controls other than
 # newline are deleted, escape sequences removed by a literal-prefix regex.
@@ -67,7 +77,8 @@ def normalise(text: str) -> str:
     """The text as compared in word mode: see the module docstring."""
     if "\x1b" in text or "\x9b" in text or "\r" in text:
         text = clean_terminal_text(text)
-    text = _SPACES.sub(" ", _TIME_TEXT.sub("<t>", text.lower().translate(_TRANSLATE)))
+    text = _TIME_TEXT.sub("<t>", text.lower().translate(_TRANSLATE))
+    text = _SPACES.sub(" ", re.sub(_PUNCTUATION, " ", text))
     return "\n".join(filter(None, map(str.strip, text.split("\n"))))
 
 

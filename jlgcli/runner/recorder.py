@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jlgcli.errors import JlgError
+from jlgcli.money import money
 from jlgcli.process.model import Sink
 from jlgcli.runner.console import Console
 from jlgcli.runner.events import EventWriter, NoEvents
@@ -168,7 +169,7 @@ class Recorder:
         if run_dir is not None and run_dir.transcript.error is not None:
             raise run_dir.transcript.error
         self.events.emit(
-            "agent-activity", iteration=metrics.index, kind="usage", costUsd=metrics.costUsd,
+            "agent-activity", iteration=metrics.index, kind="usage", costUsd=money(metrics.costUsd),
             inputTokens=metrics.inputTokens, outputTokens=metrics.outputTokens,
         )  # fmt: skip
         if run_dir is not None:
@@ -182,7 +183,7 @@ class Recorder:
         self.events.emit(
             "iteration-ended", iteration=metrics.index, backend=metrics.backend,
             completion=metrics.completion, durationMs=metrics.durationMs,
-            costUsd=metrics.costUsd, diffStat=metrics.diffStat,
+            costUsd=money(metrics.costUsd), diffStat=metrics.diffStat,
             permissionDenials=metrics.permissionDenials or None,
         )  # fmt: skip
 
@@ -238,7 +239,7 @@ class Recorder:
         self.events.emit(
             "run-ended", status=summary.status, stopCause=summary.stopCause,
             exitCode=summary.exitCode, iterations=summary.iterations,
-            durationMs=summary.durationMs, costUsd=summary.costUsd,
+            durationMs=summary.durationMs, costUsd=money(summary.costUsd),
         )  # fmt: skip
         self.events.close()
         return summary

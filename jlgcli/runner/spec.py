@@ -42,6 +42,8 @@ class RunSpec:
     # rebound
     script_timeout_s: float = 60.0
     ledger_dir: Path | None = None
+    rebound_isolation: str = "best"  # best | strict | one level (issue 46)
+    rebound_network: bool = False
     # failover, gates, budgets, events, resume (issues 16, 17)
     fallbacks: tuple[str, ...] = ()
     gates: tuple[str, ...] = ()

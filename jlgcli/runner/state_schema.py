@@ -84,6 +84,7 @@ _METRIC_FIELDS: dict[str, tuple[Check, str]] = {
     "protocolViolation": (lambda v: isinstance(v, bool), "true or false"),
     "rateLimited": (lambda v: isinstance(v, bool), "true or false"),
     "costUsd": (_optional(_number), "a number ≥ 0 or null"),
+    "sessionCostUsd": (_optional(_number), "a number ≥ 0 or null"),
     "inputTokens": (_optional(_whole), "a whole number ≥ 0 or null"),
     "outputTokens": (_optional(_whole), "a whole number ≥ 0 or null"),
     "summary": (_optional(_text), "text or null"),

@@ -23,9 +23,19 @@ ACTIVITY_CHARS = 60
 class LiveStatus:
     """A background ticker for one backend call; feed it what the agent shows."""
 
-    def __init__(self, console: Console, label: str, *, terminal: bool | None = None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        label: str,
+        *,
+        terminal: bool | None = None,
+        total_before_ms: float | None = None,
+    ) -> None:
+        """``total_before_ms``: a loop's time before this call; the line then shows the
+        call's time and the run's total (``12s (total 1m02s)``)."""
         self.console = console
         self.label = label
+        self.total_before_ms = total_before_ms
         self.terminal = console.is_terminal() if terminal is None else terminal
         self.started = time.monotonic()
         self.last_output = self.started
@@ -44,7 +54,11 @@ class LiveStatus:
     def line(self, now: float) -> str:
         from jlgcli.durations import format_duration_ms
 
-        parts = [self.label, format_duration_ms((now - self.started) * 1000)]
+        call_ms = (now - self.started) * 1000
+        spent = format_duration_ms(call_ms)
+        if self.total_before_ms is not None:
+            spent += f" (total {format_duration_ms(self.total_before_ms + call_ms)})"
+        parts = [self.label, spent]
         if self.last_activity:
             parts.append(f"last: {self.last_activity}")
         else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from jlgcli import records
+from jlgcli.money import money
 from jlgcli.records import field, record
 from jlgcli.runner.causes import CAUSES, Status, StopCause
 
@@ -79,6 +80,7 @@ class IterationMetrics:
     protocolViolation: bool = False
     rateLimited: bool = False
     costUsd: float | None = None
+    sessionCostUsd: float | None = None  # the session's running total the CLI reported
     inputTokens: int | None = None
     outputTokens: int | None = None
     summary: str | None = None
@@ -89,7 +91,9 @@ class IterationMetrics:
     gates: list[GateResult] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return records.asdict(self)
+        data = records.asdict(self)
+        data["costUsd"] = money(self.costUsd)  # a sum of floats: shown to 1e-4 dollars
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> IterationMetrics:
@@ -142,7 +146,10 @@ class RunSummary:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON-ready dict of ``--json`` and ``result.json``."""
-        return records.asdict(self)
+        data = records.asdict(self)
+        data["costUsd"] = money(self.costUsd)  # 1.2, not 1.2000000000000002
+        data["iterationMetrics"] = [item.to_json() for item in self.iterationMetrics]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunSummary:

@@ -61,7 +61,10 @@ class IterationMetrics(_Model):
     backend: str | None = Field(None, description="the backend that ran this iteration")
     protocolViolation: bool = False
     rateLimited: bool = False
-    costUsd: float | None = None
+    costUsd: float | None = Field(None, description="what this call cost")
+    sessionCostUsd: float | None = Field(
+        None, description="the backend session's running total, when the CLI reports one"
+    )
     inputTokens: int | None = None
     outputTokens: int | None = None
     summary: str | None = None

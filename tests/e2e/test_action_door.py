@@ -138,6 +138,22 @@ def test_ci_runs_the_suite_on_three_oses_and_four_pythons_and_the_action_itself(
     assert any(step.get("uses") == "./" for step in action_job["steps"])
 
 
+def test_the_windows_legs_run_the_windows_tests_for_real():
+    # issue 47: the tests written for Windows, then the suite, on windows-latest; the fakes
+    # are npm-shaped claude.cmd shims there (tests/conftest.py).
+    workflow = yaml.safe_load((REPO_ROOT / ".github/workflows/ci.yml").read_text("utf-8"))
+    steps = workflow["jobs"]["test"]["steps"]
+    windows = [s for s in steps if s.get("if") == "runner.os == 'Windows'"]
+    assert [s["name"] for s in windows] == [
+        "Windows-specific tests",
+        "Tests on Windows (the README's test command, without the coverage gate)",
+    ]
+    assert "tests/e2e/test_windows_programs.py" in windows[0]["run"]
+    assert "tests/unit/process" in windows[0]["run"]
+    gated = [s for s in steps if "--cov-report=term" in s.get("run", "")]
+    assert {s.get("if") for s in gated} == {"runner.os != 'Windows'", "runner.os == 'Windows'"}
+
+
 # -- running the composite's bash steps here ------------------------------------------------
 def render(value: object, context: dict[str, str]) -> str:
     """Evaluate ``${{ inputs.x }}`` / ``${{ steps.s.outputs.o }}`` the way the runner would."""

@@ -177,7 +177,19 @@ def test_runs_lists_the_batch_and_its_tasks(jlg: Runner, tmp_path: Path) -> None
     ]
     assert all(t["runId"] for t in batch["tasks"]) and batch["exitCode"] == 4
     text = jlg("runs", cwd=repo)
-    assert batch["batchId"] in text.stderr and "jlgcli/one" in text.stderr
+    assert batch["batchId"] in text.stdout and "jlgcli/one" in text.stdout  # issue 44
+    (done_run,) = [line for line in text.stdout.splitlines() if line.startswith(
+        batch["tasks"][0]["runId"])]  # fmt: skip
+    assert done_run.split()[3] == "one"  # the TASK column (after ID and DATE's two words)
+    quiet = jlg("runs", "-q", cwd=repo)
+    assert quiet.stdout.splitlines()[0] == batch["batchId"]  # newest first: the batch
+    assert set(quiet.stdout.split()) == {batch["batchId"], *(t["runId"] for t in batch["tasks"])}
+    shown = jlg("runs", "show", batch["batchId"], cwd=repo)
+    assert shown.returncode == 0, shown.stderr
+    assert "max-iterations" in shown.stdout and "jlgcli/one" in shown.stdout
+    assert f"jlgcli loop --resume {batch['batchId']}" not in shown.stdout  # nothing unfinished
+    as_json = json.loads(jlg("runs", "show", batch["batchId"], "--json", cwd=repo).stdout)
+    assert [t["status"] for t in as_json["tasks"]] == ["done", "max-iterations"]
 
 
 def test_a_rate_limit_met_by_one_task_makes_the_others_on_that_backend_wait(

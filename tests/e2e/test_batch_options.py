@@ -42,9 +42,9 @@ def _gate(tmp_path: Path, *, hold_in_merge: bool = False) -> str:
     script = tmp_path / "gate.py"
     script.write_text(
         "import os, pathlib, subprocess, sys, time\n"
-        "subject = subprocess.run(['git', 'log', '-1', '--format=%s'], capture_output=True,"
+        "message = subprocess.run(['git', 'log', '-1', '--format=%B'], capture_output=True,"
         " text=True).stdout\n"
-        "where = 'merge' if subject.startswith('jlgcli:') else 'loop'\n"
+        "where = 'merge' if 'Jlgcli-Batch: ' in message else 'loop'\n"  # a task's commit
         f"log = pathlib.Path({str(tmp_path / 'gates.log')!r})\n"
         "with log.open('a') as out:\n"
         "    out.write(f'{where} {pathlib.Path.cwd().name}\\n')\n"

@@ -160,3 +160,16 @@ def test_logged_out_agent_is_exit_2_before_any_change(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "llm claude is not logged in" in done.stderr
     assert not (root / "context" / "current-task.md").exists()
+
+
+def test_a_folder_named_like_the_config_is_a_configuration_error(tmp_path: Path) -> None:
+    """Issue 49: a folder ``.aidevloop.json`` was skipped: the loop ran with the defaults
+    and ended 3, not the configuration error (2) it is."""
+    root = make_project(tmp_path / "p")
+    (root / ".aidevloop.json").unlink(missing_ok=True)
+    (root / ".aidevloop.json").mkdir()
+    script = write_script(tmp_path / "s.json", implement(), review())
+    done = run_dev(root, "run", "--yes", script=script)
+    assert done.returncode == 2, done.stderr
+    assert ".aidevloop.json is not a file" in done.stderr
+    assert prompts_sent(script) == []  # no agent was paid for

@@ -99,7 +99,11 @@ def test_a_new_users_path_ends_in_a_commit_of_the_task_only(tmp_path: Path, entr
     script = write_script(tmp_path / "s.json", implement(), review())
     done = run_entry(entry, root, "run", "--yes", script=script)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert commits(root) == ["feat(TASK-001): greeting function", "initial"]
+    assert commits(root) == [
+        "feat(TASK-001): greeting function",
+        "jlgcli dev: add prompt templates",
+        "initial",
+    ]
     assert sorted(committed_files(root)) == [
         "context/completed/TASK-001/current-task.md",
         "context/completed/TASK-001/implementation-notes.md",
@@ -107,7 +111,10 @@ def test_a_new_users_path_ends_in_a_commit_of_the_task_only(tmp_path: Path, entr
         "greetings/core.py",
         "tests/test_core.py",
     ]
-    assert "Not committed: jlgcli's prompt templates (3):" in done.stderr
+    assert (
+        'First, in a commit of their own ("jlgcli dev: add prompt templates"): jlgcli\'s '
+        "prompt templates (3):" in done.stderr
+    )
 
 
 def test_init_never_overwrites_and_asks_first(tmp_path: Path) -> None:

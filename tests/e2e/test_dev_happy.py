@@ -44,10 +44,15 @@ def test_run_yes_commits_the_task(tmp_path: Path) -> None:
     ):
         assert header in done.stdout
     assert "Commit these changes with this message? (y/n) [n]: y (--yes)" in done.stderr
-    assert commits(root) == ["feat(TASK-001): greeting function", "initial"]
-    # issue 36: only the task's files; jlgcli's prompt templates and notices stay out
-    assert git(root, "status", "--porcelain") == "?? context/.jlgcli-notices.json\n?? prompts/\n"
-    assert "not committed: 3 prompt template(s) jlgcli wrote in prompts/" in done.stdout
+    # issue 36: only the task's files in its commit; issue 49: nothing left untracked,
+    # jlgcli's prompt templates have a commit of their own and its notices are ignored
+    assert commits(root) == [
+        "feat(TASK-001): greeting function",
+        "jlgcli dev: add prompt templates",
+        "initial",
+    ]
+    assert git(root, "status", "--porcelain") == ""
+    assert "jlgcli dev: add prompt templates (3 file(s))" in done.stdout
     assert plan_status(root, "TASK-001") == "done"
     shown = git(root, "show", "--stat", "--format=", "HEAD")
     for path in ("greetings/core.py", "tests/test_core.py", "docs/implementation-plan.md"):

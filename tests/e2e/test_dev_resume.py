@@ -153,4 +153,8 @@ def test_killed_at_the_commit_question_then_resumed(tmp_path: Path) -> None:
     done = run_dev(root, "resume", "--yes", script=script)
     assert done.returncode == 0, done.stderr
     assert "Resuming TASK-001 from step 8" in done.stdout
-    assert commits(root) == ["feat(TASK-001): greeting function", "initial"]
+    assert commits(root) == [
+        "feat(TASK-001): greeting function",
+        "jlgcli dev: add prompt templates",
+        "initial",
+    ]

@@ -20,12 +20,12 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
 from support.cli import Runner
 from support.reachable import AS_NOBODY, NOBODY, Runtime, give_to_nobody, nobody_workspace
+from support.rebound_turns import run_one_script
 
 from jlgcli.config_write import trust_files
 
@@ -58,10 +58,6 @@ def kill_all(token: str) -> None:
     for process in with_token(token):
         with contextlib.suppress(psutil.Error):
             process.kill()
-
-
-def _reply(obj: dict[str, Any]) -> dict[str, Any]:
-    return {"text": "```json\n" + json.dumps(obj) + "\n```"}
 
 
 def _project(tmp_path: Path) -> Path:
@@ -125,21 +121,10 @@ print("daemon started")
 
 def _daemon_script_turns(folder: Path, token: str) -> Path:
     """The fake agent's script: write ``SCRIPT`` and run it, then say done."""
-    first = {
-        "thought_process": "Start it.",
-        "artifacts": [
-            {"path": "workbench/scripts/daemon.py", "content": SCRIPT.format(token=token)}
-        ],
-        "next_action": {
-            "type": "exec_and_chain",
-            "target_script": "workbench/scripts/daemon.py",
-            "continuation_prompt": "Check it.",
-        },
-    }
-    script = folder / "agent-script.json"
-    turns = [_reply(first), _reply({"status": "done", "summary": "started"})]
-    script.write_text(json.dumps({"turns": turns}), "utf-8")
-    return script
+    final = {"status": "done", "summary": "started"}
+    content = SCRIPT.format(token=token)
+    return run_one_script(folder, "daemon.py", content, continuation="Check it.",
+                          final=final, thought="Start it.")  # fmt: skip
 
 
 def test_a_cleaned_env_daemon_started_by_a_rebound_script_is_gone_after_the_run(

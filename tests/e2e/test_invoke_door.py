@@ -135,7 +135,7 @@ def test_dev_goes_through_the_api_with_seed_003_codes(project):
     assert (project / ".aidevloop.json").is_file()
     bad = invoke(project, "dev", "--args", "resume --from-step 9")
     assert bad.returncode == 2, bad.stderr  # a usage error was 64 before
-    assert "a step is 1 to 8" in bad.stderr
+    assert "9 is out of range; accepted: 1 to 8" in bad.stderr
 
 
 # --- task defaults from Invoke's config (issue 38) ---------------------------------------

@@ -1,7 +1,7 @@
 """Users read plain words (issue 19 items 12 and 13), through the installed console script.
 
-The specs' ids (RG-011, F-004, FR-4.2, REQ_AUTO_040, "seed 000") stay in code comments,
-tests and docs/ for maintainers; --help, summaries and errors never show them.
+The specs' ids (RG-011, F-004, FR-4.2, REQ_AUTO_040, "seed 000") and issue numbers stay in
+code comments and tests; --help, summaries, errors and docs never show them (issue 49).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from support.cli import Runner
 
 from jlgcli.cli import COMMAND_MODULES
 
-SPEC_ID = re.compile(r"\b(?:RG-\d|F-\d{3}|FR-\d|NFR-\d|REQ_AUTO|US-\d|AC-\d)|seed 00\d")
+SPEC_ID = re.compile(r"\b(?:RG-\d|F-\d{3}|FR-\d|NFR-\d|REQ_AUTO|US-\d|AC-\d)|seed 00\d|\bissue \d")
 
 
 @pytest.mark.parametrize("command", ["", *COMMAND_MODULES])

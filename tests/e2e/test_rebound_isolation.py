@@ -14,15 +14,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
-from support.environ import without_coverage
-from support.reachable import AS_NOBODY, NOBODY, Runtime, give_to_nobody, nobody_workspace
+from support.reachable import NOBODY, Runtime, nobody_workspace
+from support.rebound_turns import first_continuation, run_one_script, run_rebound_loop
 
 pytestmark = [
     pytest.mark.slow,
@@ -64,27 +62,13 @@ for step in glob.glob("ledger/*/step-*"):
 PROJECT_CONFIG = '{"maxIterations": 5}'
 
 
-def _reply(obj: dict[str, Any]) -> dict[str, Any]:
-    return {"text": "```json\n" + json.dumps(obj) + "\n```"}
-
-
 def _project(tmp_path: Path) -> tuple[Path, Path]:
     project = tmp_path / "project"
     (project / ".git" / "hooks").mkdir(parents=True)
     (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n", "utf-8")
     (project / "task.md").write_text("Look around.\n", encoding="utf-8")
     (project / ".jlgcli.json").write_text(PROJECT_CONFIG, encoding="utf-8")
-    first = {
-        "thought_process": "Look.",
-        "artifacts": [{"path": "workbench/scripts/look.py", "content": SCRIPT}],
-        "next_action": {
-            "type": "exec_and_chain",
-            "target_script": "workbench/scripts/look.py",
-            "continuation_prompt": "What did you see?",
-        },
-    }
-    script = tmp_path / "agent-script.json"
-    script.write_text(json.dumps({"turns": [_reply(first), _reply({"status": "done"})]}), "utf-8")
+    script = run_one_script(tmp_path, "look.py", SCRIPT, thought="Look.")
     return project, script
 
 
@@ -107,22 +91,15 @@ def _check_isolation(jlgcli: list[str], tmp_path: Path, nobody: Runtime | None) 
     canary = f"canary-{uuid.uuid4().hex}"
     project, script = _project(tmp_path)
     env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(script), "ISSUE33_CANARY": canary}
-    argv = [*jlgcli, "loop", "task.md", "-b", "claude", "--completion", "rebound", "-v"]
     if nobody is not None:
         config = tmp_path / "cfg"
         config.mkdir()
         home = tmp_path / "home"
         home.mkdir()
         env |= {"JLGCLI_CONFIG_DIR": str(config), "HOME": str(home), "TMPDIR": str(home)}
-        env = nobody.environ(without_coverage(env))  # nobody cannot write coverage data
-        give_to_nobody(tmp_path)
-        argv = [*AS_NOBODY, *argv]
-    result = subprocess.run(
-        argv, cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-        timeout=120,
-    )  # fmt: skip
+    result = run_rebound_loop(jlgcli, project, env, nobody, tmp_path)
     assert result.returncode == 0, result.stderr
-    told = (tmp_path / "agent-script.json.prompts" / "001.txt").read_text("utf-8")
+    told = first_continuation(tmp_path)
     encoded = [line.split()[1] for line in told.splitlines() if line.startswith("ENVIRON ")]
     assert encoded, told
     environs = base64.b64decode(encoded[0])

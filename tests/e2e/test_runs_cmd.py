@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,20 @@ def test_no_runs_says_they_are_recorded_only_with_artifacts(jlg: Runner, tmp_pat
     latest = jlg("runs", "show", "latest")
     assert latest.returncode == 64
     assert "only with --artifacts" in latest.stderr
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a pipe whose reader is gone: POSIX os.pipe")
+def test_a_reader_gone_ends_runs_quietly_with_141(jlgcli_exe: str, tmp_path: Path) -> None:
+    """Issue 49: ``$(jlgcli runs -q | head -1)`` printed ``error: interrupted by SIGPIPE``;
+    git and ls say nothing when their reader goes away (the code stays 141)."""
+    project = tmp_path / "project"
+    for number in range(3):
+        (project / ".jlgcli" / "runs" / f"2026010{number + 1}T000000Z-aaaaaa").mkdir(parents=True)
+    read, write = os.pipe()
+    os.close(read)  # `| head -1` that has read its line and left
+    try:
+        proc = subprocess.run([jlgcli_exe, "runs", "-q"], cwd=project, stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120)  # fmt: skip
+    finally:
+        os.close(write)
+    assert (proc.returncode, proc.stderr) == (141, "")

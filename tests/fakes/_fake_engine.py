@@ -21,11 +21,15 @@ quota gone, no reset), ``far-limit`` (a limit with a far stated reset: claude
 weekly, gemini capacity), ``auth-invalid`` (a bad key/token rather than no
 login), claude ``legacy-limit`` (2.0.x text, no structured events), codex
 ``context`` (context window full), gemini ``error-event`` (reason only in an
-``error`` event). A turn's ``signal`` adds a non-fatal event to an answer:
-claude ``overage`` (limit rejected, billed as extra usage), codex ``hiccup``
-(``Reconnecting... 1/5``), copilot ``chunks`` (final message in chunks). A turn's
+``error`` event), gemini ``no-capacity`` (MODEL_CAPACITY_EXHAUSTED as TerminalQuotaError),
+claude ``credit-low`` (2.0.x: text alone; 2.1.x: with billing_error), ``account-on-hold``
+and ``overloaded`` (assistant.error values, backends.md §10). A turn's ``signal`` adds a
+non-fatal event to an answer: claude ``overage`` (limit rejected, billed as extra usage),
+codex ``hiccup`` (``Reconnecting... 1/5``), copilot ``chunks`` (final message in chunks). A turn's
 ``structured`` is the object claude (``--json-schema``: ``structured_output``) and
-codex (``--output-schema``: the final message) return when given a schema.
+codex (``--output-schema``: the final message) return when given a schema. A turn's
+``cost_usd`` is what it cost: claude 2.1.277+ reports the session's running total (a
+resumed session continues from the total its transcript saved), older ones the call's own.
 The fake claude refuses to run when ``CLAUDECODE`` is set, like the real one.
 
 Standard library only, and as little of it as will do: a fake must start fast
@@ -67,6 +71,7 @@ class Turn:
     hang: bool = False
     session_id: str | None = None
     structured: dict[str, Any] | None = None  # the final message a JSON Schema flag yields
+    cost_usd: float | None = None  # what this turn cost (claude reports it; default $0.0123)
 
     def __init__(self, **values: Any) -> None:
         self.files = {}

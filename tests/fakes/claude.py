@@ -18,6 +18,12 @@ import _fake_engine as fe
 
 VERSION = "2.1.197"
 NOT_LOGGED_IN = "Not logged in · Please run /login"
+# total_cost_usd is the session's running total from 2.1.277 on: a process started with
+# --resume restores the total the session saved (the 2.1.332 result schema: "read the latest
+# result rather than summing"; measured on 2.1.278 in Enderfga/claw-orchestrator#112; 2.1.221
+# restarted at the process's own spend, iOfficeAI/AionCore#767).
+CUMULATIVE_COST_SINCE = (2, 1, 277)
+TURN_COST = 0.0123
 # claude 2.1.39+ refuses to start inside another Claude Code session (anthropics/claude-code#25434)
 NESTED = (
     "Error: Claude Code cannot be launched inside another Claude Code session.\n"
@@ -34,8 +40,10 @@ VALUES = fe.table(
     "asp: --append-system-prompt | sp: --system-prompt | add_dir: --add-dir | "
     "fallback: --fallback-model | input_format: --input-format | settings: --settings | "
     "mcp: --mcp-config | budget: --max-budget-usd | effort: --effort | tools: --tools | "
-    "schema: --json-schema"
+    "schema: --json-schema | prompts: --permission-prompts"
 )
+# --permission-prompts host|none is in 2.1.332's --help, not in 2.1.197's (backends.md §10)
+PERMISSION_PROMPTS_SINCE = (2, 1, 332)
 SWITCHES = fe.table(
     "print: -p --print | verbose: --verbose | continue: -c --continue | "
     "skip_permissions: --dangerously-skip-permissions | "
@@ -65,6 +73,11 @@ def main(argv: list[str]) -> None:
     if os.environ.get("CLAUDECODE"):
         fe.fail(NESTED, 1)
     opts, positionals = fe.parse_args(argv, values=VALUES, switches=SWITCHES, on_unknown=unknown)
+    version = tuple(int(p) for p in fe.version(VERSION).split(".")[:3] if p.isdigit())
+    if "prompts" in opts and version < PERMISSION_PROMPTS_SINCE:
+        unknown("--permission-prompts")
+    if opts.get("prompts", "none") not in ("host", "none"):
+        fe.fail(f"error: option '--permission-prompts' argument '{opts['prompts']}' is invalid.", 1)
     fmt = opts.get("format", "text")
     if fmt not in FORMATS:
         fe.fail(
@@ -159,6 +172,22 @@ class Run:
         fe.apply(turn, self.cwd, write_files=self.may_write())
         self.answer(turn)
 
+    def session_total(self, own: float) -> float:
+        """``total_cost_usd`` of this call: its own cost, plus what the session saved before
+        when this version restores it; the session log keeps the new total."""
+        path = session_file(self.sid, self.cwd)
+        saved = 0.0
+        version = tuple(int(p) for p in fe.version(VERSION).split(".")[:3] if p.isdigit())
+        if version >= CUMULATIVE_COST_SINCE:
+            for line in path.read_text(encoding="utf-8").splitlines():
+                entry = json.loads(line)
+                if entry.get("type") == "cost":
+                    saved = float(entry["total"])
+        total = round(saved + own, 6)
+        with path.open("a", encoding="utf-8") as log:
+            log.write(json.dumps({"type": "cost", "total": total}) + "\n")
+        return total
+
     def structured(self, turn: fe.Turn) -> dict[str, object]:
         """With ``--json-schema`` the result carries ``structured_output`` (backends.md §9)."""
         schema = self.opts.get("schema")
@@ -213,6 +242,14 @@ class Run:
             self.failure(text, None, turn.code(1))
         if turn.error == "quota":
             self.failure("You're out of usage credits", "billing_error", turn.code(1))
+        if turn.error == "credit-low":  # both binaries; 2.1.x adds error "billing_error" (§10)
+            legacy = fe.version(VERSION).startswith("2.0.")
+            self.failure("Credit balance is too low", None if legacy else "billing_error", 1)
+        if turn.error == "account-on-hold":  # 2.1.332's assistant.error (backends.md §10)
+            text = "Your account is on hold. View details or appeal: https://claude.ai/restricted"
+            self.failure(text, "account_on_hold", turn.code(1), reason="api_error")
+        if turn.error == "overloaded":  # in the assistant.error enum of both versions, no 529
+            self.failure("API Error: Overloaded", "overloaded", turn.code(1), reason="api_error")
         if turn.error == "auth-invalid":
             self.failure("Invalid API key · Fix external API key", "authentication_failed", 1)
         if turn.error == "backend":
@@ -330,6 +367,7 @@ class Run:
         code: int,
         api_key_source: str = "ANTHROPIC_API_KEY",
         init: bool = True,
+        reason: str = "completed",
     ) -> None:
         if self.fmt == "text":
             fe.out(text + "\n")
@@ -348,7 +386,7 @@ class Run:
                 "result": text,
                 "total_cost_usd": 0,
                 "usage": {"input_tokens": 0, "output_tokens": 0},
-                "terminal_reason": "completed",
+                "terminal_reason": reason,
             }
         )
         sys.exit(code)
@@ -403,7 +441,9 @@ class Run:
                 turns += 1
             self.assistant([{"type": "text", "text": turn.text}])
         budget = self.opts.get("budget")
-        if budget is not None and float(budget) < 0.0123:  # the turn's cost passed the cap
+        own = TURN_COST if turn.cost_usd is None else float(turn.cost_usd)
+        total = self.session_total(own)
+        if budget is not None and float(budget) < total:  # the session's cost passed the cap
             # --max-budget-usd ends the turn with subtype error_max_budget_usd (backends.md §9)
             self.emit_final(
                 {
@@ -411,7 +451,7 @@ class Run:
                     "subtype": "error_max_budget_usd",
                     "is_error": True,
                     "num_turns": turns,
-                    "total_cost_usd": 0.0123,
+                    "total_cost_usd": total,
                     "usage": {"input_tokens": 12, "output_tokens": 7},
                     "errors": [f"Reached maximum budget (${float(budget):g})"],
                 }
@@ -426,7 +466,7 @@ class Run:
                 "result": turn.text,
                 **self.structured(turn),
                 "permission_denials": denials,
-                "total_cost_usd": 0.0123,
+                "total_cost_usd": total,
                 "usage": {
                     "input_tokens": 12,
                     "cache_creation_input_tokens": 100,

@@ -69,7 +69,11 @@ def main(argv: list[str]) -> None:
     if argv[:1] in (["--version"], ["-V"]):
         fe.probe(f"codex-cli {fe.version(VERSION)}")
     if argv[:2] == ["login", "status"]:
+        # codex-rs/cli/src/login.rs run_login_status: the stored auth (auth.json or the
+        # keyring) decides; it answers on stderr in ~0.15 s (backends.md §10)
         fe.note_login_check("codex login status")
+        if fe.flag("JLGCLI_FAKE_LOGIN_HANG"):  # a status check that never answers
+            fe.hang_forever()
         if fe.logged_out():
             fe.probe("Not logged in", code=1, stream="stderr")
         fe.probe("Logged in using ChatGPT")
@@ -134,14 +138,12 @@ class Exec:
 
     def go(self) -> None:
         if fe.logged_out():
+            # a logged-out codex never fails fast: 0.171.0 keeps "Reconnecting... waiting for
+            # network" until it is stopped (backends.md §10; issue 48: runs reached --timeout)
             self.sid = self.resume or fe.new_id()
             self.start()
-            for attempt in range(1, 6):
-                self.error(
-                    f"Reconnecting... {attempt}/5 (unexpected status 401 Unauthorized: "
-                    "Missing bearer or basic authentication in header)"
-                )
-            self.turn_failed("exceeded retry limit, last status: 401 Unauthorized", 1)
+            self.error("Reconnecting... waiting for network")
+            fe.hang_forever()
         turn = fe.next_turn(self.prompt, self.argv)
         self.sid = turn.session_id or self.resume or fe.new_id()
         if not self.opts.get("ephemeral"):

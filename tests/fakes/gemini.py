@@ -180,6 +180,12 @@ class Stream:
                 stats=self.stats(),
             )
             sys.exit(turn.code(401 & 255))
+        if turn.error == "no-capacity":  # MODEL_CAPACITY_EXHAUSTED raised as TerminalQuotaError
+            # (googleQuotaErrors.ts in 0.61.0, backends.md §10), a 429: exit 429 & 255
+            message = f"[API Error: No capacity available for model {self.model} on the server]"
+            self.event("result", status="error", stats=self.stats(),
+                       error={"type": "TerminalQuotaError", "message": message})  # fmt: skip
+            sys.exit(turn.code(429 & 255))
         # API errors are plain objects by then: error.type "unknown" (core/utils/errors.ts), and
         # the exit status is the HTTP status & 255 (cli/utils/errors.ts; backends.md §9)
         http = {"resource-exhausted": 429, "overloaded": 503}

@@ -223,6 +223,13 @@ def test_static_top_level_help_is_the_real_parsers(monkeypatch: pytest.MonkeyPat
     assert cli.TOP_LEVEL_HELP.isascii()  # safe on any console encoding
 
 
+def test_top_level_examples_show_the_loop_not_only_config() -> None:
+    """Issue 49: ``jlgcli --help``'s examples showed only config commands."""
+    examples = cli.EPILOG.split("\n\n")[0].splitlines()[1:]
+    commands = [line.split()[1] for line in examples]
+    assert commands[:3] == ["demo", "loop", "loop"] and "run" in commands
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["-h"]])
 def test_help_prints_the_top_level_help(
     argv: list[str], capsys: pytest.CaptureFixture[str]

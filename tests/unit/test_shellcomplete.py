@@ -120,6 +120,30 @@ def test_run_ids_and_latest(tmp_path: Path) -> None:
     assert runs_root(None, tmp_path) == runs
 
 
+def test_run_ids_are_real_ids_batches_included_never_their_folder(tmp_path: Path) -> None:
+    """Issue 49: ``runs show <TAB>`` offered ``.batches`` (then "no run '.batches'")."""
+    runs = tmp_path / ".jlgcli" / "runs"
+    (runs / "20261101T000000Z-aa").mkdir(parents=True)
+    (runs / "20261101T000000Z-aa" / "state.json").write_text("{}")
+    (runs / "stray-file").write_text("")
+    batch = "batch-20261102T000000Z-0a1b2c"
+    (runs / ".batches" / batch).mkdir(parents=True)
+    (runs / ".batches" / "not-a-batch").mkdir()
+    assert _offers("runs show ", tmp_path) == ["20261101T000000Z-aa", batch, "latest"]
+    assert _offers("loop --resume ", tmp_path) == ["20261101T000000Z-aa", batch, "latest"]
+    assert _offers("loop --resume b", tmp_path) == [batch]
+    assert _offers("runs show .", tmp_path) == []
+
+
+@pytest.mark.parametrize("command", ["run", "loop", "matrix"])
+def test_task_files_wherever_a_task_file_is_expected(command: str, tmp_path: Path) -> None:
+    """Issue 49: ``jlgcli loop tas<TAB>`` offered nothing where ``run tas<TAB>`` gave files."""
+    assert complete([command], "tas", tmp_path).files
+    # loop and matrix take several (loop A.md B.md -j 2); run one prompt file
+    assert complete([command, "a.md"], "tas", tmp_path).files is (command != "run")
+    assert complete_entry(["bash", "1", command, "tas"], tmp_path) == FILES + "\n"
+
+
 def test_paths_where_paths_fit_and_nothing_for_numbers(tmp_path: Path) -> None:
     assert complete(["run"], "", tmp_path).files  # PROMPT_FILE
     assert complete(["loop", "--cwd"], "", tmp_path).files

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from jlgcli import config
 from jlgcli.artifacts import project_root, under_project
-from jlgcli.artifacts.project import PROJECT_FILE_NAME
+from jlgcli.artifacts.project import PROJECT_FILE_NAME, require_own_folder
+from jlgcli.errors import ExitCode, JlgError
 
 
 def test_the_project_file_name_is_the_configs() -> None:
@@ -39,3 +43,28 @@ def test_under_project_keeps_absolute_paths(tmp_path: Path) -> None:
     sub.mkdir()
     assert under_project(Path(".jlgcli/runs"), sub) == tmp_path.resolve() / ".jlgcli" / "runs"
     assert under_project(tmp_path / "elsewhere", sub) == tmp_path / "elsewhere"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks need privileges on Windows")
+def test_a_symlink_from_jlgcli_down_is_refused_with_its_path(tmp_path: Path) -> None:
+    """Issue 46: .jlgcli, .jlgcli/worktrees, the ledger: never through a symlink."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    require_own_folder(tmp_path / ".jlgcli" / "worktrees")  # nothing there yet: fine
+    (tmp_path / ".jlgcli").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(JlgError, match="symlink") as info:
+        require_own_folder(tmp_path / ".jlgcli" / "worktrees")
+    assert info.value.code == ExitCode.CANT_CREATE
+    assert str(tmp_path / ".jlgcli") in info.value.message
+    (tmp_path / "ledger").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(JlgError, match="symlink"):
+        require_own_folder(tmp_path / "ledger")
+
+
+def test_a_folder_of_another_user_is_refused(tmp_path: Path) -> None:
+    (tmp_path / ".jlgcli" / "runs").mkdir(parents=True)
+    mine = (tmp_path / ".jlgcli").stat().st_uid
+    require_own_folder(tmp_path / ".jlgcli" / "runs", owner=mine)
+    with pytest.raises(JlgError, match="another user") as info:
+        require_own_folder(tmp_path / ".jlgcli" / "runs", owner=mine + 1)
+    assert str(tmp_path / ".jlgcli" / "runs") in info.value.message

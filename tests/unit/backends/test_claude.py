@@ -377,3 +377,22 @@ def test_probe_installed_leaves_the_login_to_the_call(monkeypatch: pytest.Monkey
     a = ClaudeBackend().probe_installed()
     assert (a.status, a.version) == ("available", "2.1.197")
     assert "login not checked before the run" in a.detail
+
+
+@pytest.mark.parametrize(
+    ("version", "total"),
+    [("2.1.332", True), ("2.1.277", True), ("2.1.276", False), ("2.1.197", False)],
+)
+def test_total_cost_is_the_sessions_running_total_from_2_1_277(version: str, total: bool) -> None:
+    # 2.1.332 result schema: "read the latest result rather than summing"; 2.1.221 restarted a
+    # resumed process at zero (iOfficeAI/AionCore#767), 2.1.278 restored the saved total
+    # (Enderfga/claw-orchestrator#112)
+    init = INIT.replace('"2.1.197"', json.dumps(version))
+    parsed = parse(ClaudeParser(), lines(init, result("ok", cost=0.03)))
+    assert parsed.result.cost_usd == 0.03
+    assert parsed.result.cost_is_session_total is total
+
+
+def test_without_an_init_event_the_cost_is_the_calls_own() -> None:
+    parsed = parse(ClaudeParser(), lines(result("ok", cost=0.03)))
+    assert parsed.result.cost_is_session_total is False

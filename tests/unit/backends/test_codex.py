@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import time
+from pathlib import Path
 
 import pytest
 
@@ -250,3 +253,61 @@ def test_probe_installed_leaves_the_login_to_the_call(monkeypatch: pytest.Monkey
     monkeypatch.setenv("JLGCLI_FAKE_LOGGED_OUT", "1")
     a = CodexBackend().probe_installed()
     assert a.status == "available" and "login not checked before the run" in a.detail
+
+
+# --- the login watch beside a call (issue 48) ----------------------------------------------------
+def test_login_check_only_where_nothing_says_logged_in(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path))
+    monkeypatch.delenv("CODEX_API_KEY", raising=False)
+    backend = CodexBackend()
+    check = backend.login_check()
+    assert check is not None
+    ctx = ProbeContext("codex", time.monotonic() + 10, dict(os.environ))
+    assert check(ctx).state == "ok"
+    assert backend.login_check() is None  # seen logged in: not checked again
+    (tmp_path / "auth.json").write_text("{}", encoding="utf-8")
+    assert CodexBackend().login_check() is None  # what `codex login status` reads is there
+    (tmp_path / "auth.json").unlink()
+    monkeypatch.setenv("CODEX_API_KEY", "sk-test")
+    assert CodexBackend().login_check() is None
+
+
+def test_login_watch_calls_back_only_for_a_missing_login() -> None:
+    import threading
+
+    from jlgcli.backends.login_watch import LoginWatch
+    from jlgcli.backends.probing import AuthVerdict
+
+    called = threading.Event()
+
+    def missing(ctx: ProbeContext) -> AuthVerdict:
+        return AuthVerdict("missing", "not logged in")
+
+    def broken(ctx: ProbeContext) -> AuthVerdict:
+        raise RuntimeError("boom")
+
+    def slow(ctx: ProbeContext) -> AuthVerdict:
+        assert ctx.cancel is not None
+        ctx.cancel.wait(30)
+        return AuthVerdict("missing", "too late")
+
+    watch = LoginWatch("codex", missing, called.set)
+    watch._thread.join()
+    assert called.is_set() and watch.missing is not None
+    called.clear()
+    watch = LoginWatch("codex", broken, called.set)
+    watch._thread.join()
+    assert not called.is_set() and watch.missing is None
+    assert watch.verdict is not None and "boom" in watch.verdict.detail
+
+    def interrupted(ctx: ProbeContext) -> AuthVerdict:
+        raise KeyboardInterrupt  # what capture raises (Interrupted) once stop() cancels it
+
+    watch = LoginWatch("codex", interrupted, called.set)
+    watch._thread.join()
+    assert not called.is_set() and watch.missing is None
+    watch = LoginWatch("codex", slow, called.set)
+    watch.stop()  # the call ended first: the check is stopped and says nothing
+    assert not called.is_set()

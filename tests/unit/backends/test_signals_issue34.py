@@ -131,7 +131,8 @@ SID = "29bc3fda-9ee8-415d-96ea-427936c6744f"
 C_INIT = {"type": "system", "subtype": "init", "session_id": SID, "claude_code_version": "2.1.197"}
 
 
-def c_failure(text: str, error: str | None, **result: Any) -> str:
+def c_failure(text: str, error: str | None, *, version: str = "2.1.197", **result: Any) -> str:
+    """An assistant event (with ``error``) then an error result, from a claude ``version``."""
     assistant: dict[str, Any] = {
         "type": "assistant",
         "session_id": SID,
@@ -140,7 +141,7 @@ def c_failure(text: str, error: str | None, **result: Any) -> str:
     if error:
         assistant["error"] = error
     final = {"type": "result", "subtype": "success", "is_error": True, "result": text, **result}
-    return jsonl(C_INIT, assistant, final)
+    return jsonl({**C_INIT, "claude_code_version": version}, assistant, final)
 
 
 @pytest.mark.parametrize(

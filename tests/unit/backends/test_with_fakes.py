@@ -131,11 +131,31 @@ def test_rate_limit_with_reset(
     assert abs(result.rate_limit_reset - (started + 7200)) < 120
 
 
-@pytest.mark.parametrize("name", BACKENDS)
+@pytest.mark.parametrize("name", [name for name in BACKENDS if name != "codex"])
 def test_logged_out(name: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JLGCLI_FAKE_LOGGED_OUT", "1")
     result, _, _ = run_backend(get_backend(name), request(work))
     assert not result.ok and result.error_kind == "auth", result.error
+
+
+def test_a_logged_out_codex_hangs_until_its_login_watch_stops_it(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 48: codex 0.171.0 logged out never fails fast (backends.md §10)
+    import io
+
+    from jlgcli.process.model import Limits, StopReason
+    from jlgcli.runner.console import Console
+    from jlgcli.runner.iteration import call_backend
+
+    monkeypatch.setenv("JLGCLI_FAKE_LOGGED_OUT", "1")
+    alone, outcome, _ = run_backend(get_backend("codex"), request(work), timeout=1.5)
+    assert alone.error_kind == "timeout" and outcome.stop_reason is StopReason.TIMEOUT
+    console = Console(0, out=io.StringIO(), err=io.StringIO())
+    call = call_backend(get_backend("codex"), request(work), limits=Limits(total_timeout=120),
+                        console=console)  # fmt: skip
+    assert call.result.error_kind == "auth" and "not logged in" in (call.result.error or "")
+    assert call.outcome.stop_reason is StopReason.CANCELLED
 
 
 @pytest.mark.parametrize("name", BACKENDS)

@@ -54,7 +54,7 @@ def test_resume_of_a_finished_batch_runs_nothing_again(
         (["TASK", "TASK", "--max-cost", "nan"], 64, "invalid value for --max-cost"),  # as a loop
         (["TASK", "-", "-j", "1"], 64, "cannot all read stdin"),
         (["TASK", "missing.md"], 66, "task file not found"),
-        (["TASK", "-j", "0"], 64, "1 or more"),
+        (["TASK", "-j", "0"], 64, "out of range; accepted: 1 to 256"),
         (["--resume", "batch-20261126T000000Z-000000"], 64, "no batch"),
     ],
 )
@@ -108,7 +108,7 @@ def test_the_shared_budget_stops_the_running_tasks(
     (batch,) = json.loads(capsys.readouterr().out)["batches"]
     assert batch["batchId"] == data["batchId"] and batch["tasks"][2]["runId"] is None
     assert main(["runs"]) == 0
-    assert "not started (budget)" in capsys.readouterr().err
+    assert "not started (budget)" in capsys.readouterr().out  # issue 44: on stdout
 
 
 def test_a_stop_signal_stops_every_task_and_keeps_the_record(

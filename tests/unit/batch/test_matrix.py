@@ -90,3 +90,46 @@ def test_gather_merges_present_branches_and_names_missing_ones(
     assert gather(["a.md"], repo, ()).tasks[0].mergeNote == "nothing to merge (no changes)"
     assert main(["matrix", "--gather", "b.md"]) == 1
     assert "no branch jlgcli/b" in capsys.readouterr().err
+
+
+def _branch(repo: Path, name: str, text: str) -> None:
+    git(repo, "switch", "-q", "-c", f"jlgcli/{name}", "main")
+    (repo / "shared.txt").write_text(text, "utf-8")
+    git(repo, "commit", "-q", "-am", name)
+    git(repo, "switch", "-q", "main")
+
+
+def test_a_second_gather_reports_what_is_still_unmerged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44: the conflicting task's worktree is left; a second gather was 70
+    ('worktree add … already exists')."""
+    repo = make_repo(tmp_path / "repo")
+    for name in ("a", "b"):
+        (repo / f"{name}.md").write_text(name, "utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "tasks")
+    _branch(repo, "a", "a\n")
+    _branch(repo, "b", "b\n")
+    monkeypatch.chdir(repo)
+    assert main(["matrix", "--gather", "a.md", "b.md", "--json"]) == 1
+    first = json.loads(capsys.readouterr().out)["tasks"]
+    assert first[0]["merged"] and "conflicts" in first[1]["mergeNote"]
+    assert main(["matrix", "--gather", "a.md", "b.md", "--json"]) == 1
+    again = json.loads(capsys.readouterr().out)["tasks"]
+    assert "conflicts" in again[1]["mergeNote"] and not again[1]["merged"]
+    assert "no branch jlgcli/a (merged already" in again[0]["mergeNote"]
+
+
+def test_the_plan_orders_tasks_in_waves(tmp_path: Path) -> None:
+    (tmp_path / "api.md").write_text("---\ndepends-on: [schema]\n---\nthe api\n", "utf-8")
+    (tmp_path / "schema.md").write_text("the schema\n", "utf-8")
+    (tmp_path / "docs.md").write_text("---\ndepends-on: [api, schema]\n---\ndocs\n", "utf-8")
+    names = ["docs.md", "api.md", "schema.md"]
+    include = plan([str(tmp_path / name) for name in names], tmp_path)["include"]
+    assert [(job["id"], job["wave"], job["dependsOn"]) for job in include] == [
+        ("schema", 0, []), ("api", 1, ["schema"]), ("docs", 2, ["api", "schema"])]  # fmt: skip
+    (tmp_path / "schema.md").write_text("---\ndepends-on: [docs]\n---\nx\n", "utf-8")
+    with pytest.raises(JlgError) as info:
+        plan([str(tmp_path / name) for name in names], tmp_path)
+    assert info.value.code == 64 and "cycle" in info.value.message

@@ -110,6 +110,8 @@ def test_a_task_done_whose_commit_was_cut_short_is_committed_on_resume(
     assert main(["loop", "--resume", batch_id, "--merge", "-n", "1", "--json"]) == 4
     data = json.loads(capsys.readouterr().out)
     assert data["tasks"][0]["merged"] and (repo / "a.txt").read_text("utf-8") == "a"
+    said = git(repo, "log", "-1", "--format=%B", "--", "a.txt")
+    assert "ok" in said.splitlines()[2:4]  # the agent's summary, read back from its --json output
 
 
 def test_a_rebase_cut_short_is_undone_before_the_merge_goes_on(repo: Path, tmp_path: Path) -> None:

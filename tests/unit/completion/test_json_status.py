@@ -93,6 +93,11 @@ def test_seed_004_table(case: str, text: str, expected: JsonCompletion) -> None:
         ("PRD example with next null", '{ "status": "done", "summary": "…", "next": null }',
          JsonCompletion("done", summary="…")),
         ("summary null", '{"status":"continue","summary":null}', JsonCompletion("continue")),
+        # issue 49, decided: null is absent, although seed 004's typeof check would refuse
+        # it: the schema passed to claude --json-schema / codex --output-schema requires
+        # both keys, null allowed (docs/loop.md says so); any other non-string is refused
+        ("done, summary null", '{"status":"done","summary":null}', DONE),
+        ("done, summary a number", '{"status":"done","summary":1.5}', INVALID),
         ("nested object is never taken out of its parent", '{"data":{"status":"done"}}', INVALID),
         ("object inside a parsing array is nested", '[{"status":"done"}]', INVALID),
         ("top-level object without status is skipped",

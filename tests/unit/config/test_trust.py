@@ -152,3 +152,28 @@ def test_rebound_and_gates_from_the_project_need_trust(project: Path) -> None:
     require_trusted_gates(resolve_settings(cwd=project))
     file.write_text(json.dumps({"completionMode": "json"}), "utf-8")
     require_trusted_gates(resolve_settings(cwd=project))  # runs nothing: no trust needed
+
+
+@pytest.mark.parametrize(
+    "data", [{"reboundNetwork": True}, {"reboundIsolation": "none"}, {"reboundIsolation": "best"}]
+)
+def test_a_project_setting_the_sandbox_needs_trust(project: Path, data: dict[str, object]) -> None:
+    """Issue 46: a repository may not open the network, nor loosen a user's strict isolation."""
+    from jlgcli.config import require_trusted_gates
+
+    file = project / ".jlgcli.json"
+    file.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(JlgError, match=r"rebound(Network|Isolation)") as info:
+        require_trusted_gates(resolve_settings(cwd=project))
+    assert info.value.code == ExitCode.CONFIG
+    trust_files([file])
+    require_trusted_gates(resolve_settings(cwd=project))
+
+
+def test_the_sandbox_keys_from_the_user_or_env_need_no_trust(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JLGCLI_REBOUND_ISOLATION", "strict")
+    monkeypatch.setenv("JLGCLI_REBOUND_NETWORK", "true")
+    settings = resolve_settings(cwd=project)
+    assert settings["reboundIsolation"] == "strict" and settings["reboundNetwork"] is True

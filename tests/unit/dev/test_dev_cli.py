@@ -60,7 +60,7 @@ def test_bad_step_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
         with pytest.raises(SystemExit) as info:
             build_parser().parse_args(["resume", "--from-step", bad])
         assert info.value.code == 2
-    assert "a step is 1 to 8" in capsys.readouterr().err
+    assert "9 is out of range; accepted: 1 to 8" in capsys.readouterr().err
 
 
 def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:

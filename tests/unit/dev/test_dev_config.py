@@ -147,3 +147,10 @@ def test_check_llm() -> None:
     assert info.value.code == DevExitCode.CONFIGURATION
     assert info.value.message == "unknown llm 'gpt' (from --llm)"
     assert info.value.hint is not None and "claude" in info.value.hint
+
+
+@pytest.mark.parametrize("name", [".aidevloop.json", ".aidevloop.yaml"])
+def test_a_folder_named_like_the_config_is_a_config_error(tmp_path: Path, name: str) -> None:
+    """Issue 49: a folder ``.aidevloop.json`` was skipped, the loop ran on the defaults."""
+    (tmp_path / name).mkdir()
+    assert config_error(tmp_path) == f"{tmp_path / name} is not a file"

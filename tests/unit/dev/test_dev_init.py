@@ -36,6 +36,14 @@ from jlgcli.errors import DevExitCode, JlgError
         ),
         ({"setup.py": "", "tests/x.py": ""}, {"test": "python -m unittest discover -s tests"}),
         ({"setup.cfg": ""}, {}),
+        # issue 49: Python files with no packaging file
+        ({"test_calc.py": "", "calc.py": ""}, {"test": "python -m pytest"}),
+        ({"tests/test_calc.py": ""}, {"test": "python -m pytest"}),
+        ({"calc_test.py": ""}, {"test": "python -m pytest"}),
+        ({"conftest.py": ""}, {"test": "python -m pytest"}),
+        ({"ruff.toml": "", "mypy.ini": "", "tests/helpers.py": ""},
+         {"lint": "ruff check .", "typecheck": "mypy ."}),
+        ({"calc.py": "", "tests/data.txt": ""}, {}),
     ],
 )  # fmt: skip
 def test_detected_commands(tmp_path: Path, files: dict[str, str], expected: dict[str, str]) -> None:
@@ -77,8 +85,13 @@ def test_never_overwrites_and_no_trust_without_commands(tmp_path: Path) -> None:
 
 
 def test_no_commands_detected_needs_no_trust(tmp_path: Path) -> None:
-    report = init_project(tmp_path, unattended(), lambda _line: None)
+    said: list[str] = []
+    report = init_project(tmp_path, unattended(), said.append)
     assert report.commands == {} and report.trust is None
+    # issue 49: its next steps say how to add one, and how to let it run
+    step = next(line for line in said if "add your checks" in line)
+    assert '"validation": {"commands": {"test": ' in step
+    assert step.endswith("then let them run: jlgcli config trust .aidevloop.json")
     assert InitReport((".aidevloop.json",), (), {"test": "t"}).trust is not None
 
 

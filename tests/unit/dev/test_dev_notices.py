@@ -1,4 +1,4 @@
-"""Setup warnings once per project, remembered in context/ (FR-8.1, issue 36)."""
+"""Setup warnings once per project, remembered under .jlgcli/ (FR-8.1, issues 36, 49)."""
 
 from __future__ import annotations
 
@@ -31,9 +31,24 @@ def test_shown_once_then_only_new_ones_and_all_when_verbose(tmp_path: Path) -> N
     assert to_show(paths, ["a", "b"], verbose=False) == ["b"]
 
 
-def test_a_file_that_is_not_ours_is_ignored(tmp_path: Path) -> None:
+def test_remembered_where_git_ignores_them(tmp_path: Path) -> None:
+    """Issue 49: ``context/.jlgcli-notices.json`` stayed untracked after the first commit."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     paths = ProjectPaths.from_config(tmp_path, DevConfig())
     paths.context.mkdir()
+    remember(paths, ["a"])
+    assert shown_before(paths) == ["a"]
+    assert paths.notices.is_relative_to(tmp_path / ".jlgcli")
+    status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=tmp_path,
+                            capture_output=True, text=True, check=True)  # fmt: skip
+    assert status.stdout == ""
+
+
+def test_a_file_that_is_not_ours_is_ignored(tmp_path: Path) -> None:
+    paths = ProjectPaths.from_config(tmp_path, DevConfig())
+    paths.notices.parent.mkdir(parents=True)
     for text in ("{", '{"format": 99, "shown": ["a"]}', '{"format": 1, "shown": "a"}'):
         paths.notices.write_text(text, encoding="utf-8")
         assert shown_before(paths) == []
@@ -42,6 +57,6 @@ def test_a_file_that_is_not_ours_is_ignored(tmp_path: Path) -> None:
 def test_an_unwritable_context_only_repeats_them(tmp_path: Path) -> None:
     paths = ProjectPaths.from_config(tmp_path, DevConfig())
     paths.context.mkdir()
-    paths.notices.mkdir()  # a directory where the file should be
+    paths.notices.mkdir(parents=True)  # a directory where the file should be
     remember(paths, ["a"])
     assert to_show(paths, ["a"], verbose=False) == ["a"]

@@ -75,12 +75,17 @@ def test_happy_path_commits(project: Path) -> None:
     assert (result.status, result.task_id) == ("committed", "TASK-001")
     assert result.commit == git(project, "rev-parse", "HEAD").strip()
     assert git(project, "log", "-1", "--format=%s").strip() == "feat(TASK-001): greeting function"
-    # issue 36: jlgcli's own new files stay out of the task's commit, untracked
-    assert git(project, "status", "--porcelain", "-uall").split("\n")[:-1] == [
-        "?? context/.jlgcli-notices.json",
-        "?? prompts/code-review.prompt.md",
-        "?? prompts/fix-issues.prompt.md",
-        "?? prompts/implement-task.prompt.md",
+    # issue 36: jlgcli's own new files stay out of the task's commit; issue 49: nothing is
+    # left untracked: the templates have a commit of their own, the notices are ignored
+    assert git(project, "status", "--porcelain", "-uall") == ""
+    assert git(project, "log", "-2", "--format=%s").split("\n")[:2] == [
+        "feat(TASK-001): greeting function",
+        "jlgcli dev: add prompt templates",
+    ]
+    assert git(project, "show", "--name-only", "--format=", "HEAD~1").split() == [
+        "prompts/code-review.prompt.md",
+        "prompts/fix-issues.prompt.md",
+        "prompts/implement-task.prompt.md",
     ]
     assert status_of(project, "TASK-001") == "done"
     archive = project / "context" / "completed" / "TASK-001"

@@ -46,6 +46,31 @@ def test_uninstaller_entry_and_what_uninstall_deletes() -> None:
     assert "un.RemoveFromUserPath" in uninstall
 
 
+def _install_section() -> str:
+    return CODE.split('Section "jlgcli" SecMain')[1].split("SectionEnd")[0]
+
+
+def test_an_upgrade_refuses_while_jlgcli_runs_before_changing_anything() -> None:
+    # issue 47: RMDir /r _internal under a running jlgcli.exe left it half-deleted.
+    section = _install_section()
+    assert section.index("Call RefuseWhileRunning") < section.index("File /r")
+    refusal = CODE.split("Function RefuseWhileRunning")[1].split("FunctionEnd")[0]
+    assert 'FileOpen $0 "$INSTDIR\\jlgcli.exe" a' in refusal  # fails while it runs
+    assert "Nothing was changed" in refusal and "Quit" in refusal
+
+
+def test_an_upgrade_stages_the_new_program_and_swaps_it_in_by_renames() -> None:
+    section = _install_section()
+    assert 'RMDir /r "$INSTDIR\\_internal"' not in section
+    assert 'Delete "$INSTDIR\\jlgcli.exe"' not in section
+    assert section.index('SetOutPath "$INSTDIR\\.jlgcli-new"') < section.index("File /r")
+    aside = section.index('Rename "$INSTDIR\\_internal" "$INSTDIR\\.jlgcli-old\\_internal"')
+    moved_in = section.index('Rename "$INSTDIR\\.jlgcli-new\\_internal" "$INSTDIR\\_internal"')
+    assert section.index("File /r") < aside < moved_in
+    # Every failed rename puts the old program back before giving up.
+    assert section.count("Call RestoreOld") == 3 and section.count("Call NotReplaced") == 4
+
+
 @pytest.mark.skipif(
     shutil.which("makensis") is None, reason="makensis missing (apt-get install nsis)"
 )

@@ -215,9 +215,44 @@ def test_install_defaults_and_settings() -> None:
 
 
 def test_install_replaces_only_the_program() -> None:
+    text = _text("install.ps1")
+    assert "$ProgramItems = @('_internal', 'jlgcli.exe', 'uninstall.ps1')" in text
     body = _function(_statements("install.ps1"), "Install-Jlgcli")
-    assert "@('_internal', 'jlgcli.exe', 'uninstall.ps1')" in body
     assert not re.search(r"Remove-Item -LiteralPath \$dir\b", body)
+
+
+def test_an_upgrade_refuses_while_jlgcli_runs_before_changing_anything() -> None:
+    # issue 47: deleting _internal under a running jlgcli.exe left it half-deleted.
+    body = _function(_statements("install.ps1"), "Install-Jlgcli")
+    assert body.index("Assert-NotRunning $dir") < body.index("Invoke-WebRequest")
+    assert body.index("Assert-NotRunning $dir") < body.index("Install-ProgramFile")
+    check = _function(_statements("install.ps1"), "Get-RunningCopy")
+    assert "Get-Process -Name 'jlgcli'" in check and "-ieq $exe" in check
+    refusal = _function(_text("install.ps1"), "Assert-NotRunning")
+    assert "Nothing was changed" in refusal
+
+
+def test_an_upgrade_swaps_the_program_in_by_renames_and_rolls_back() -> None:
+    swap = _function(_statements("install.ps1"), "Install-ProgramFile")
+    # The new program is staged first; the old one is only ever moved, never deleted, until
+    # the new one is in place.
+    assert swap.index("Copy-Item") < swap.index("Move-Item")
+    before_swap = swap[: swap.index("} catch {")]
+    assert "Remove-Item" not in before_swap
+    rollback = swap[swap.index("} catch {") :]
+    assert "$movedAside" in rollback and "$movedIn" in rollback and "throw" in rollback
+    body = _function(_statements("install.ps1"), "Install-Jlgcli")
+    assert "Install-ProgramFile $source $dir" in body
+    assert not re.search(r"Remove-Item -LiteralPath \$target", body)
+
+
+def test_uninstall_refuses_while_jlgcli_runs() -> None:
+    code = _statements("uninstall.ps1")
+    check = code.index("Get-Process -Name 'jlgcli'")
+    assert (
+        check < code.index("Remove-UserPath $dir") < code.index("Remove-Item -LiteralPath $target")
+    )
+    assert "Nothing was changed" in code[check:]
 
 
 def test_uninstall_removes_only_the_program() -> None:

@@ -22,7 +22,7 @@ def test_outputs_carry_what_a_workflow_reads(make_summary):
     assert values["iterations"] == "2"
     assert values["summary"] == "fixed the bug"
     assert values["run-dir"] == "/r/run-1"
-    assert values["cost"] == "0.012300"
+    assert values["cost"] == "0.0123"
     assert values["stop-cause"] == "done"
 
 

@@ -152,7 +152,36 @@ def test_stdout_reader_gone_during_a_command_is_141_and_json_on_stderr_is_not_ne
         return 0
 
     assert run_guarded(body, want_json=False) == 141
-    assert capsys.readouterr().err == "error: interrupted by SIGPIPE\n"
+    assert capsys.readouterr().err == ""  # issue 49: quiet, as git and ls are
+
+
+@pytest.mark.parametrize("want_json", [False, True])
+def test_a_closed_reader_ends_quietly_with_its_code_for_each_program(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], want_json: bool
+) -> None:
+    """Issue 49: ``$(jlgcli runs -q | head -1)`` printed ``error: interrupted by SIGPIPE``."""
+    from jlgcli.boundary import DEV_CODES
+
+    def broken_write() -> int:
+        raise BrokenPipeError(32, "Broken pipe")  # a write past the guarded streams
+
+    assert run_guarded(broken_write, want_json=want_json) == 141
+    assert run_guarded(broken_write, want_json=want_json, codes=DEV_CODES) == 1  # aborted
+    monkeypatch.setattr(sys, "stdout", Breaking())
+
+    def printing() -> int:
+        print("20261101T000000Z-aa")
+        return 0
+
+    assert run_guarded(printing, want_json=want_json) == 141
+    assert capsys.readouterr().err == ""
+
+    def interrupted() -> int:  # any other signal is still said
+        raise KeyboardInterrupt
+
+    forget_interruptions()
+    assert run_guarded(interrupted, want_json=False) == 130
+    assert "error: interrupted" in capsys.readouterr().err
 
 
 def test_a_broken_stderr_changes_neither_the_code_nor_the_json(

@@ -233,7 +233,7 @@ class FakeKernel32:
 
 def test_job_object_kills_on_close_and_ends_the_tree_when_closed() -> None:
     k32 = FakeKernel32()
-    close = contain_in_job(4321, is_windows=True, kernel32=k32)
+    job = contain_in_job(4321, is_windows=True, kernel32=k32)
     assert k32.names() == [
         "OpenProcess",
         "CreateJobObjectW",
@@ -244,7 +244,9 @@ def test_job_object_kills_on_close_and_ends_the_tree_when_closed() -> None:
     assert k32.limit_flags == JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
     assert k32.calls[0][1][2] == 4321
     assert k32.calls[3][1] == (101, 202)
-    close()
+    assert job.terminate() is True  # the kill ladder's terminate rung (issue 47)
+    assert k32.calls[-1] == ("TerminateJobObject", (101, 1))
+    job.close()
     assert k32.calls[-2:] == [("TerminateJobObject", (101, 1)), ("CloseHandle", (101,))]
 
 
@@ -252,9 +254,10 @@ def test_job_object_kills_on_close_and_ends_the_tree_when_closed() -> None:
 def test_job_object_failure_is_logged_and_harmless(failing: str) -> None:
     k32 = FakeKernel32(fail=failing)
     logs: list[str] = []
-    close = contain_in_job(1, is_windows=True, kernel32=k32, log=logs.append)
+    job = contain_in_job(1, is_windows=True, kernel32=k32, log=logs.append)
     count = len(k32.calls)
-    close()
+    job.close()
+    assert job.terminate() is False  # the ladder falls back to taskkill /F
     assert len(k32.calls) == count  # nothing to terminate
     assert logs and "kill ladder only" in logs[0]
 
@@ -272,12 +275,12 @@ class FakeNtdll:
 def test_a_suspended_child_is_resumed_only_once_in_its_job() -> None:
     # issue 33: CREATE_SUSPENDED, assign, then resume: no grandchild escapes at start-up.
     k32, nt = FakeKernel32(), FakeNtdll()
-    close = contain_in_job(7, is_windows=True, kernel32=k32, ntdll=nt, suspended=True)
+    job = contain_in_job(7, is_windows=True, kernel32=k32, ntdll=nt, suspended=True)
     assert k32.names().index("AssignProcessToJobObject") < len(k32.names()) - 1
     assert nt.resumed == [202]
     assert k32.calls[0][1][0] & PROCESS_SUSPEND_RESUME
     assert k32.names()[-1] == "CloseHandle"  # the process handle, after the resume
-    close()
+    job.close()
     assert ("TerminateJobObject", (101, 1)) in k32.calls
 
 
@@ -296,6 +299,27 @@ def test_a_child_that_cannot_be_resumed_is_ended_not_left_frozen() -> None:
     assert "could not resume" in logs[0]
 
 
+@pytest.mark.parametrize("status", [0, -1])
+def test_the_popen_handle_resumes_or_ends_a_child_openprocess_cannot_open(status: int) -> None:
+    # issue 47: OpenProcess failed, so the suspended child was neither resumed nor ended.
+    k32, nt, logs = FakeKernel32(fail="OpenProcess"), FakeNtdll(status=status), []
+    job = contain_in_job(
+        7,
+        is_windows=True,
+        kernel32=k32,
+        ntdll=nt,
+        log=logs.append,
+        suspended=True,
+        process_handle=303,
+    )
+    assert "OpenProcess" not in k32.names()  # Popen's handle has every access right
+    assert ("AssignProcessToJobObject", (101, 303)) in k32.calls
+    assert nt.resumed == [303]
+    assert ("CloseHandle", (303,)) not in k32.calls  # Popen owns it
+    assert (("TerminateProcess", (303, 1)) in k32.calls) is (status != 0)
+    assert job.terminate()
+
+
 def test_the_pipe_transport_starts_windows_children_suspended() -> None:
     from jlgcli.process.spawn import group_popen_kwargs
 
@@ -307,7 +331,9 @@ def test_the_pipe_transport_starts_windows_children_suspended() -> None:
 
 def test_no_job_object_off_windows() -> None:
     k32 = FakeKernel32()
-    contain_in_job(1, is_windows=False, kernel32=k32)()
+    job = contain_in_job(1, is_windows=False, kernel32=k32)
+    job.close()
+    assert job.terminate() is False
     assert k32.calls == []
 
 
@@ -329,13 +355,13 @@ def test_closing_the_job_ends_the_child_and_its_grandchild(tmp_path: Path) -> No
     go, pidfile = tmp_path / "go", tmp_path / "gc.pid"
     proc = subprocess.Popen([sys.executable, "-c", WINDOWS_CHILD, str(go), str(pidfile)])
     try:
-        close = contain_in_job(proc.pid, is_windows=True)
+        job = contain_in_job(proc.pid, is_windows=True)
         go.write_text("go", encoding="utf-8")
         deadline = time.monotonic() + 60
         while not pidfile.exists():
             assert time.monotonic() < deadline and proc.poll() is None
             time.sleep(0.01)
-        close()
+        job.close()
         proc.wait(timeout=30)
         assert wait_gone(int(pidfile.read_text()))
     finally:

@@ -56,9 +56,25 @@ def test_the_supervisor_is_for_the_jlgcli_program_on_linux_only() -> None:
 
 def test_the_supervised_command_names_its_parent_and_status_fd() -> None:
     argv = supervised_argv(["agent", "-p"], 9)
-    assert argv[:3] == [sys.executable, "-I", "-S"]
-    assert Path(argv[3]) == Path(supervisor.__file__)
-    assert argv[4:] == [str(os.getpid()), "9", "--", "agent", "-p"]
+    assert argv[:4] == [sys.executable, "-I", "-S", "-c"]  # from its cached bytecode
+    assert Path(argv[5]) == Path(supervisor.__file__)
+    assert argv[6:] == [str(os.getpid()), "9", "--", "agent", "-p"]
+
+
+def test_the_supervisor_starts_from_its_bytecode_as_its_script_would(tmp_path: Path) -> None:
+    """Issue 49: a script named on the command line is compiled at every start."""
+    import subprocess
+
+    from jlgcli.process.descendants import supervisor_command
+
+    done = subprocess.run(supervisor_command(), capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr.strip()) == (2, supervisor.USAGE)  # its own main()
+    script = tmp_path / "script.py"
+    script.write_text("import sys\nprint(__name__, sys.argv[1:])\n", encoding="utf-8")
+    command = supervisor_command("a", "b")
+    command[5] = str(script)
+    ran = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert ran.stdout == "__main__ ['a', 'b']\n", ran.stderr
 
 
 def test_an_unsupervised_launch_has_no_status_pipe() -> None:

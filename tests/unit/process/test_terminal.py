@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jlgcli.process.terminal import TerminalResponder
+from jlgcli.process.terminal import TerminalResponder, typed_input
 
 
 def test_cursor_position_and_device_attributes_are_answered() -> None:
@@ -40,3 +41,21 @@ def test_any_chunking_gives_one_reply_per_query(pieces: list[str], cuts: list[in
         if p in ("\x1b[6n", "\x1b[c")
     )
     assert replies == expected
+
+
+def test_typed_input_ends_with_ctrl_d_on_posix() -> None:
+    assert typed_input(b"hi\n", is_windows=False) == b"hi\n\x04"
+    assert typed_input(b"hi", is_windows=False) == b"hi\x04\x04"
+
+
+@pytest.mark.parametrize(
+    ("data", "typed"),
+    [
+        (b"hi\n", b"hi\r\x1a\r"),
+        (b"one\r\ntwo", b"one\rtwo\r\x1a\r"),
+        (b"", b"\x1a\r"),
+    ],
+)
+def test_typed_input_ends_with_ctrl_z_enter_in_a_windows_console(data: bytes, typed: bytes) -> None:
+    # issue 47: a Windows console's end of input is Ctrl+Z at the start of a line, then Enter.
+    assert typed_input(data, is_windows=True) == typed

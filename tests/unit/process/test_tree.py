@@ -11,12 +11,16 @@ import pytest
 from support.environ import without_coverage
 
 from jlgcli.process.tree import (
+    RUNGS,
     Ladder,
     ProcessTree,
+    Rung,
     group_alive,
     live_group_members,
     pid_alive,
+    send_windows_rung,
     stop_tree,
+    system_tool,
     tree_alive,
     wait_until,
     windows_rung_command,
@@ -49,18 +53,95 @@ IGNORING = (
 SLEEPER = "import signal, time\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
 
 
-def test_windows_rungs_are_ctrl_break_then_taskkill_tree_then_forced() -> None:
-    assert windows_rung_command("polite", 42) is None
-    assert windows_rung_command("terminate", 42) == ["taskkill", "/T", "/PID", "42"]
-    assert windows_rung_command("kill", 42) == ["taskkill", "/T", "/F", "/PID", "42"]
+class WindowsCalls:
+    """What the Windows rungs did: CTRL_BREAK, commands run, job terminations, kills."""
+
+    def __init__(self, *, job: bool | None) -> None:
+        self.done: list[str] = []
+        self.job = job
+
+    def tree(self, *, console: bool = False) -> ProcessTree:
+        def end_tree() -> bool:
+            self.done.append("TerminateJobObject")
+            return bool(self.job)
+
+        return ProcessTree(
+            42,
+            None,
+            lambda: False,
+            lambda: self.done.append("TerminateProcess"),
+            end_tree=None if self.job is None else end_tree,
+            interrupt=(lambda: self.done.append("ctrl-c typed")) if console else None,
+        )
+
+    def send(self, tree: ProcessTree, rung: Rung) -> None:
+        send_windows_rung(
+            tree,
+            rung,
+            ctrl_break=lambda pid: self.done.append(f"CTRL_BREAK {pid}"),
+            run=lambda command: self.done.append(" ".join(command)),
+            system_root=r"C:\Windows",
+        )
+
+
+TASKKILL = r"C:\Windows\System32\taskkill.exe /T /F /PID 42"
+
+
+def test_windows_terminate_rung_ends_the_job_not_a_taskkill_without_f() -> None:
+    # issue 47: taskkill /T without /F only posts WM_CLOSE: console agents have no window.
+    calls = WindowsCalls(job=True)
+    tree = calls.tree()
+    for rung in RUNGS:
+        calls.send(tree, rung)
+    assert calls.done == [
+        "CTRL_BREAK 42",
+        "TerminateJobObject",
+        "TerminateJobObject",
+        "TerminateProcess",
+    ]
+
+
+def test_a_conpty_child_gets_ctrl_c_typed_into_its_console_not_ctrl_break() -> None:
+    calls = WindowsCalls(job=True)
+    calls.send(calls.tree(console=True), "polite")
+    assert calls.done == ["ctrl-c typed"]
+
+
+@pytest.mark.parametrize("job", [None, False])
+def test_without_a_job_taskkill_forces_by_its_full_system32_path(job: bool | None) -> None:
+    # A repository's taskkill.exe is never what runs (issue 47): no PATH lookup.
+    calls = WindowsCalls(job=job)
+    tree = calls.tree()
+    calls.send(tree, "terminate")
+    calls.send(tree, "kill")
+    assert [d for d in calls.done if d != "TerminateJobObject"] == [
+        TASKKILL,
+        TASKKILL,
+        "TerminateProcess",
+    ]
+    assert windows_rung_command("terminate", 42, system_root=r"D:\Win")[0] == (
+        r"D:\Win\System32\taskkill.exe"
+    )
+
+
+def test_system_tools_come_from_systemroot(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SYSTEMROOT", r"E:\WINNT")
+    assert system_tool("taskkill.exe") == r"E:\WINNT\System32\taskkill.exe"
+    monkeypatch.delenv("SYSTEMROOT")
+    assert system_tool("taskkill.exe") == r"C:\Windows\System32\taskkill.exe"
 
 
 def test_windows_ladder_logs_each_rung_by_name() -> None:
     logs: list[str] = []
-    gone = ProcessTree(1, None, lambda: True, lambda: None)
-    ladder = Ladder(gone, grace=0, log=logs.append, is_windows=True)
+    calls = WindowsCalls(job=True)
+    ladder = Ladder(calls.tree(), grace=0, log=logs.append, is_windows=True)
     assert ladder._describe("polite") == "CTRL_BREAK_EVENT"
-    assert ladder._describe("kill") == "taskkill /T /F /PID 1"
+    assert ladder._describe("terminate") == "TerminateJobObject"
+    assert ladder._describe("kill") == "TerminateJobObject + TerminateProcess"
+    console = Ladder(calls.tree(console=True), grace=0, log=logs.append, is_windows=True)
+    assert console._describe("polite") == "Ctrl+C into its console"
+    no_job = Ladder(WindowsCalls(job=None).tree(), grace=0, log=logs.append, is_windows=True)
+    assert no_job._describe("kill") == TASKKILL
 
 
 def test_stop_tree_climbs_to_sigkill_for_a_process_ignoring_signals() -> None:
@@ -157,3 +238,32 @@ def test_wait_until_waits_on_the_exit_fd_then_polls() -> None:
     finally:
         os.close(exit_fd)
         proc.wait()
+
+
+def _eperm(_pgid: int) -> None:
+    raise PermissionError(1, "Operation not permitted")
+
+
+def test_a_macos_group_of_zombies_answering_eperm_is_not_alive(tmp_path: Path) -> None:
+    # issue 47: macOS's killpg(pgid, 0) answers EPERM when only zombies are left.
+    no_proc = tmp_path / "no-proc"
+    asked: list[int] = []
+
+    def members(pgid: int) -> bool:
+        asked.append(pgid)
+        return False
+
+    assert not group_alive(77, proc_dir=no_proc, probe=_eperm, live_members=members)
+    assert asked == [77]
+    assert group_alive(77, proc_dir=no_proc, probe=_eperm, live_members=lambda _pgid: True)
+
+
+def test_the_members_are_read_when_a_real_group_answers_eperm(tmp_path: Path) -> None:
+    proc, _tree = _spawn(SLEEPER + "time.sleep(30)\n")
+    try:
+        assert group_alive(proc.pid, proc_dir=tmp_path / "no-proc", probe=_eperm)
+        proc.kill()
+        proc.wait()
+        assert not group_alive(proc.pid, proc_dir=tmp_path / "no-proc", probe=_eperm)
+    finally:
+        proc.kill()

@@ -234,8 +234,8 @@ def test_the_server_is_started_with_an_empty_environment_in_its_own_session(
     assert len(warm._servers) == 1
     assert started["env"] == {"LD_LIBRARY_PATH": "/opt/lib"}
     assert started["start_new_session"] is True and started["cwd"] == "/"
-    assert started["argv"][:4] == [sys.executable, "-I", "-S", warm.SUPERVISOR]
-    assert started["argv"][4:6] == [str(os.getpid()), "--serve"]
+    assert started["argv"][:4] == [sys.executable, "-I", "-S", "-c"]
+    assert started["argv"][5:8] == [warm.SUPERVISOR, str(os.getpid()), "--serve"]
     warm.retire()
     assert warm._servers == []
 
@@ -308,3 +308,54 @@ def test_the_pipe_transport_falls_back_or_fails_as_the_server_says(
     with pytest.raises(CannotStart):
         pipe._start_warm(["x"], cwd=None, env={}, stdin=b"typed")
     assert len(os.listdir("/proc/self/fd")) == before  # every pipe end closed
+
+
+# -- warm_up: the server before the first child (issue 49) ---------------------------------
+
+WARM_UP_DRIVER = r"""
+import json, sys
+from jlgcli.process import adopt_orphans, run_invocation, warm, warm_up
+from jlgcli.process.model import Invocation, Limits
+
+adopt_orphans()
+warm_up()
+started = [s.proc.pid for s in warm._servers]
+out = []
+# the child's parent is its supervisor: its command line says how that one started
+outcome = run_invocation(Invocation(("sh", "-c", "tr '\\0' ' ' < /proc/$PPID/cmdline"),),
+                         limits=Limits(total_timeout=60), sinks=[out.append])
+text = "".join(e.text for e in out if e.stream == "stdout")
+print(json.dumps({"started": started, "supervisor": text, "exit": outcome.exit_code}))
+warm.retire()
+"""
+
+
+def test_warm_up_starts_the_server_so_the_first_child_is_forked_not_started_cold(
+    tmp_path: Path,
+) -> None:
+    """Issue 49: a one-shot paid two interpreter starts before its agent call (the probe's
+    cold supervisor, then the server); warm_up starts the server first."""
+    driver = tmp_path / "driver.py"
+    driver.write_text(WARM_UP_DRIVER, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(driver)], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    facts = json.loads(proc.stdout)
+    assert len(facts["started"]) == 1 and facts["exit"] == 0
+    assert "--serve" in facts["supervisor"]  # a fork of the server, not `supervisor.py … -- sh`
+    assert " -- sh" not in facts["supervisor"]
+
+
+def test_warm_up_starts_nothing_unless_children_are_supervised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from jlgcli import process
+
+    monkeypatch.setattr(warm, "_servers", [])
+    monkeypatch.setattr(process, "_adopting", [])  # a host program: no adoption asked
+    monkeypatch.setattr(warm.subprocess, "Popen", lambda *a, **k: pytest.fail("started"))
+    process.warm_up()
+    monkeypatch.setattr(process, "_adopting", [True])
+    monkeypatch.setattr(sys, "frozen", True, raising=False)  # the frozen exe: no supervisor
+    process.warm_up()
+    assert warm._servers == []

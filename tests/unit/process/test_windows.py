@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from jlgcli.errors import JlgError
 from jlgcli.process.windows import (
     MAX_COMMAND_LINE,
+    MAX_EXE_COMMAND_LINE,
     check_argv,
     check_batch_arguments,
     check_command_line_length,
@@ -42,7 +43,7 @@ def test_command_line_uses_list2cmdline_quoting() -> None:
 
 
 def test_length_limit_applies_only_on_windows() -> None:
-    argv = [NATIVE, "x" * MAX_COMMAND_LINE]
+    argv = [NPM_SHIM, "x" * MAX_COMMAND_LINE]
     check_command_line_length(argv, is_windows=False)
     with pytest.raises(JlgError) as info:
         check_command_line_length(argv, is_windows=True)
@@ -50,13 +51,13 @@ def test_length_limit_applies_only_on_windows() -> None:
     assert info.value.hint is not None and "stdin" in info.value.hint
 
 
-def test_length_limit_boundary_is_8191_characters() -> None:
-    head = len(command_line([NATIVE, ""])) - 2  # without the quoted empty argument
-    fits = [NATIVE, "y" * (MAX_COMMAND_LINE - head)]
+def test_length_limit_of_a_cmd_shim_is_8191_characters() -> None:
+    head = len(command_line([NPM_SHIM, ""])) - 2  # without the quoted empty argument
+    fits = [NPM_SHIM, "y" * (MAX_COMMAND_LINE - head)]
     assert len(command_line(fits)) == MAX_COMMAND_LINE
     check_command_line_length(fits, is_windows=True)
     with pytest.raises(JlgError):
-        check_command_line_length([NATIVE, "y" * (MAX_COMMAND_LINE - head + 1)], is_windows=True)
+        check_command_line_length([NPM_SHIM, "y" * (MAX_COMMAND_LINE - head + 1)], is_windows=True)
 
 
 @pytest.mark.parametrize(
@@ -99,3 +100,31 @@ def test_the_windows_pty_module_imports_anywhere() -> None:
     from jlgcli.process import pty_windows
 
     assert callable(pty_windows.start_winpty)
+
+
+def test_a_9000_character_command_line_to_an_exe_passes_but_not_to_a_cmd_shim() -> None:
+    # issue 47: CreateProcessW takes 32,767 characters (with the NUL); cmd.exe cuts at 8,191.
+    prompt = "p" * 9000
+    check_command_line_length([r"C:\tools\llm.exe", prompt], is_windows=True)
+    with pytest.raises(JlgError) as info:
+        check_command_line_length([NPM_SHIM, prompt], is_windows=True)
+    assert "8191" in info.value.message
+
+
+def test_an_exe_command_line_is_limited_at_createprocess_s_32767() -> None:
+    head = len(command_line([NATIVE, ""])) - 2
+    fits = [NATIVE, "z" * (MAX_EXE_COMMAND_LINE - head)]
+    assert len(command_line(fits)) == MAX_EXE_COMMAND_LINE == 32766
+    check_command_line_length(fits, is_windows=True)
+    with pytest.raises(JlgError) as info:
+        check_command_line_length([*fits[:1], fits[1] + "z"], is_windows=True)
+    assert "32766" in info.value.message
+
+
+def test_a_conpty_program_path_with_spaces_is_quoted() -> None:
+    # issue 47: winpty-rs runs CreateProcessW(NULL, appname + " " + cmdline).
+    from jlgcli.process.pty_windows import conpty_command
+
+    shim = r"C:\Users\John Smith\AppData\Roaming\npm\claude.cmd"
+    assert conpty_command([shim, "-p", "a b"]) == (f'"{shim}"', '-p "a b"')
+    assert conpty_command([r"C:\tools\agent.exe"]) == (r"C:\tools\agent.exe", None)

@@ -437,3 +437,35 @@ def test_prompt_links_survive_a_loop_that_wraps_the_continuation(root: Path) -> 
     session.process_reply("[iteration 2]\n" + first.next_prompt, reply(status="done"))
     steps = load_session(root / "ledger", "s-wrap").steps
     assert steps[1]["promptFrom"] == "step-1 continuation, with additions by the loop"
+
+
+def test_strict_isolation_that_is_not_available_runs_no_script(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 46: ``reboundIsolation: strict`` refuses to run a script rather than run it weaker."""
+    from jlgcli.rebound import session as module
+    from jlgcli.rebound.isolation import Isolation
+
+    asked: list[tuple[str, bool]] = []
+
+    def unavailable(_root: Path, _extra: object, *, choice: str, network: bool) -> Isolation:
+        asked.append((choice, network))
+        return Isolation("none", refused="reboundIsolation is strict: nothing works here")
+
+    monkeypatch.setattr(module, "choose_isolation", unavailable)
+    session = ReboundSession(root, session_id="s-strict", isolation="strict", network=True)
+    marker = root / "ran.txt"
+    script = f"open({str(marker)!r}, 'w').write('x')\n"
+    outcome = session.process_reply(
+        "Do it.\n\n" + session.instructions(),
+        reply(
+            artifacts=[{"path": "workbench/scripts/s.py", "content": script}],
+            next_action=action("workbench/scripts/s.py"),
+        ),
+    )
+    assert asked == [("strict", True)]
+    assert outcome.status == "error" and outcome.exit_code == 1
+    assert "not run" in str(outcome.error) and "strict" in str(outcome.error)
+    assert not marker.exists()
+    step = read_json(root / "ledger" / "s-strict" / "step-001.json")
+    assert "strict" in json.dumps(step)

@@ -53,6 +53,18 @@ def test_done_on_the_second_iteration(tmp_path: Path) -> None:
     assert "working on it" in backend.history[1].prompt  # and the previous report
 
 
+def test_each_iteration_line_names_the_runs_total_not_as_the_iterations_time(
+    tmp_path: Path,
+) -> None:
+    """Issue 49: ``iteration 2/20 · claude · 3.7s`` was the run's time, read as the
+    iteration's: the first line has none, later ones say ``total``."""
+    backend = FakeBackend().enqueue("working on it", duration_s=62).enqueue("finished\nDONE")
+    _, err = run(tmp_path, backend)
+    lines = [line for line in err.splitlines() if line.startswith("[jlgcli] iteration ")]
+    assert lines[0] == "[jlgcli] iteration 1/5 · fake"
+    assert lines[1] == "[jlgcli] iteration 2/5 · fake · total 1m02s"
+
+
 def test_a_stated_rate_limit_is_waited_out_without_burning_an_iteration(tmp_path: Path) -> None:
     clock = FakeClock()
     backend = FakeBackend(clock=clock)
@@ -143,6 +155,22 @@ def test_max_cost_stops_after_the_budget_is_spent(tmp_path: Path) -> None:
     summary, _ = run(tmp_path, backend, max_cost_usd=0.02)
     assert (summary.stopCause, summary.exitCode, len(backend.history)) == ("max-cost", 4, 2)
     assert summary.costUsd == pytest.approx(0.02)
+
+
+def test_costs_leave_rounded_to_the_hundredth_of_a_cent(tmp_path: Path) -> None:
+    """Issue 49: ``costUsd`` 1.2000000000000002 in ``--json``: a float sum, shown as such."""
+    backend = FakeBackend("claude")
+    for cost in (0.1, 0.2, 0.3, 0.6):  # 0.1 + 0.2 + 0.3 + 0.6 == 1.2000000000000002
+        backend.enqueue("still working", cost_usd=cost)
+    events = tmp_path / "events.jsonl"
+    summary, _ = run(tmp_path, backend, max_iterations=4, events_path=str(events))
+    assert summary.costUsd == 0.1 + 0.2 + 0.3 + 0.6 != 1.2  # budgets judge the real sum
+    data = summary.to_json()
+    assert data["costUsd"] == 1.2
+    assert [item["costUsd"] for item in data["iterationMetrics"]] == [0.1, 0.2, 0.3, 0.6]
+    ended = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
+    assert [e["costUsd"] for e in ended if e["type"] == "run-ended"] == [1.2]
+    assert json.loads(json.dumps(RunSummary.from_json(data).to_json()))["costUsd"] == 1.2
 
 
 def test_auth_and_backend_errors_stop_with_their_causes(tmp_path: Path) -> None:

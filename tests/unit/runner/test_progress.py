@@ -152,3 +152,25 @@ def test_detector_reset() -> None:
 def test_detector_rejects_bad_settings(limit: int, threshold: float) -> None:
     with pytest.raises(ValueError):
         NoProgressDetector(limit, threshold)
+
+
+STEP = "Working on it (step 1 of many)"
+
+
+@pytest.mark.parametrize("mark", [".", "!", "?", ";", ":", " …", "!!", "\u3002"])
+def test_replies_differing_only_in_punctuation_are_the_same(mark: str) -> None:
+    """Issue 48: "Working on it (step 1 of many)." then with "!", "?" … is no progress."""
+    assert similarity(STEP + ".", STEP + mark) == 1.0
+    assert similarity(f"“{STEP}”", f'"{STEP}."') == 1.0
+
+
+def test_punctuation_never_hides_a_number_or_a_symbol() -> None:
+    assert similarity("file 2 of 7.", "file 3 of 7!") < 0.9
+    assert similarity("ratio 2.5 now", "ratio 25 now") < 0.9
+    assert similarity("set x = a + b", "set x = a * b") < 0.9
+
+
+def test_near_identical_short_replies_stop_the_loop() -> None:
+    detector = NoProgressDetector(limit=2)
+    stops = [detector.observe(STEP + mark) for mark in ".!?;:"]
+    assert stops == [False, False, True, True, True]

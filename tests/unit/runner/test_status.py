@@ -64,3 +64,18 @@ def test_json_mode_keeps_status_off_stdout() -> None:
     status = LiveStatus(Console(1, json_mode=True, out=out, err=err), "claude")
     status.tick(status.started + 10)
     assert out.getvalue() == "" and "[jlgcli] claude" in err.getvalue()
+
+
+def test_a_loops_line_says_the_calls_time_and_the_runs_total() -> None:
+    """Issue 49: ``iteration 2/20 · claude · 3.7s`` showed the run's time, read as the
+    iteration's; the line names both, on a terminal and in the heartbeat."""
+    err = Tty()
+    status = LiveStatus(Console(1, out=io.StringIO(), err=err), "iteration 2/20 · claude",
+                        total_before_ms=58_500)  # fmt: skip
+    status.tick(status.started + 3.7)
+    assert "[jlgcli] iteration 2/20 · claude · 3.7s (total 1m02s) · waiting" in err.getvalue()
+    plain = io.StringIO()
+    beat = LiveStatus(Console(1, out=io.StringIO(), err=plain), "iteration 2/20 · claude",
+                      total_before_ms=58_500)  # fmt: skip
+    beat.tick(beat.started + HEARTBEAT_S + 1)
+    assert plain.getvalue().startswith("[jlgcli] iteration 2/20 · claude · 31s (total 1m29s) · ")
