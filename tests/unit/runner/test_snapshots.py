@@ -26,20 +26,6 @@ def _repo(tmp_path: Path) -> tuple[Path, str]:
     return tree, repo
 
 
-@pytest.fixture
-def gits(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
-    """The git commands run, in order (still run for real)."""
-    ran: list[tuple[str, ...]] = []
-    real = worktree._git
-
-    def counting(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str | None:
-        ran.append(args)
-        return real(cwd, *args, env=env)
-
-    monkeypatch.setattr(worktree, "_git", counting)
-    return ran
-
-
 def _snapshots(tree: Path, *own: Path, outputs: OutputFiles | None = None) -> TreeSnapshots:
     outputs = outputs or OutputFiles(())
     return TreeSnapshots(tree, lambda: (*own, *outputs.found), outputs)

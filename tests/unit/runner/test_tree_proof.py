@@ -203,10 +203,8 @@ def test_an_unchanged_iteration_starts_no_process(
 
 
 def test_a_big_tree_asks_git_every_time_and_is_not_walked_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gits: list[tuple[str, ...]]
 ) -> None:
-    from jlgcli.runner import worktree
-
     monkeypatch.setattr(tree_proof, "MAX_PATHS", 3)
     walks: list[Path] = []
     real_walk = TreeProof.walk
@@ -221,13 +219,6 @@ def test_a_big_tree_asks_git_every_time_and_is_not_walked_again(
     repo = str(tree / ".git")
     snaps = TreeSnapshots(tree, lambda: (), OutputFiles(()))
     first = snaps.take(repo)
-    ran: list[tuple[str, ...]] = []
-    real_git = worktree._git
-
-    def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str | None:
-        ran.append(args)
-        return real_git(cwd, *args, env=env)
-
-    monkeypatch.setattr(worktree, "_git", git)
+    gits.clear()
     assert snaps.take(repo) == first and snaps.take(repo) == first
-    assert [args[0] for args in ran] == ["add", "add"] and len(walks) == 1
+    assert [args[0] for args in gits] == ["add", "add"] and len(walks) == 1
