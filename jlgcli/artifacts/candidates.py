@@ -41,6 +41,10 @@ ASSIGNMENTS = 32
 LITERALS = 64
 CLASS_TOKENS = 128
 ALL = 255
+# Not a rule family: a line that may be a delta event (deltas.py), reported once per
+# scan in ``spans(seen=…)``, never as a candidate (issue 43: a substring search of every
+# read for it cost the redacted transcript a quarter of its speed).
+DELTAS = 256
 # The families whose candidates start where their rule's match starts: matched
 # right there (exact.directed_edits) instead of searched for in the window.
 DIRECTED = TOKENS | BEARER | AUTHORIZATION | CONTEXTS
@@ -92,15 +96,23 @@ class CandidateFinder:
         self._families = families  # by pattern id
         self._end_only = end_only  # the ids of END_ONLY_PATTERNS
 
-    def spans(self, data: bytes) -> list[Candidate]:
+    def spans(self, data: bytes, seen: set[int] | None = None) -> list[Candidate]:
         """Every candidate's (start, end, families) in ``data``, sorted by start (``end``
-        for both of a name-before-separator candidate)."""
+        for both of a name-before-separator candidate).
+
+        ``seen`` gets ``DELTAS`` when ``data`` may hold a delta event.
+        """
         found: list[Candidate] = []
         add = found.append
         families, end_only = self._families, self._end_only
 
         def on_match(id_: int, start: int, end: int, _flags: int, _context: object) -> None:
-            add((end if id_ in end_only else start, end, families[id_]))
+            family = families[id_]
+            if family == DELTAS:
+                if seen is not None:
+                    seen.add(DELTAS)
+                return
+            add((end if id_ in end_only else start, end, family))
 
         self._database.scan(data, on_match)
         found.sort()  # reported by end offset
@@ -121,6 +133,9 @@ def compile_candidates(literals: Iterable[bytes]) -> CandidateFinder | None:
     expressions += [pattern for pattern, _, _ in END_ONLY_PATTERNS]
     flags += [("CASELESS",) if nocase else () for _, nocase, _ in END_ONLY_PATTERNS]
     families += [family for _, _, family in END_ONLY_PATTERNS]
+    expressions.append(b"delta")
+    flags.append(("SINGLEMATCH",))
+    families.append(DELTAS)
     for literal in literals:
         expressions.append(b"".join(b"\\x%02x" % byte for byte in literal))
         flags.append(("SOM_LEFTMOST",))

@@ -29,6 +29,7 @@ from jlgcli.artifacts.candidates import (
     TOKENS,
     Candidate,
 )
+from jlgcli.artifacts.escapes import Edit, quoted_end, value_run
 from jlgcli.artifacts.rules import (
     CONTEXT,
     NETRC,
@@ -48,12 +49,14 @@ _NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 # (an unterminated block is masked to the end of the text).
 _ANCHORED = re.compile(
     rb"://(?:"
-    rb"[^\s/:@\"'<>`]{0,256}:(?P<password>[^\s/@\"'<>`]{1,1024})(?=@)"
+    rb"[^\s/:@\"'<>`]{0,256}:(?P<password>" + value_run(rb"^\s/@\"'<>`", rb"{1,1024}") + rb")(?=@)"
     rb"|(?P<dsn>[0-9a-f]{32})(?=@)"
     rb"|hooks\.slack\.com/services/(?P<webhook>[0-9A-Za-z_/\-]{8,512})"
     rb")"
     rb"|(?P<pem>-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
-    rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----|[\s\S]{0,65536}\Z))"
+    rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
+    # unterminated: to the end of the text, or of the JSON string it is in (issue 43)
+    rb"|(?:[^\"\\]|\\[\s\S]){0,65536}(?:\Z|(?=\"))))"
 )
 _ANCHORED_GROUPS = ("password", "dsn", "webhook", "pem")
 _PEM_BEGIN = PEM_BEGIN
@@ -75,13 +78,15 @@ _AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""
 # The rules searched in the lowered text, matched at a candidate of the raw text
 # instead (``directed_edits``): case-insensitive, which is the same for ASCII.
 _AUTHORIZATION_AT = re.compile(_AUTHORIZATION.pattern, re.IGNORECASE)
-_SCHEME_CREDENTIAL = re.compile(rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)([^\s\"'\x80-\xff]{8,4096})")
+_SCHEME_CREDENTIAL = re.compile(
+    rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)(" + value_run(rb"^\s\"'\x80-\xff", rb"{8,4096}") + rb")"
+)
 _BEARER = re.compile(rb"bearer[ \t]+")
 _BEARER_AT = re.compile(_BEARER.pattern, re.IGNORECASE)
 _CONTEXT_AT = tuple(re.compile(rule.pattern, re.IGNORECASE) for rule in CONTEXT)
 _NETRC_AT = _CONTEXT_AT[CONTEXT.index(NETRC)]
 _CREDENTIAL = re.compile(rb"[A-Za-z0-9\-._~+/]{8,4096}=*")
-_UNQUOTED = re.compile(rb"[^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`]{1,4096}")
+_UNQUOTED = re.compile(value_run(rb"^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`", rb"{1,4096}"))
 _DIGIT = re.compile(rb"[0-9]")
 _PLACEHOLDERS = frozenset({b"null", b"none", b"nil", b"true", b"false", b"undefined"})
 _NAME_MAX = 128
@@ -92,8 +97,6 @@ _SECRET_SUFFIXES = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CRED
 _SECRET_WORDS = ("CREDENTIAL", "CREDS", "COOKIE", "COOKIES")  # a secret even alone
 _QUALIFIED_WORDS = ("KEY", "PASS", "PWD")  # a secret after another word: DB_PASS, not PWD
 _KEY_COMPOUNDS = ("APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "SIGNINGKEY", "MASTERKEY")
-
-Edit = tuple[int, int, bytes]  # (start, end, replacement)
 
 
 def is_secret_name(name: str) -> bool:
@@ -195,18 +198,6 @@ def _contexts_at(data: bytes, at: int) -> list[Edit]:
     return edits
 
 
-def non_overlapping(edits: list[Edit]) -> list[Edit]:
-    """Edits sorted by position, keeping the earliest (then longest) of overlapping ones."""
-    edits.sort(key=lambda edit: (edit[0], -edit[1]))
-    kept: list[Edit] = []
-    last_end = 0
-    for edit in edits:
-        if edit[0] >= last_end:
-            kept.append(edit)
-            last_end = edit[1]
-    return kept
-
-
 def _token_edits(data: bytes) -> Iterator[Edit]:
     for start, end in token_spans(data):
         if glued_ok(data, start, end):
@@ -293,8 +284,8 @@ def _assigned_value(data: bytes, pos: int, *, colon: bool) -> tuple[int, int] | 
         return None
     first = data[pos]
     if first in b"\"'":
-        end = data.find(data[pos : pos + 1], pos + 1, pos + 1 + _QUOTED_MAX)
-        if end <= pos + 1 or b"\n" in data[pos + 1 : end] or b"\r" in data[pos + 1 : end]:
+        end = quoted_end(data, pos + 1, first, pos + 1 + _QUOTED_MAX)
+        if end <= pos + 1:
             return None
         value = data[pos + 1 : end]
         if value == _MASK or value[:1] in (b"$", b"%", b"<", b"*"):

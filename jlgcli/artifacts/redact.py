@@ -29,8 +29,10 @@ bounded, so the cost is linear in the input (~130 MB/s in all). It never raises.
 from __future__ import annotations
 
 import os
+import sys
 import threading
-from collections.abc import Iterable, Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NewType
 
 from jlgcli.artifacts.candidates import (
@@ -45,7 +47,8 @@ from jlgcli.artifacts.candidates import (
     compile_candidates,
     windows,
 )
-from jlgcli.artifacts.exact import Edit, directed_edits, non_overlapping, spelled_edits
+from jlgcli.artifacts.escapes import Edit, masks
+from jlgcli.artifacts.exact import directed_edits, spelled_edits
 from jlgcli.artifacts.exact import is_secret_name as is_secret_name  # importable from here
 from jlgcli.artifacts.views import DecodedView, needs_view
 
@@ -86,13 +89,25 @@ class Redactor:
         data = text.encode("utf-8", "surrogatepass")
         return Redacted(self.redact_bytes(data).decode("utf-8", "surrogatepass"))
 
-    def redact_bytes(self, data: bytes, *, spans: list[Candidate] | None = None) -> bytes:
+    def redact_bytes(
+        self,
+        data: bytes,
+        *,
+        spans: list[Candidate] | None = None,
+        extra: Sequence[Edit] = (),
+        only_extra: Sequence[tuple[int, int]] = (),
+    ) -> bytes:
         """The same on UTF-8 bytes (the transcript's fast path).
 
         ``spans``: the candidates in ``data`` when a scan of a buffer it begins
-        has already found them (``candidate_spans``), so ``data`` is not scanned again.
+        has already found them (``candidate_spans``), so ``data`` is not scanned again;
+        ``extra``: more masks, found where ``data`` alone shows no secret (deltas.py);
+        ``only_extra``: sorted spans of ``data`` where only those apply.
         """
-        edits = non_overlapping(self._edits_near_candidates(data, spans))
+        found = self._edits_near_candidates(data, spans)
+        if only_extra:
+            found = [edit for edit in found if not _inside(edit, only_extra)]
+        edits = masks(data, [*found, *extra])
         if not edits:
             return data
         with self._lock:
@@ -144,13 +159,14 @@ class Redactor:
                     self._finders.append(compile_candidates(self._literals))
         return self._finders[0]
 
-    def candidate_spans(self, data: bytes) -> list[Candidate] | None:
+    def candidate_spans(self, data: bytes, seen: set[int] | None = None) -> list[Candidate] | None:
         """Where the candidate finder sees a possible secret; None: read everything.
 
         None for inputs shorter than ``finder_min`` and without Hyperscan.
+        ``seen``: see ``CandidateFinder.spans``.
         """
         finder = self.finder() if len(data) >= self.finder_min else None
-        return None if finder is None else finder.spans(data)
+        return None if finder is None else finder.spans(data, seen)
 
     def _edits_near_candidates(self, data: bytes, spans: list[Candidate] | None) -> list[Edit]:
         """``edits``, computed only on the lines where the candidate finder saw something,
@@ -204,6 +220,12 @@ class Redactor:
                 if end > start:
                     edits.append((start, end, new))
         return edits
+
+
+def _inside(edit: Edit, spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``edit`` lies within one of the sorted, disjoint ``spans``."""
+    index = bisect_right(spans, (edit[0], sys.maxsize)) - 1
+    return index >= 0 and spans[index][0] <= edit[0] and edit[1] <= spans[index][1]
 
 
 def sum_families(found: list[Window]) -> int:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from jlgcli.artifacts.escapes import value_run
+
 TOKEN = re.compile(
     b"|".join((
         rb"sk-[A-Za-z0-9_\-]{16,1024}",  # openai-api-key, anthropic-api-key (sk-proj-, sk-ant-)
@@ -112,15 +114,20 @@ TOKEN_CANDIDATES = (
 # mysql's -pPASSWORD; netrc's password field; Docker's config.json "auth"),
 # replaced in group "secret". Matched case-insensitively on whole lines.
 # Each is searched in the lowered text (so case-insensitive) from its literal.
+# A value ends at a JSON escape as it would at the decoded character (issue 43).
 CONTEXT = (
     re.compile(
         rb"curl\b[^\n]{0,2048}?[ \t](?:-u|--user)(?:=|[ \t]{1,5})[\"']?[^\s:\"']{1,256}:"
-        rb"([^\s\"']{3,256})"
+        rb"(" + value_run(rb"^\s\"'", rb"{3,256}") + rb")"
     ),
     re.compile(
-        rb"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,2048}?[ \t]-p([^\s\"'\-][^\s\"']{0,255})"
+        rb"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,2048}?[ \t]-p("
+        + value_run(rb"^\s\"'\-", b"")
+        + value_run(rb"^\s\"'", rb"{0,255}")
+        + rb")"
     ),
-    re.compile(rb"password[ \t]+([^\s\"']{3,1024})"),  # netrc: only after a space or a line start
+    # netrc: only after a space or a line start
+    re.compile(rb"password[ \t]+(" + value_run(rb"^\s\"'", rb"{3,1024}") + rb")"),
     re.compile(rb"\"auth\"[ \t]*:[ \t]*\"([a-z0-9+/=]{8,4096})\""),
 )
 NETRC = CONTEXT[2]

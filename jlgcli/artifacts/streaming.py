@@ -3,7 +3,10 @@
 Split from ``redact.py`` (issue 32). A secret split across two reads is still
 caught: a stream is cut after its last newline; a line longer than
 ``_HOLD_LIMIT`` is cut so no match straddles the cut; a private-key block is
-held back until its END line.
+held back until its END line. A secret split across two delta events (issue 43)
+is caught too: the pieces' texts are read as one (``deltas.DeltaChain``), and
+the last pieces are held back while their text ends inside a word; and so is a
+key hard-wrapped at a pty's width (``wrapped_at``, ``wraps.py``).
 """
 
 from __future__ import annotations
@@ -11,8 +14,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from jlgcli.artifacts.candidates import PEM_BEGIN, Candidate
+from jlgcli.artifacts.candidates import DELTAS, PEM_BEGIN, Candidate
+from jlgcli.artifacts.deltas import DeltaChain, open_tail
+from jlgcli.artifacts.escapes import Edit
 from jlgcli.artifacts.redact import Redacted
+from jlgcli.artifacts.wraps import wrap_edits, wrapped_line_open, wraps
 
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redactor
@@ -34,7 +40,7 @@ _JOIN_CHARS = _NAME_CHARS | frozenset(b" \t\"':=/+~")
 
 
 def _before_open_private_key(buf: bytes, cut: int) -> int:
-    """``cut``, moved back to the start of a private-key block still open before it.
+    """``cut``, moved back to the start of the line of a private-key block still open before it.
 
     A PEM block spans lines: its body is held back until its END line arrives
     (up to ``_PEM_HOLD`` bytes; a longer "block" is no key and is cut as usual).
@@ -48,7 +54,9 @@ def _before_open_private_key(buf: bytes, cut: int) -> int:
             return cut
         end = _PEM_PRIVATE_END.search(buf, begin.end(), cut)
         if end is None:
-            return begin.start() if len(buf) - begin.start() <= _PEM_HOLD else cut
+            # from its line's start: a JSON event is never cut inside (issue 43)
+            line = buf.rfind(b"\n", 0, begin.start()) + 1
+            return line if len(buf) - line <= _PEM_HOLD else cut
         pos = end.end()
 
 
@@ -61,6 +69,12 @@ class StreamRedactor:
     def __init__(self, redactor: Redactor) -> None:
         self._redactor = redactor
         self._pending = b""
+        self._chain = DeltaChain()
+        self._width = 0  # a pty's width: lines wrapped there are read joined
+
+    def wrapped_at(self, width: int) -> None:
+        """Read lines exactly ``width`` characters wide as wrapped onto the next (a pty)."""
+        self._width = max(0, width)
 
     def feed(self, data: bytes) -> bytes:
         """Redacted bytes that are safe to emit after appending ``data``."""
@@ -68,7 +82,9 @@ class StreamRedactor:
         # One candidate scan of the whole buffer serves the forced cut, the
         # private-key check (a 10-byte substring search would cost as much again)
         # and the redaction.
-        spans = self._redactor.candidate_spans(buf)
+        seen: set[int] = set()
+        spans = self._redactor.candidate_spans(buf, seen)
+        deltas = DELTAS in seen if spans is not None else b"delta" in buf
         cut = buf.rfind(b"\n") + 1
         if len(buf) - cut > _HOLD_LIMIT:
             cut = self._forced_cut(buf, floor=cut, spans=spans)
@@ -78,12 +94,27 @@ class StreamRedactor:
             private_key = any(buf.startswith(_PEM_BEGIN, start) for start, _, _ in spans)
         if private_key:
             cut = _before_open_private_key(buf, cut)
+        if cut and deltas:
+            cut = open_tail(buf, cut)
+        if self._width:
+            cut = wrapped_line_open(buf, cut, self._width)
         self._pending = buf[cut:]
         if not cut:
             return b""
         if spans is not None:  # a scan of buf[:cut] finds exactly those ending by the cut
             spans = [span for span in spans if span[1] <= cut]
-        return self._redactor.redact_bytes(buf[:cut], spans=spans)
+        return self._redact(buf[:cut], spans, ahead=self._pending, deltas=deltas)
+
+    def _redact(
+        self, data: bytes, spans: list[Candidate] | None, *, ahead: bytes = b"", deltas: bool
+    ) -> bytes:
+        extra: list[Edit] = []
+        texts: list[tuple[int, int]] = []
+        if deltas:
+            extra, texts = self._chain.edits(self._redactor, data, ahead)
+        if self._width and (breaks := wraps(data, self._width)):
+            extra += wrap_edits(self._redactor, data, breaks)
+        return self._redactor.redact_bytes(data, spans=spans, extra=extra, only_extra=texts)
 
     def feed_text(self, text: str) -> Redacted:
         """``feed`` for text; cuts fall on character boundaries."""
@@ -97,7 +128,7 @@ class StreamRedactor:
     def flush(self) -> bytes:
         """Everything still held back, redacted."""
         buf, self._pending = self._pending, b""
-        return self._redactor.redact_bytes(buf) if buf else b""
+        return self._redact(buf, None, deltas=b"delta" in buf) if buf else b""
 
     @property
     def pending(self) -> int:

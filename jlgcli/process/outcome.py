@@ -13,7 +13,7 @@ boundaries, so a view never starts or ends with half a character.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from jlgcli.process.model import OutputEvent, StreamName
 
@@ -27,6 +27,13 @@ class ByteFilter(Protocol):
     def feed(self, data: bytes) -> bytes: ...
 
     def flush(self) -> bytes: ...
+
+
+@runtime_checkable
+class WidthAware(Protocol):
+    """A filter that reads lines wrapped at a pty's width as one (``StreamRedactor``)."""
+
+    def wrapped_at(self, width: int) -> None: ...
 
 
 def _is_continuation(byte: int) -> bool:

@@ -54,7 +54,7 @@ from jlgcli.process.model import (
     StopReason,
     StreamName,
 )
-from jlgcli.process.outcome import ByteFilter
+from jlgcli.process.outcome import ByteFilter, WidthAware
 from jlgcli.process.signals import interrupt_signal, signal_name
 from jlgcli.process.spawn import (
     IS_WINDOWS,
@@ -126,6 +126,10 @@ def run_invocation(
     run = _Run(inv, child, limits, tuple(sinks), cancel, say, data)
     if filters is not None:
         run.filters = {"stdout": filters(), "stderr": filters()}
+        if inv.transport == "pty":  # a key wrapped at the terminal's width is read whole
+            for kept in run.filters.values():
+                if isinstance(kept, WidthAware):
+                    kept.wrapped_at(inv.dimensions[1])
     return run.execute()
 
 

@@ -254,3 +254,114 @@ def test_canaries_through_the_pty_transport_leave_through_no_channel(
     leaked = {name: _leaks(text) for name, text in channels.items() if _leaks(text)}
     assert not leaked, leaked
     assert "[REDACTED]" in result.stderr  # -vv: the live text, masked
+
+
+# Issue 43: redaction rewrote the structure it ran on. A reply quoting a password broke the
+# final event (backend-error) or swallowed the DONE line after it; a key block after a
+# secret-named value leaked whole from JSON-escaped text; gemini's two deltas carried a key
+# in two halves into the transcript.
+PASSWORD_REPLIES = ['x = "password=hunter2"\nDONE', "password=hunter2\nDONE"]
+PEM_BODY = "MIIEowIBAAKCAQEAcn7Xw2Lm9Pk4Rt6Vb8Nc3Hd5Jf1Gs0YaQ9pL2mK7xR4tW6vB"
+PGP_BODY = "lQOYBGXkcn7Xw2Lm9Pk4Rt6Vb8Nc3Hd5Jf1Gs0YaQ9pL2mK7xR4tW6vBxYz"
+KEY_BLOCKS = (
+    f"API_TOKEN=abcdefghijklmnop12\n-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n"
+    "-----END RSA PRIVATE KEY-----\n"
+    f"client_secret: abcdefghijklmnop12\n-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n{PGP_BODY}\n"
+    "=Ab3d\n-----END PGP PRIVATE KEY BLOCK-----\n"
+)
+
+
+def _bodies(text: str) -> list[str]:
+    found = [body for body in (PEM_BODY[8:40], PGP_BODY[8:40]) if body in text]
+    return found + _leaks(text)
+
+
+@pytest.mark.parametrize("reply", PASSWORD_REPLIES)
+@pytest.mark.parametrize("backend", ["claude", "codex", "gemini", "copilot"])
+def test_a_reply_quoting_a_password_ends_done(
+    jlg: Runner, tmp_path: Path, backend: str, reply: str
+) -> None:
+    script = tmp_path / "agent-script.json"
+    script.write_text(json.dumps({"turns": [{"text": reply}]}), "utf-8")
+    (tmp_path / "task.md").write_text("Write the config loader.\n", encoding="utf-8")
+    env = {"JLGCLI_FAKE_SCRIPT": str(script), "GEMINI_API_KEY": "fake-gemini-login",
+           "COPILOT_GITHUB_TOKEN": "github_pat_test"}  # fmt: skip
+    result = jlg(
+        "loop", "task.md", "-b", backend, "--max-iterations", "2", "--json", "--artifacts",
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["stopCause"], summary["iterations"]) == ("done", 1), summary
+    assert "hunter2" not in result.stdout + result.stderr
+    assert "password=[REDACTED]" in summary["text"]
+
+
+@pytest.mark.parametrize("backend", ["claude", "codex", "gemini", "copilot"])
+def test_key_blocks_after_secrets_and_keys_split_across_deltas_leave_no_body(
+    jlg: Runner, tmp_path: Path, backend: str
+) -> None:
+    # the fake gemini sends the reply as two message deltas cut at its middle: the
+    # filler puts the cut inside the anthropic key
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "task.md").write_text("Fix the deploy.\n", encoding="utf-8")
+    head = KEY_BLOCKS + "key "
+    text = head + KEY + "\nno marker yet\n"
+    text += "." * (len(head) + len(KEY) // 2 - (len(text) - len(head) - len(KEY) // 2))
+    assert text[: len(text) // 2].endswith(KEY[: len(KEY) // 2])
+    script = tmp_path / "agent-script.json"
+    script.write_text(json.dumps({"turns": [{"text": text}]}), "utf-8")
+    outputs, step_summary = tmp_path / "gh-output", tmp_path / "gh-summary.md"
+    env = {
+        "JLGCLI_FAKE_SCRIPT": str(script), "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_STEP_SUMMARY": str(step_summary), "GEMINI_API_KEY": "fake-gemini-login",
+        "COPILOT_GITHUB_TOKEN": "github_pat_test",
+    }  # fmt: skip
+    result = jlg(
+        "loop", "task.md", "-b", backend, "--max-iterations", "2", "--json", "--github",
+        "--artifacts", "--events", str(tmp_path / "events.ndjson"), "-v", "--gate", "true",
+        cwd=project, env=env,
+    )  # fmt: skip
+    assert result.returncode == 4, result.stderr  # not done after 2 iterations
+    channels = {"stdout": result.stdout, "stderr": result.stderr}
+    channels |= _files_under(tmp_path, skip={script})
+    assert any(name.endswith("transcript.ndjson") for name in channels)
+    assert any(name.endswith("prompt.md") for name in channels)
+    leaked = {name: _bodies(text) for name, text in channels.items() if _bodies(text)}
+    assert not leaked, leaked
+    tail = KEY[len(KEY) // 2 :][-20:]
+    assert not [name for name, text in channels.items() if tail in text]
+
+
+PTY_PASSWORD_AGENT = """
+import sys
+sys.stdin.read()
+sys.stdout.write(sys.argv[1] + "\\n"); sys.stdout.flush()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pty")
+@pytest.mark.parametrize("reply", [*PASSWORD_REPLIES, KEY_BLOCKS + "DONE"])
+def test_through_the_pty_a_password_reply_ends_done_and_key_blocks_are_masked(
+    jlg: Runner, tmp_path: Path, reply: str
+) -> None:
+    agent = tmp_path / "pty-agent.py"
+    agent.write_text(PTY_PASSWORD_AGENT, encoding="utf-8")
+    backend = {"argv": [sys.executable, str(agent), reply], "transport": "pty"}
+    config = Path(os.environ["JLGCLI_CONFIG_DIR"]) / "config.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"backends": {"ptyagent": backend}}), encoding="utf-8")
+    (tmp_path / "task.md").write_text("Write the config loader.\n", encoding="utf-8")
+    result = jlg(
+        "loop", "task.md", "-b", "ptyagent", "--max-iterations", "2", "--json", "--artifacts",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["stopCause"] == "done"
+    channels = {"stdout": result.stdout, "stderr": result.stderr}
+    channels |= _files_under(tmp_path, skip={agent})
+    channels.pop(str(Path(os.environ["JLGCLI_CONFIG_DIR"]) / "config.json"), None)
+    leaked = {name: _bodies(text) for name, text in channels.items() if _bodies(text)}
+    assert not leaked, leaked
+    assert not [name for name, text in channels.items() if "hunter2" in text]

@@ -106,6 +106,7 @@ def test_package_surface_is_lazy_and_complete() -> None:
         "jlgcli.artifacts",
         "jlgcli.artifacts.atomic",
         "jlgcli.artifacts.candidates",
+        "jlgcli.artifacts.escapes",  # rules read through JSON escapes (issue 43)
         "jlgcli.artifacts.exact",  # the exact rules, by family (issue 32 speed)
         "jlgcli.artifacts.ids",
         "jlgcli.artifacts.probes",  # the Hyperscan wrapper the candidate finder scans through

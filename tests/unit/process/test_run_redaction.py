@@ -56,3 +56,31 @@ def test_without_filters_the_bytes_are_as_written() -> None:
     )
     assert KEY in b"".join(event.data for event in events).decode()
     assert not any(event.redacted for event in events)
+
+
+WRAPPING_CHILD = f"""
+import sys, time
+key = {KEY!r}
+line = "the key is " + key + " and then some prose to follow it"
+width = int(sys.argv[1])
+for at in range(0, len(line), width):  # a program wrapping at the terminal's width
+    sys.stdout.write(line[at : at + width] + "\\n"); sys.stdout.flush(); time.sleep(0.1)
+sys.stdout.write("DONE\\n")
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pty")
+def test_a_key_hard_wrapped_at_the_pty_width_is_masked_whole() -> None:
+    # issue 43: the tail of a key wrapped onto the next line leaked
+    width = 20
+    events: list[OutputEvent] = []
+    argv = (sys.executable, "-c", WRAPPING_CHILD, str(width))
+    run_invocation(
+        Invocation(argv, transport="pty", dimensions=(40, width)),
+        limits=Limits(total_timeout=30),
+        sinks=(events.append,),
+        filters=Redactor(environ={}).stream,
+    )
+    seen = b"".join(event.data for event in events).decode()
+    assert not [part for part in (KEY[:12], KEY[12:24], KEY[24:36], KEY[-8:]) if part in seen]
+    assert seen.endswith("DONE\r\n") and "some prose" in seen
