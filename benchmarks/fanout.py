@@ -96,11 +96,8 @@ def _memory(pid: int) -> tuple[int, int]:
     return fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0), fields.get("Pss", 0)
 
 
-def _tree(root: int) -> dict[int, str]:
-    """The pids under ``root`` (and it) with their role: parent, task, server, supervisor,
-    agent, other. A fork keeps its parent's command line: a task forked by the batch's
-    task server is a child of the batch with children; the server, one without; what a
-    task's process forked (its supervisors, their server) is a supervisor."""
+def children_by_parent() -> dict[int, list[int]]:
+    """Every process's children, from ``/proc/*/stat`` (also used by peers.py)."""
     children: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
@@ -110,6 +107,15 @@ def _tree(root: int) -> dict[int, str]:
                 continue
             ppid = int(stat[stat.rfind(b")") + 2 :].split()[1])
             children.setdefault(ppid, []).append(int(name))
+    return children
+
+
+def _tree(root: int) -> dict[int, str]:
+    """The pids under ``root`` (and it) with their role: parent, task, server, supervisor,
+    agent, other. A fork keeps its parent's command line: a task forked by the batch's
+    task server is a child of the batch with children; the server, one without; what a
+    task's process forked (its supervisors, their server) is a supervisor."""
+    children = children_by_parent()
     roles, todo = {}, [(root, 0)]  # (pid, its parent)
     while todo:
         pid, parent = todo.pop()

@@ -10,6 +10,7 @@ config writes). Stdlib only: the config commands import this on cheap paths.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -30,6 +31,7 @@ def atomic_write_bytes(
     *,
     sync_directory: bool = True,
     mode: int | None = None,
+    finish: Callable[[Callable[[], None]], None] | None = None,
 ) -> None:
     """Replace ``path`` with ``data`` atomically (same-directory temp, fsync, ``os.replace``).
 
@@ -38,6 +40,9 @@ def atomic_write_bytes(
     of one). For files rewritten often where one step behind is fine (the resume
     state after each iteration), it halves the fsyncs. ``mode``: the permission bits
     of the new file (e.g. those of the file it replaces), set before the rename.
+    ``finish``: given the rest (the fsync, the rename) once the data is written, to run it
+    later or elsewhere (a thread: ``runner.state_writes``); a failure to write, such as a
+    full disk, is still raised here.
     """
     target = Path(path)
     tmp, fd = _create_temp(target)
@@ -45,23 +50,47 @@ def atomic_write_bytes(
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if finish is None:
+                os.fsync(fh.fileno())
         if mode is not None:
             tmp.chmod(mode)
-        _replace(tmp, target, is_windows=sys.platform == "win32")
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    settle = functools.partial(_settle, tmp, target, sync_directory=sync_directory)
+    if finish is None:
+        settle(synced=True)
+    else:
+        finish(settle)
+
+
+def _settle(tmp: Path, target: Path, *, sync_directory: bool, synced: bool = False) -> None:
+    """The written temporary file made durable (unless ``synced``), then put in place."""
+    is_windows = sys.platform == "win32"
+    try:
+        if not synced:
+            with open(tmp, "r+b") as fh:  # Windows' fsync (_commit) needs write access
+                os.fsync(fh.fileno())
+        _replace(tmp, target, is_windows=is_windows)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
     if sync_directory:
-        _fsync_dir(target.parent, is_windows=sys.platform == "win32")
+        _fsync_dir(target.parent, is_windows=is_windows)
 
 
 def atomic_write_text(
-    path: str | os.PathLike[str], text: str, *, sync_directory: bool = True
+    path: str | os.PathLike[str],
+    text: str,
+    *,
+    sync_directory: bool = True,
+    finish: Callable[[Callable[[], None]], None] | None = None,
 ) -> None:
     """Replace ``path`` with ``text`` as UTF-8, atomically; newlines are written as given."""
-    atomic_write_bytes(path, text.encode("utf-8", "surrogatepass"), sync_directory=sync_directory)
+    data = text.encode("utf-8", "surrogatepass")
+    atomic_write_bytes(path, data, sync_directory=sync_directory, finish=finish)
 
 
 def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2) -> None:

@@ -101,6 +101,12 @@ class IterationLoop:
             countdown(self.console, self.clock, wait, reason)
 
     def run(self) -> None:
+        try:
+            self._run()
+        finally:
+            self.evidence.close()
+
+    def _run(self) -> None:
         iteration = len(self.record.metrics) + 1
         while iteration <= self.rails.max_iterations:
             if self.record.remaining_s(self.clock) <= 0:
@@ -317,9 +323,7 @@ class IterationLoop:
             record.violations += 1
             record.last_violation = f"iteration {iteration}: {decision.reason}"
         before, self.tree = self.tree, self.evidence.snapshot() if self.tree is not None else None
-        from jlgcli.runner.worktree import diff_stat
-
-        metrics.diffStat = diff_stat(self.spec.cwd, before, self.tree)
+        metrics.diffStat = self.evidence.diff_stat(before, self.tree)
         stopped = self._apply(decision, call, metrics)
         self.recorder.iteration_ended(metrics)
         return stopped

@@ -15,6 +15,7 @@ from jlgcli.runner.console import Console
 from jlgcli.runner.events import EventWriter, NoEvents
 from jlgcli.runner.notify import Notifier
 from jlgcli.runner.record import RunRecord
+from jlgcli.runner.state_writes import StateWrites
 from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class Recorder:
             limit_wait_s=record.spec.notify_limit_wait_s,
         )  # fmt: skip
         self._state_dir: Path | None = None  # where state.json goes (loops), set by open()
+        self._state_writes = StateWrites()
         self._locks: list[RunLock] = []
 
     # -- start ---------------------------------------------------------------------------
@@ -203,22 +205,34 @@ class Recorder:
 
         return transcript_ref(self.run_dir.transcript.path, iteration, root=self.record.spec.cwd)
 
-    def save_state(self, state: ResumeState, *, final: bool = True) -> None:
+    def save_state(
+        self, state: ResumeState, *, final: bool = True, beside_next_call: bool = False
+    ) -> None:
         """Keep what ``--resume`` needs (every loop run; see ``runner.resume``).
 
         ``final=False`` between iterations: one fsync instead of two (``write_state``).
+        ``beside_next_call``: the bytes are written here (a full disk is 73 at once), the
+        fsync and the rename in a thread while the next call runs (``runner.state_writes``);
+        an earlier write's error is raised here.
         """
         if self._state_dir is None:  # a loop that keeps no state (the demo)
             return
-        from jlgcli.runner.resume import write_state  # loops only: a one-shot run has no state
+        from jlgcli.runner.resume import state_text, write_state_text  # loops only
 
-        write_state(self._state_dir, state, self.redactor.redact, final=final)
+        text = state_text(state, self.redactor.redact)  # here: the redactor is not shared
+        if not beside_next_call:
+            self._state_writes.wait()
+        finish = self._state_writes.submit if beside_next_call else None
+        write_state_text(self._state_dir, text, final=final, finish=finish)
 
     # -- the end -------------------------------------------------------------------------
     def finish(self, summary: RunSummary) -> RunSummary:
         """Write result.json and close everything; an artifacts failure becomes exit 73."""
         if self._state_dir is not None:  # the last state.json, durable at the end of the run
             from jlgcli.artifacts.atomic import sync_directory
+
+            with contextlib.suppress(JlgError):  # raised already, by the last save
+                self._state_writes.wait()
 
             sync_directory(self._state_dir)
         self._release()
@@ -248,6 +262,8 @@ class Recorder:
 
     def close_on_error(self) -> None:
         """A setup error ends the run before it started: close what was opened."""
+        with contextlib.suppress(JlgError):
+            self._state_writes.wait()
         self._release()
         if self.run_dir is not None:
             with contextlib.suppress(JlgError):

@@ -18,7 +18,9 @@ highest name.
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,16 +74,49 @@ def write_state(
     entry, so a crash can leave the previous iteration's state (complete, one
     step behind), never a torn one. The last state of a run is fully durable.
     """
-    from jlgcli.artifacts.atomic import atomic_write_text
+    write_state_text(run_dir, state_text(state, redact), final=final)
 
+
+def state_text(state: ResumeState, redact: Any | None = None) -> str:
+    """``state.json``'s text (redacted)."""
     # Compact: only then does json use its C encoder (indent=2 took ~1 ms per iteration
     # at 20 iterations, and the metrics grow with the run; issue 18).
     text = json.dumps(state.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
-    if redact is not None:
-        text = redact(text)
-    try:
+    return text if redact is None else str(redact(text))
+
+
+def write_state_text(
+    run_dir: Path,
+    text: str,
+    *,
+    final: bool = True,
+    finish: Callable[[Callable[[], None]], None] | None = None,
+) -> None:
+    """Write ``state_text``'s text atomically as in ``write_state`` (73 when it cannot).
+
+    ``finish``: where the fsync and the rename run once the bytes are written
+    (``atomic_write_bytes``); they raise the same 73 there.
+    """
+    from jlgcli.artifacts.atomic import atomic_write_text
+
+    def settle_later(rest: Callable[[], None]) -> None:
+        def settle() -> None:
+            with _cannot_write(run_dir):
+                rest()
+
+        assert finish is not None
+        finish(settle)
+
+    with _cannot_write(run_dir):
         run_dir.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(run_dir / STATE_FILE, text, sync_directory=final)
+        atomic_write_text(run_dir / STATE_FILE, text, sync_directory=final,
+                          finish=None if finish is None else settle_later)  # fmt: skip
+
+
+@contextlib.contextmanager
+def _cannot_write(run_dir: Path) -> Iterator[None]:
+    try:
+        yield
     except OSError as exc:  # a full disk, a read-only folder: 73, not a crash (issue 31)
         raise JlgError(
             ExitCode.CANT_CREATE,

@@ -59,7 +59,8 @@ class StateKeeper:
             metrics=self._metrics_json(),
             started_at=self._started_at,
         )
-        self.recorder.save_state(state, final=False)
+        # between iterations, written while the next call runs; the last one, at once
+        self.recorder.save_state(state, final=False, beside_next_call=not stopped)
 
     def _metrics_json(self) -> list[dict[str, object]]:
         """The metrics as JSON, converting only the current iteration's: the earlier ones

@@ -18,7 +18,7 @@ import os
 import shutil
 import stat
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 FileId = tuple[int, int]  # (device, inode): the same file whatever the path
@@ -106,21 +106,33 @@ class OutputFiles:
         self._wanted = set(wanted)
         self.found: list[Path] = []
 
+    @property
+    def wanted(self) -> bool:
+        """Some output stream's file is still to be found."""
+        return bool(self._wanted)
+
     def paths(self, cwd: Path) -> tuple[Path, ...]:
         """The output files found in ``cwd`` so far (looked for again while some are missing)."""
         if self._wanted:
             listed = _git(cwd, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
-            for name in (listed or "").split("\0"):
-                if not name:
-                    continue
-                try:
-                    info = (cwd / name).stat()
-                except OSError:
-                    continue
-                if (info.st_dev, info.st_ino) in self._wanted:
-                    self._wanted.discard((info.st_dev, info.st_ino))
-                    self.found.append(cwd / name)
+            self.claim(cwd, (listed or "").split("\0"))
         return tuple(self.found)
+
+    def claim(self, cwd: Path, names: Iterable[str]) -> list[str]:
+        """Those of ``names`` (relative to ``cwd``) that are an output stream's file, now found."""
+        claimed = []
+        for name in names:
+            if not name or not self._wanted:
+                continue
+            try:
+                info = (cwd / name).stat()
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) in self._wanted:
+                self._wanted.discard((info.st_dev, info.st_ino))
+                self.found.append(cwd / name)
+                claimed.append(name)
+        return claimed
 
 
 def output_file_ids(fds: tuple[int, ...] = (1, 2), *, within: Path | None = None) -> set[FileId]:
@@ -207,13 +219,19 @@ def _written_file(process: Path, fd: str) -> FileId | None:
     return (info.st_dev, info.st_ino) if writes and stat.S_ISREG(info.st_mode) else None
 
 
-def diff_stat(cwd: Path, before: str | None, after: str | None) -> dict[str, int] | None:
-    """Files changed, insertions and deletions between two snapshots (None when unknown)."""
+def diff_stat(
+    cwd: Path, before: str | None, after: str | None, *, exclude: Sequence[str] = ()
+) -> dict[str, int] | None:
+    """Files changed, insertions and deletions between two snapshots (None when unknown).
+
+    ``exclude``: pathspecs of paths never counted (jlgcli's own files, issue 50).
+    """
     if before is None or after is None:
         return None
     if before == after:
         return {"files": 0, "insertions": 0, "deletions": 0}
-    out = _git(cwd, "diff", "--numstat", before, after)
+    paths = ("--", ".", *exclude) if exclude else ()
+    out = _git(cwd, "diff", "--numstat", before, after, *paths)
     if out is None:
         return None
     files = insertions = deletions = 0

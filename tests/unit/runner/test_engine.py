@@ -307,9 +307,9 @@ def test_the_resume_state_costs_one_fsync_per_iteration_and_is_durable_at_the_en
     writes: list[str] = []
     real_write, real_sync_dir = atomic.atomic_write_bytes, atomic._fsync_dir
 
-    def write(path: Any, data: bytes, *, sync_directory: bool = True) -> None:
+    def write(path: Any, data: bytes, *, sync_directory: bool = True, **kw: Any) -> None:
         writes.append(f"{Path(path).name} {'+dir' if sync_directory else 'data only'}")
-        real_write(path, data, sync_directory=sync_directory)
+        real_write(path, data, sync_directory=sync_directory, **kw)
 
     def sync_dir(path: Path, **kw: Any) -> None:
         writes.append(f"dir {path.name}")
