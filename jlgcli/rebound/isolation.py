@@ -195,14 +195,18 @@ def private_folders(euid: int, env: dict[str, str] | None = None) -> list[Path]:
 def python_folders(root: Path, hidden: Sequence[Path]) -> list[Path]:
     """What runs the script (this Python, its prefixes; the frozen exe's folder), to be
     bound read-only: where it is in a hidden folder (pyenv in a home), or in the project
-    (a ``.venv``: a script must not change the jlgcli that runs next)."""
+    (a ``.venv``: a script must not change the jlgcli that runs next), or under ``/tmp``,
+    which the sandbox replaces with its own (a venv or an exe made in a temporary folder).
+    jlgcli's own package is among them: an editable install runs it from its checkout."""
     places = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
     places.append(Path(os.path.realpath(sys.executable)).parent.parent)
+    places.append(Path(__file__).resolve().parents[1])  # the jlgcli package's folder
+    covered = [*hidden, root, Path(PRIVATE_TMP), Path("/dev/shm")]  # noqa: S108 - see above
     found: list[Path] = []
     for place in places:
         if place in found or not place.is_dir():
             continue
-        if any(place == h or h in place.parents for h in [*hidden, root]):
+        if any(place == h or h in place.parents for h in covered):
             found.append(place)
     return found
 

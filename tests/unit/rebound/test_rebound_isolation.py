@@ -222,7 +222,23 @@ def test_what_runs_the_script_is_exposed_where_hidden_or_in_the_project(tmp_path
     base = Path(sys.base_prefix)
     assert base in isolation.python_folders(tmp_path, [base.parent])
     assert base in isolation.python_folders(base.parent, [])  # in the project: read-only
-    assert isolation.python_folders(tmp_path, []) == [] or Path(sys.prefix).is_relative_to(tmp_path)
+    own_tmp = (Path("/tmp"), Path("/dev/shm"))
+    for place in isolation.python_folders(Path("/nowhere"), []):  # only what the sandbox covers
+        assert any(place == t or t in place.parents for t in own_tmp)
+
+
+def test_a_python_or_a_jlgcli_under_tmp_stays_visible(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI's venv and a frozen exe are made under /tmp, which the sandbox replaces: both are
+    bound back read-only, with the jlgcli package an editable install runs from (issue 46)."""
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    found = isolation.python_folders(Path("/nowhere"), [])
+    assert venv in found
+    package = Path(isolation.__file__).resolve().parents[1]
+    assert (package in found) == any(p in package.parents for p in (Path("/tmp"), Path("/dev/shm")))
 
 
 def test_bubblewrap_binds_a_python_in_the_project_read_only_after_the_project(root: Path) -> None:
