@@ -61,12 +61,12 @@ Which = Callable[[str], "str | None"]
 
 
 def _which_on_path(name: str) -> str | None:
-    """``name`` on $PATH's absolute folders only: never the current folder (``.`` or empty)."""
-    import shutil
+    """``name`` on $PATH's absolute folders only: never the current folder (``.`` or empty),
+    on POSIX too (a notifier is jlgcli's choice, not the user's command)."""
+    from jlgcli.process.spawn import resolve_executable
 
     folders = [p for p in os.environ.get("PATH", "").split(os.pathsep) if Path(p).is_absolute()]
-    found = shutil.which(name, path=os.pathsep.join(folders)) if folders else None
-    return str(Path(found).absolute()) if found else None
+    return resolve_executable(name, path=os.pathsep.join(folders)) if folders else None
 
 
 def desktop_command(
@@ -86,8 +86,10 @@ def desktop_command(
     if platform == "win32":  # Windows PowerShell's own folder, never a search of PATH or the cwd
         import ntpath
 
-        root = environ.get("SystemRoot") or r"C:\Windows"
-        shell = ntpath.join(root, "System32", "WindowsPowerShell", "v1.0", "powershell.exe")
+        from jlgcli.process.tree import system_tool
+
+        tool = r"WindowsPowerShell\v1.0\powershell.exe"
+        shell = system_tool(tool, system_root=environ.get("SystemRoot"))
         if not ntpath.isabs(shell) or not exists(shell):
             return None
         argv = [shell, "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass",
