@@ -153,18 +153,14 @@ def git_dirs(dot_git: Path) -> list[Path]:
 
 def repository_git_dirs(root: Path, git: str | None = None) -> list[Path]:
     """``git rev-parse --git-dir --git-common-dir`` from ``root``: wherever the loop starts."""
-    git = git or shutil.which("git")
-    if git is None:
-        return []
+    from jlgcli.process import ExecutableNotFound, capture
+
+    argv = (git or "git", "rev-parse", "--git-dir", "--git-common-dir")
     try:
-        done = subprocess.run(
-            [git, "rev-parse", "--git-dir", "--git-common-dir"],
-            cwd=root, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
-            check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
+        done = capture(argv, timeout=30, cwd=str(root))
+    except (ExecutableNotFound, OSError):
         return []
-    if done.returncode != 0:
+    if done.exit_code != 0:
         return []
     return [(root / line).resolve() for line in done.stdout.splitlines() if line.strip()]
 
