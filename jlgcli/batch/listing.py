@@ -17,12 +17,6 @@ from jlgcli.batch.report import batch_code, status_of, to_json, totals_of
 from jlgcli.errors import JlgError
 
 
-def batch_ids(root: Path) -> list[str]:
-    """The ids of the batches recorded under the runs root ``root``, newest first (what
-    ``runs show`` and ``loop --resume`` accept; for shell completion too)."""
-    return list_batches(root)
-
-
 def batches(root: Path, limit: int = 5) -> list[dict[str, Any]]:
     """The newest ``limit`` batches under the runs root ``root``, newest first."""
     found: list[dict[str, Any]] = []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support.batch import make_repo, make_tasks
 
-from jlgcli.batch.listing import batch_ids
+from jlgcli.batch.record import list_batches
 from jlgcli.cli import main
 
 
@@ -24,7 +24,7 @@ def test_runs_lists_batches_on_stdout_and_shows_one(
     assert main(["loop", *paths, "-j", "1", "-b", "claude", "--max-cost", "0.01", "--json"]) == 4
     batch = json.loads(capsys.readouterr().out)["batchId"]
     root = repo / ".jlgcli" / "runs"
-    assert batch_ids(root) == [batch]
+    assert list_batches(root) == [batch]
     assert main(["runs"]) == 0
     out = capsys.readouterr().out
     assert "TASK" in out.splitlines()[0] and f"{batch}  exit 4  3 tasks, 0 done" in out
