@@ -49,8 +49,8 @@ EPILOG = """examples:
   jlgcli completion --help             how to install tab completion in your shell
 
 exit codes: 0 done, 1 run error, 2 no backend, 4 budget spent, 5 no progress, 6 not
-logged in, 64 usage, 65 invalid JSON, 66 prompt not found, 70 internal error, 73
-artifacts not writable, 75 timeout, 77 permission denied, 78 bad config, 129 hang-up,
+logged in, 7 parked, 64 usage, 65 invalid JSON, 66 prompt not found, 70 internal error,
+73 artifacts not writable, 75 timeout, 77 permission denied, 78 bad config, 129 hang-up,
 130 interrupted, 131 quit, 141 stdout closed, 143 terminated.
 """
 

@@ -40,6 +40,7 @@ EVENT_TYPES = (
     "gate-result",
     "iteration-ended",
     "run-ended",
+    "question",  # the agent asked the user; the run parks on it (issue 51)
 )
 
 

@@ -69,6 +69,7 @@ class RunOptions:
     events: str | None = None
     notify: tuple[str, ...] = ()  # desktop | webhook:URL, repeatable (issue 51)
     resume: str | None = None
+    answer: str | None = None  # ``jlgcli answer``: the user's answer to the parked question
     resumable: bool | None = None  # False: keep no resume state (the demo)
     no_gates: bool | None = None  # True: --no-gates, run without the gates config or a record gives
     # a batch's task (issue 44): handed down by the batch in this record, never by the environment
@@ -293,6 +294,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         notify=notify,
         notify_limit_wait_s=values["notifyLimitWaitMs"] / 1000,
         resume=resumed.state if resumed is not None else None,
+        answer=options.answer if resumed is not None else None,
         notes=(_resume_notes(resumed, values, cwd, options.model) if resumed else ())
         + notify_notes,
         resumable=options.resumable is not False,

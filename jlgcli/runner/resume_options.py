@@ -197,6 +197,8 @@ def resume_hint(cause: str, run_id: str, spec: Any) -> str | None:
     would otherwise stop the resumed run at once.
     """
     command = f"jlgcli loop --resume {run_id}"
+    if cause == "question":  # parked: the answer resumes it (issue 51)
+        return f'answer it: jlgcli answer {run_id} "your answer" (or --answer-file FILE)'
     if cause == "interrupted":
         return f"continue it with: {command}"
     if cause == "max-iterations":
