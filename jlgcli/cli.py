@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "demo",
     "run",
     "loop",
+    "answer",
     "matrix",
     "backends",
     "doctor",
@@ -71,6 +72,7 @@ commands:
     demo         replay a recorded loop offline: no AI CLI needed (start here)
     run          run a prompt once on a backend
     loop         loop a task until it is done (guarded)
+    answer       answer a parked run's question and resume it
     matrix       print the GitHub Actions matrix of task files (fan-out, then gather)
     backends     list the agent CLIs and whether they are ready
     doctor       diagnose the environment: config, backends, PATH, terminal

@@ -18,11 +18,12 @@ from typing import Any
 
 from jlgcli.batch.board import Board, Row
 from jlgcli.batch.child import ChildRun, Forking, task_server
+from jlgcli.batch.endings import note_ending, stopped_by
 from jlgcli.batch.entry import TASK_ENV
+from jlgcli.batch.lookup import is_batch_ref, is_parked, reopen_answered
 from jlgcli.batch.options import BatchSettings, given_options, resolve, with_recorded
 from jlgcli.batch.record import (
     BatchRecord,
-    TaskRecord,
     batch_dir,
     load,
     record_started,
@@ -85,37 +86,15 @@ def execute_loop(args: argparse.Namespace) -> int:
     return single(args)
 
 
-def is_batch_ref(ref: str, runs_root: Path) -> bool:
-    """Whether ``--resume ref`` means a batch: its id, or ``latest`` when the newest thing
-    started here is a batch (its own tasks' runs are part of it) rather than a single loop;
-    a finished batch resumed runs nothing again and shows its table."""
-    from datetime import datetime, timezone
-
-    from jlgcli.artifacts.ids import run_id_time
-    from jlgcli.artifacts.started import started_here
-    from jlgcli.batch.record import latest
-
-    if ref.startswith("batch-"):
-        return True
-    if ref != "latest":
-        return False
-    newest = latest(runs_root)
-    if newest is None:
-        return False
-    record = load(runs_root, newest)
-    own = {task.runId for task in record.tasks}
-    try:  # when the batch last wrote its record: its end, or its Ctrl-C
-        ended = datetime.strptime(record.updated, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-    except ValueError:
-        return True
-    for run_id in started_here(runs_root):
-        if run_id not in own and not run_id.startswith("batch-"):
-            single = run_id_time(run_id)
-            return not (single is not None and single >= ended)
-    return True
-
-
-def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None) -> int:
+def run_batch(
+    args: argparse.Namespace,
+    tasks: list[str],
+    *,
+    resume: str | None,
+    answers: dict[str, str] | None = None,
+) -> int:
+    """A batch, new (``tasks``) or resumed; ``answers``: task → the user's answer to the
+    question it parked on (``jlgcli answer``): those tasks run again, with it (issue 51)."""
     if os.environ.get(TASK_ENV):  # an agent of a batch's task must not fan out again
         raise JlgError(
             ExitCode.USAGE,
@@ -131,7 +110,7 @@ def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None)
     cwd = Path(args.cwd or ".").resolve()
     settings = resolve(given_options(args), cwd)  # 64 for a bad flag, before anything starts
     with task_server() as forking:  # it warms up while the batch sets up
-        return _set_up_and_run(args, tasks, resume, settings, forking)
+        return _set_up_and_run(args, tasks, resume, settings, forking, answers or {})
 
 
 def _set_up_and_run(
@@ -140,6 +119,7 @@ def _set_up_and_run(
     resume: str | None,
     settings: BatchSettings,
     forking: Forking,
+    answers: dict[str, str],
 ) -> int:
     from jlgcli.batch.options import save_asked
 
@@ -158,6 +138,7 @@ def _set_up_and_run(
         record_started(runs_root, record)
     else:
         record = load(runs_root, resume)
+        reopen_answered(record, answers)  # a parked task runs again with its answer
         settings = resolve(with_recorded(record.batchId, given_options(args)), cwd)
         versions = probe_for_tasks(settings.backend)
         retry = bool(getattr(args, "retry_conflicts", False))
@@ -176,17 +157,18 @@ def _set_up_and_run(
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
     summaries, signalled = _run(
-        args, record, repo, settings, jobs=jobs, forking=forking, versions=versions
-    )
+        args, record, repo, settings, jobs=jobs, forking=forking, versions=versions,
+        answers=answers,
+    )  # fmt: skip
     if signalled:  # stopped by a signal: every task's state is written
-        return _finish(args, record, summaries, code=record.exitCode)
+        return _finish(args, record, summaries, code=record.exitCode, notify=settings.notify)
     if repo is not None and record.merge:
         from jlgcli.batch.finish import merge_all
 
         merge_all(repo, record, settings.gates, save=lambda: save(runs_root, record))
     record.exitCode = batch_code(record)
     save(runs_root, record)
-    return _finish(args, record, summaries, code=record.exitCode)
+    return _finish(args, record, summaries, code=record.exitCode, notify=settings.notify)
 
 
 def _commit_the_uncommitted(repo: Path, record: BatchRecord, folder: Path) -> None:
@@ -215,6 +197,7 @@ def _run(
     jobs: int,
     forking: Forking,
     versions: tuple[tuple[str, str], ...],
+    answers: dict[str, str],
 ) -> tuple[dict[str, dict[str, Any] | None], bool]:
     from jlgcli.batch.options import task_options, write_task_options
     from jlgcli.process import install_termination_handlers
@@ -244,7 +227,7 @@ def _run(
         task = by_name[child.name]
         if task.skipped:  # its dependencies' branches conflict (Waves.merge_rest)
             return
-        _note_ending(task, slot, child.summary)
+        note_ending(task, slot, child.summary)
         if repo is not None:
             from jlgcli.batch.finish import commit_done, merge_one
 
@@ -276,6 +259,8 @@ def _run(
     def on_start(slot: Slot, left: float | None) -> None:  # its options, resolved once (44)
         task = by_name[slot.child.name]
         start = {"resume": task.runId} if task.runId else {"prompt": task.task}
+        if task.name in answers and task.runId:
+            start["answer"] = answers[task.name]
         options = task_options(
             settings, name=task.name, start=start, cwd=slot.child.cwd,
             shared=folder / "limits", left=left, versions=versions,
@@ -289,6 +274,8 @@ def _run(
         slot.row.state = task.skipped or (
             "done" if task.exitCode == 0 else (task.stopCause or f"exit {task.exitCode}")
         )
+        if is_parked(task):
+            slot.row.state = "parked (question)"
         save(runs_root, record)
 
     if repo is not None:  # a resume: a dependency done before but not yet merged
@@ -320,7 +307,7 @@ def _run(
                 schedule.stop_all()
                 record.exitCode = 128 + int(exc.signum)
                 started = {slot.child.name for slot in slots if slot.started}
-                _stopped_by(exc.signum, [t for t in record.tasks if t.name in started], summaries)
+                stopped_by(exc.signum, [t for t in record.tasks if t.name in started], summaries)
                 save(runs_root, record)
                 return summaries, True
     finally:
@@ -330,46 +317,6 @@ def _run(
         if events is not None:
             events.close()
     return summaries, False
-
-
-def _note_ending(task: TaskRecord, slot: Slot, summary: dict[str, Any] | None) -> None:
-    live = slot.child.live
-    task.runId = live.run_id or task.runId
-    if summary is not None:
-        task.runId = str(summary.get("runId") or task.runId or "") or None
-        task.exitCode = int(summary.get("exitCode", 1))
-        task.stopCause = str(summary.get("stopCause") or "") or None
-        task.iterations = int(summary.get("iterations") or 0)
-    else:
-        code = slot.child.exit_code
-        task.exitCode = 130 if slot.child.cancel.is_set() and code in (None, 130) else (code or 1)
-        task.stopCause = "interrupted" if task.exitCode == 130 else "child failed"
-    if live.cost_known or task.costUsd is not None:
-        task.costUsd = round(slot.cost, 6)
-    elif summary is not None and isinstance(summary.get("costUsd"), (int, float)):
-        task.costUsd = float(summary["costUsd"])
-    task.budgetStopped = task.stopCause == "max-cost" or (
-        slot.budget_stopped and task.exitCode != 0
-    )
-
-
-def _stopped_by(
-    signum: int, tasks: list[TaskRecord], summaries: dict[str, dict[str, Any] | None]
-) -> None:
-    """The tasks the batch stopped because it got ``signum`` end with its code and name: each
-    child is stopped with the kill ladder's SIGINT, but a TERM to the batch is a TERM to its
-    tasks (143, not 130)."""
-    import signal
-
-    if signum == signal.SIGINT:
-        return
-    name = signal.Signals(signum).name
-    for task in tasks:
-        if task.exitCode == 130:
-            task.exitCode = 128 + int(signum)
-            summary = summaries.get(task.name)
-            if summary is not None:
-                summary.update(exitCode=task.exitCode, signal=name)
 
 
 def _tagged(emit: Callable[[dict[str, Any]], None], name: str) -> Callable[[dict[str, Any]], None]:
@@ -399,6 +346,7 @@ def _finish(
     summaries: dict[str, dict[str, Any] | None],
     *,
     code: int | None,
+    notify: tuple[str, ...] = (),
 ) -> int:
     if args.github or os.environ.get("GITHUB_ACTIONS"):  # one set of outputs for the batch
         from jlgcli.batch.github import publish_batch
@@ -412,4 +360,8 @@ def _finish(
         emit_json(data)
     else:
         sys.stderr.write(render(record))
+    if notify:  # once for the batch, at its end (issue 51)
+        from jlgcli.batch.report import notify_end
+
+        notify_end(record, notify, code=int(code if code is not None else ExitCode.INTERNAL))
     return int(code if code is not None else ExitCode.INTERNAL)

@@ -62,9 +62,9 @@ def call(loop: IterationLoop, iteration: int) -> tuple[CallResult, str]:
     with status:
         result_call = invoke(loop, backend, prompt, session, remaining, per_call, on_text,
                              new_session=chosen)  # fmt: skip
-    result_call = _redacted(loop, result_call)
+    result_call, text = _redacted(loop, result_call)
     result = result_call.result
-    record.last_text = result.text
+    record.last_text = text
     # resume never depends on reading the id back when jlgcli chose it (claude --session-id)
     started = chosen if result.ok else None
     record.session_id = result.session_id or started or record.session_id
@@ -100,20 +100,21 @@ def call(loop: IterationLoop, iteration: int) -> tuple[CallResult, str]:
     return result_call, prompt
 
 
-def _redacted(loop: IterationLoop, done: CallResult) -> CallResult:
+def _redacted(loop: IterationLoop, done: CallResult) -> tuple[CallResult, Redacted]:
     """Redacted here, where the reply enters the run core, before any tail or report is
     cut from it (issue 32): a cut never starts inside a key."""
     redact = loop.recorder.redactor.redact
     got = done.result
+    text = redact(got.text)
     result = records.replace(
         got,
-        text=redact(got.text),
+        text=text,
         error=None if got.error is None else redact(got.error),
         remedy=None if got.remedy is None else redact(got.remedy),
         question=None if got.question is None else redact(got.question),
         output_tail=redact(got.output_tail),
     )
-    return records.replace(done, result=result)
+    return records.replace(done, result=result), text
 
 
 def invoke(

@@ -78,6 +78,8 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
 
     path = find_state(runs_root, str(options.resume))
     state = read_state(path)
+    if options.answer is not None and state.stop_cause != "question":  # issue 51
+        raise not_parked(state.run_id, state.stop_cause)
     if state.stop_cause == "done":
         raise JlgError(
             ExitCode.USAGE,
@@ -111,6 +113,18 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
     recorded = records.replace(task, backend=backend, session=session)
     result = Resumed(state=state, path=path, limits=limits, notes=tuple(notes), saved=saved)
     return recorded.under(given), result
+
+
+def not_parked(run_id: str, cause: str | None, *, batch: str | None = None) -> JlgError:
+    """The 64 of an answer to a run that asked nothing (``jlgcli answer``, issue 51)."""
+    ended = f"it ended {cause}" if cause else "it has not ended"
+    where = f" (a task of {batch})" if batch else ""
+    return JlgError(
+        ExitCode.USAGE,
+        f"run {run_id}{where} is not parked on a question: {ended}",
+        hint="jlgcli runs lists runs; a run stopped otherwise continues with: "
+        f"jlgcli loop --resume {batch or run_id}",
+    )
 
 
 def user_asked(run_id: str, given: RunOptions) -> RunOptions | None:
