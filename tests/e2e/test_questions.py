@@ -13,6 +13,7 @@ from pathlib import Path
 
 from support.batch import git, make_repo, make_tasks
 from support.cli import Runner
+from support.webhook import receiver
 
 ASKS = "I need a decision first.\nQUESTION: Which colour should the button be?"
 
@@ -41,9 +42,16 @@ def test_a_batch_of_two_parks_the_asking_task_and_answer_finishes_it(
     }
     tasks = make_tasks(tmp_path / "tasks", scripts, turns)
     env = {"JLGCLI_FAKE_SCRIPT": str(scripts)}
-    first = jlg("loop", *tasks, "-j", "2", "--merge", "-b", "claude", "--max-iterations", "3",
-                "--json", cwd=repo, env=env)  # fmt: skip
+    with receiver() as got:
+        first = jlg("loop", *tasks, "-j", "2", "--merge", "-b", "claude", "--max-iterations",
+                    "3", "--json", "--notify", f"webhook:{got.url}", cwd=repo, env=env)  # fmt: skip
     assert first.returncode == 7, first.stderr
+    # the asking task says its question at once; the batch, once, at its end; no task's end
+    events = sorted(body["event"] for _path, _headers, body in got.requests)
+    assert events == ["batch-ended", "parked"], got.requests
+    ended = next(body for _p, _h, body in got.requests if body["event"] == "batch-ended")
+    assert ended["exitCode"] == 7 and ended["parked"] == ["beta"]
+    assert "beta: parked (question)" in ended["message"]
     data = json.loads(first.stdout)
     assert data["exitCode"] == 7
     by_id = {task["id"]: task for task in data["tasks"]}
