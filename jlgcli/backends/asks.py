@@ -11,6 +11,9 @@ question and parks the run on it, as it does for a ``QUESTION:`` line or a
   ``arguments``): ``{"question", "choices"?, "allow_freeform"?}`` (the copilot SDK's
   user input request: question, choices, allowFreeform; github/copilot-cli#2929 says
   ``-p`` never shows it).
+- codex's ``request_user_input{id, call_id, questions}`` event of ``exec --json``
+  (backends.md §5.2, ``codex-rs/exec/src/exec_events.rs``): each question's
+  ``question`` (and ``options`` labels, where given) is read.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 # the tool name each CLI asks through
-ASK_TOOLS = {"AskUserQuestion": "claude", "ask_user": "copilot"}
+ASK_TOOLS = {"AskUserQuestion": "claude", "ask_user": "copilot", "request_user_input": "codex"}
 _MAX_CHARS = 4000
 
 

@@ -82,3 +82,18 @@ def test_the_copilot_parser_reads_an_ask_user_tool_call() -> None:
 def test_no_ask_no_question() -> None:
     final = {"type": "result", "subtype": "success", "is_error": False, "result": "ok"}
     assert parse(ClaudeParser(), lines(json.dumps(final))).result.question is None
+
+
+def test_the_codex_parser_reads_a_request_user_input_event() -> None:
+    """codex exec --json ``request_user_input{id, call_id, questions}`` (backends.md §5.2)."""
+    from jlgcli.backends.codex import CodexParser
+
+    events = [
+        {"type": "thread.started", "thread_id": "th"},
+        {"type": "request_user_input", "id": "r", "call_id": "c",
+         "questions": [{"id": "q", "question": "Which branch?", "options": [{"label": "main"}]}]},
+        {"type": "item.completed", "item": {"id": "i", "type": "agent_message", "text": "Wait."}},
+        {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}},
+    ]  # fmt: skip
+    parsed = parse(CodexParser(), lines(*(json.dumps(e) for e in events)))
+    assert parsed.result.question == "Which branch? (options: main)"
