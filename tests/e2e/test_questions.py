@@ -109,6 +109,10 @@ def test_a_single_loop_parks_with_exit_7_and_answer_resumes_it(jlg: Runner, tmp_
     state = json.loads((tmp_path / ".jlgcli" / "runs" / run_id / "state.json").read_text("utf-8"))
     assert (state["stop_cause"], state["question"]) == ("question", asked[0]["question"])
 
+    shown = jlg("runs", "show", run_id, cwd=tmp_path, env=env)
+    assert "question    Keep the old API? (options: Yes; No)" in shown.stdout, shown.stdout
+    assert f'answer      jlgcli answer {run_id} "your answer"' in shown.stdout
+    assert "jlgcli loop --resume" not in shown.stdout
     empty = jlg("answer", run_id, "   ", cwd=tmp_path, env=env)
     assert empty.returncode == 64 and "the answer is empty" in empty.stderr
     answer = tmp_path / "answer.md"
