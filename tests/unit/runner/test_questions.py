@@ -5,34 +5,22 @@ The engine with a scripted fake backend (tests/support/fake_backend.py) and a fa
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from support.fake_backend import FakeBackend, FakeClock, caller, selector
+from support.fake_backend import FakeBackend, run_loop
 
-from jlgcli.prompts import Prompt
-from jlgcli.runner.console import Console
-from jlgcli.runner.engine import execute
 from jlgcli.runner.resume import ResumeState
-from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.summary import RunSummary
 
 STUCK = " ".join(["I read the parser and the tests and cannot tell which format is meant."] * 8)
 
 
 def run(tmp_path: Path, backend: FakeBackend, **fields: Any) -> RunSummary:
-    values: dict[str, Any] = dict(
-        command="loop", prompt=Prompt("Do the task.", "task.md"), backend="fake", cwd=tmp_path,
-        max_iterations=5, timeout_ms=3_600_000, idle_timeout_ms=0,
-    )  # fmt: skip
-    values.update(fields)
-    backend.clock = backend.clock or FakeClock()
-    console = Console(1, out=io.StringIO(), err=io.StringIO())
-    return execute(RunSpec(**values), console, clock=backend.clock, caller=caller,
-                   select=selector(backend))  # fmt: skip
+    summary: RunSummary = run_loop(tmp_path, backend, **fields)[0]
+    return summary
 
 
 def test_a_question_line_parks_the_run_with_its_own_exit_code(tmp_path: Path) -> None:
