@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +119,15 @@ def test_the_batch_end_is_one_notification_with_each_task(monkeypatch: pytest.Mo
     sent.clear()
     notify_end(batch(done), ("desktop",), code=0)
     assert sent[0][0] == "jlgcli batch done (exit 0)"
+
+
+def test_the_batch_step_summary_and_outputs_say_parked_with_the_question() -> None:
+    from jlgcli.batch.github import batch_status, markdown, output_values
+
+    record = batch(TaskRecord("alpha", "/t/a.md", runId="r1", exitCode=0), parked())
+    values = output_values(record)
+    assert (values["status"], values["exit-code"], batch_status(1)) == ("parked", "7", "error")
+    assert json.loads(values["tasks"])[1]["question"] == parked().question
+    text = markdown(record)
+    assert "❓" in text and "beta asks: Which colour?" in text
+    assert 'jlgcli answer 20261128T210001Z-bbbbbb "…"' in text
