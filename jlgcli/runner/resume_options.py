@@ -78,8 +78,8 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
 
     path = find_state(runs_root, str(options.resume))
     state = read_state(path)
-    if options.answer is not None and state.stop_cause != "question":  # issue 51
-        raise not_parked(state.run_id, state.stop_cause)
+    if options.answer is not None:  # issue 51
+        _check_answerable(state, options)
     if state.stop_cause == "done":
         raise JlgError(
             ExitCode.USAGE,
@@ -113,6 +113,27 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
     recorded = records.replace(task, backend=backend, session=session)
     result = Resumed(state=state, path=path, limits=limits, notes=tuple(notes), saved=saved)
     return recorded.under(given), result
+
+
+def _check_answerable(state: ResumeState, options: RunOptions) -> None:
+    """An answer resumes a run parked on a question, here: not a batch task's earlier run
+    (its batch resumes the task, in its worktree, from its newest run: ``batch.lookup``).
+    The recorded folder is read only to refuse, never to choose where the agent runs."""
+    from pathlib import PurePath
+
+    if state.stop_cause != "question":
+        raise not_parked(state.run_id, state.stop_cause)
+    recorded = state.options.get("cwd")
+    in_worktree = isinstance(recorded, str) and "/.jlgcli/worktrees/" in (
+        PurePath(recorded).as_posix() + "/"
+    )
+    if in_worktree and options.batch_task is None:
+        raise JlgError(
+            ExitCode.USAGE,
+            f"run {state.run_id} ran in a batch's worktree and is no longer its task's run",
+            hint="answer the batch's parked task: jlgcli answer latest (or by the run id "
+            "jlgcli runs shows for it)",
+        )
 
 
 def not_parked(run_id: str, cause: str | None, *, batch: str | None = None) -> JlgError:

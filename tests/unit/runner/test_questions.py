@@ -85,3 +85,29 @@ def test_an_answer_goes_to_the_session_that_asked_in_the_next_prompt(tmp_path: P
     assert first.resume_session == "s-asked"
     assert "The user's answer:\nBlue" in first.prompt and "Which colour?" in first.prompt
     assert second.resume_session is None and "Blue" not in second.prompt
+
+
+def test_an_answer_to_a_batch_tasks_earlier_run_is_refused_not_run_here(tmp_path: Path) -> None:
+    """A batch task's run answered (or resumed) since is no longer the task's run: answering
+    it alone would run the agent here, outside the task's worktree."""
+    import pytest
+
+    from jlgcli.errors import JlgError
+    from jlgcli.runner.options import RunOptions
+    from jlgcli.runner.resume_options import resumed_options
+
+    run_id = "20261128T220000Z-abcdef"
+    folder = tmp_path / "runs" / run_id
+    folder.mkdir(parents=True)
+    state = {"version": 1, "run_id": run_id, "task": "t", "prompt_source": "t.md",
+             "backend": "claude", "completion_mode": "marker",
+             "options": {"cwd": "/r/.jlgcli/worktrees/beta"},
+             "stop_cause": "question", "question": "Which?"}  # fmt: skip
+    (folder / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    with pytest.raises(JlgError, match="no longer its task's run") as caught:
+        resumed_options(RunOptions(resume=run_id, answer="yes"), tmp_path / "runs")
+    assert caught.value.code == 64
+    options, resumed = resumed_options(
+        RunOptions(resume=run_id, answer="yes", batch_task="beta"), tmp_path / "runs"
+    )
+    assert options.answer == "yes" and resumed.state.question == "Which?"
