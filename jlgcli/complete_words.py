@@ -246,7 +246,7 @@ def backend_ids(cwd: Path, *, with_auto: bool = True) -> list[str]:
 
 def configured_backends(cwd: Path) -> list[str]:
     """Custom backend ids of the user and project config files; a broken file adds none."""
-    from jlgcli.config import (
+    from jlgcli.config.resolve import (
         custom_backends_of,
         find_project_config,
         read_config_file,
@@ -273,14 +273,14 @@ def _fallbacks(walk: _Walk, current: str, cwd: Path) -> Reply:
 
 
 def _config_keys(walk: _Walk, current: str, cwd: Path) -> Reply:
-    from jlgcli.config_keys import KEYS
+    from jlgcli.config.keys import KEYS
 
     return Reply(_matching([(spec.name, spec.description) for spec in KEYS], current))
 
 
 def _config_values(walk: _Walk, current: str, cwd: Path) -> Reply:
     """``config set KEY <TAB>``: the values ``KEY`` accepts, when they can be listed."""
-    from jlgcli.config_keys import lookup_key
+    from jlgcli.config.keys import lookup_key
 
     spec = lookup_key(walk.positionals[0]) if walk.positionals else None
     if spec is None:
@@ -324,7 +324,7 @@ def runs_root(flag: str | None, cwd: Path) -> Path:
         return cwd / flag
     configured: object = None
     with contextlib.suppress(Exception):  # a broken config must not break the TAB key
-        from jlgcli.config import resolve_settings
+        from jlgcli.config.resolve import resolve_settings
 
         configured = resolve_settings(cwd).values.get("artifactsDir")
     return under_project(Path(str(configured)) if configured else DEFAULT_ROOT, cwd)

@@ -64,7 +64,7 @@ def get_backend(
         return BUILTINS[backend_id]()
     if custom and backend_id in custom:
         from jlgcli.backends.command import CommandBackend, parse_settings
-        from jlgcli.trust import (
+        from jlgcli.config.trust import (
             untrusted_error,
             untrusted_file_of,
             untrusted_state_of,
@@ -100,7 +100,7 @@ def all_backends(custom: Mapping[str, Mapping[str, Any]] | None = None) -> list[
 def listed_backend(name: str, custom: Mapping[str, Mapping[str, Any]] | None = None) -> Backend:
     """``get_backend``, except that an untrusted custom backend is an ``UntrustedBackend``
     and a built-in one a ``ListedBuiltin`` (its adapter imported only if its CLI is found)."""
-    from jlgcli.trust import untrusted_file_of, untrusted_state_of, without_mark
+    from jlgcli.config.trust import untrusted_file_of, untrusted_state_of, without_mark
 
     if name in BUILTINS and not (custom and name in custom):
         return ListedBuiltin(name)
@@ -168,7 +168,7 @@ class UntrustedBackend:
         )
 
     def _refuse(self) -> JlgError:
-        from jlgcli.trust import untrusted_error
+        from jlgcli.config.trust import untrusted_error
 
         return untrusted_error(f"backend {self.id!r}", self.source, self.state)
 

@@ -79,7 +79,7 @@ def resolve(options: RunOptions, cwd: Path) -> BatchSettings:
     ``options`` hold every setting resolved (``options_record.asked``), so that each task and
     a resume get exactly these whatever the config says meanwhile."""
     from jlgcli.artifacts.project import under_project
-    from jlgcli.config import parse_flag_value, require_trusted_gates, resolve_settings
+    from jlgcli.config.resolve import parse_flag_value, require_trusted_gates, resolve_settings
     from jlgcli.runner.options import flag_settings
     from jlgcli.runner.options_record import asked
 

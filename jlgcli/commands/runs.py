@@ -103,7 +103,7 @@ def _root(flag: str | None, cwd: Path) -> Path:
     if flag:
         return cwd / Path(flag)
     try:
-        from jlgcli.config import resolve_settings
+        from jlgcli.config.resolve import resolve_settings
 
         configured = resolve_settings(cwd).values.get("artifactsDir")
     except JlgError:

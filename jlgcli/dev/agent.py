@@ -60,7 +60,7 @@ def custom_backends_for(llm: str, root: Path) -> dict[str, dict[str, Any]]:
     """The custom command backends of the jlgcli config, read only when ``llm`` is not built in."""
     if llm in BUILTIN_BACKENDS:
         return {}
-    from jlgcli.config import resolve_settings
+    from jlgcli.config.resolve import resolve_settings
 
     return dict(resolve_settings(cwd=root).custom_backends)
 

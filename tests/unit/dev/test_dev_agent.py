@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from jlgcli.config_write import trust_files
+from jlgcli.config.write import trust_files
 from jlgcli.dev.agent import BackendAgent, custom_backends_for
 from jlgcli.errors import DevExitCode, JlgError
 
