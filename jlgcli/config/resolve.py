@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from jlgcli.config.keys import KEYS, KeySpec, ValueProblemError, lookup_key, unknown_key_message
+from jlgcli.config.keys import KEYS, lookup_key, unknown_key_message
 from jlgcli.config.paths import PROJECT_FILE_NAME as PROJECT_FILE_NAME
 from jlgcli.config.paths import USER_FILE_NAME as USER_FILE_NAME
 from jlgcli.config.paths import default_user_config_dir as default_user_config_dir
@@ -22,6 +22,7 @@ from jlgcli.config.paths import find_project_config as find_project_config
 from jlgcli.config.paths import repository_root as repository_root
 from jlgcli.config.paths import user_config_dir as user_config_dir
 from jlgcli.config.paths import user_config_file as user_config_file
+from jlgcli.config.spec import KeySpec, ValueProblemError
 from jlgcli.config.trust import (
     RELATIVE,
     TRUST_KEY,

@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from jlgcli.config.keys import KeySpec, ValueProblemError
 from jlgcli.config.resolve import (
     PROJECT_FILE_NAME,
     custom_backends_of,
@@ -30,6 +29,7 @@ from jlgcli.config.resolve import (
     user_config_dir,
     user_config_file,
 )
+from jlgcli.config.spec import KeySpec, ValueProblemError
 from jlgcli.config.trust import TRUST_KEY, file_digest, trust_key, trusted_map
 from jlgcli.errors import ExitCode, JlgError
 

@@ -157,8 +157,9 @@ def _notify_targets(settings: ResolvedSettings) -> tuple[tuple[str, ...], tuple[
     targets = tuple(settings["notify"])
     if settings.sources.get("notify") != "project" or settings.project_trust == TRUSTED:
         return targets, ()
-    from jlgcli.config.keys import ValueProblemError, lookup_key
+    from jlgcli.config.keys import lookup_key
     from jlgcli.config.resolve import read_config_file, user_config_file
+    from jlgcli.config.spec import ValueProblemError
 
     spec = lookup_key("notify")
     assert spec is not None

@@ -136,7 +136,8 @@ def user_asked(run_id: str, given: RunOptions) -> RunOptions | None:
 
 
 def _recorded_limits(path: Path, saved: dict[str, Any]) -> dict[str, Any]:
-    from jlgcli.config.keys import ValueProblemError, lookup_key
+    from jlgcli.config.keys import lookup_key
+    from jlgcli.config.spec import ValueProblemError
     from jlgcli.runner.state_schema import damaged, shown
 
     limits: dict[str, Any] = {}

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from jlgcli.artifacts.redact import Redactor
-from jlgcli.config.keys import ValueProblemError, lookup_key
+from jlgcli.config.keys import lookup_key
+from jlgcli.config.spec import ValueProblemError
 from jlgcli.runner import notify
 from jlgcli.runner.notify import Notifier, desktop_command, payload, split_webhook
 from jlgcli.runner.summary import ErrorInfo, RunSummary
