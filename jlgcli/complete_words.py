@@ -238,7 +238,7 @@ def _comma_list(ids: Sequence[str], current: str) -> list[Offer]:
 
 def backend_ids(cwd: Path, *, with_auto: bool = True) -> list[str]:
     """The built-in backends, the custom ones the user and project config files declare, auto."""
-    from jlgcli.backends.ids import AUTO, known_backend_ids
+    from jlgcli.config.backend_ids import AUTO, known_backend_ids
 
     ids = list(known_backend_ids(tuple(configured_backends(cwd))))
     return ids if with_auto else [name for name in ids if name != AUTO]

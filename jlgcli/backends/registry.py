@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from jlgcli.backends.base import Availability, Backend, BackendRequest, StreamParser
 from jlgcli.backends.cli_facts import BUILTIN_CLIS, not_on_path
-from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS, SPECIAL_BACKENDS
+from jlgcli.config.backend_ids import AUTO, BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process.spawn import resolve_executable
 
@@ -43,7 +43,7 @@ BUILTINS: dict[str, Callable[[], Backend]] = {
 # probe_all waits at most this long past the probes' own timeout (kill ladder, thread start).
 PROBE_SLACK = 0.8
 MAX_PROBE_WALL = 3.0
-assert tuple(BUILTINS) == BUILTIN_BACKENDS  # auto order is ids.py's
+assert tuple(BUILTINS) == BUILTIN_BACKENDS  # auto order is config/backend_ids.py's
 
 
 def get_backend(

@@ -8,7 +8,7 @@ two agree, and the README's config reference is generated from this table.
 
 from __future__ import annotations
 
-from jlgcli.backends.ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
+from jlgcli.config.backend_ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.config.spec import KeySpec
 
 COMPLETION_MODES = ("marker", "json", "rebound")

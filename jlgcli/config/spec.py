@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jlgcli.backends.ids import known_backend_ids
+from jlgcli.config.backend_ids import known_backend_ids
 from jlgcli.durations import (
     DurationError,
     DurationOutOfRangeError,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from jlgcli.backends.ids import BUILTIN_BACKENDS
+from jlgcli.config.backend_ids import BUILTIN_BACKENDS
 from jlgcli.dev.proc import stopped
 from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.process.model import Limits

@@ -16,7 +16,7 @@ from typing import Any, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
-from jlgcli.backends.ids import BUILTIN_BACKENDS
+from jlgcli.config.backend_ids import BUILTIN_BACKENDS
 from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.records import record
 
