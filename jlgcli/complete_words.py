@@ -302,8 +302,8 @@ def _run_ids(walk: _Walk, current: str, cwd: Path) -> Reply:
     """Recorded run ids, newest first, the batches' ids, then ``latest``; ``--resume`` only
     resumable loop runs. Read through the listings ``runs`` uses, so a folder that is no run
     (the batches' own ``.batches``) is never offered."""
-    from jlgcli.artifacts.listing import run_ids
     from jlgcli.batch.record import list_batches
+    from jlgcli.runner.listing import run_ids
 
     flag = walk.values.get("runs_dir") or walk.values.get("artifacts_dir")
     root = runs_root(flag, cwd)

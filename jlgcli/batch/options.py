@@ -101,7 +101,7 @@ def resolve(options: RunOptions, cwd: Path) -> BatchSettings:
 
 def save_asked(batch_id: str, settings: BatchSettings) -> None:
     """Record what the user asked for this batch in their config folder (73: cannot)."""
-    from jlgcli.artifacts import asked
+    from jlgcli.config import asked
     from jlgcli.runner.options_record import to_json
 
     try:
@@ -135,7 +135,7 @@ def task_options(
 
 def write_task_options(batch_id: str, name: str, options: RunOptions) -> Path:
     """The task's options, where its loop reads them (the user's config folder)."""
-    from jlgcli.artifacts import asked
+    from jlgcli.config import asked
     from jlgcli.runner.options_record import to_json
 
     try:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from support.fake_backend import FakeBackend, FakeClock, caller, opener, selector
 
-from jlgcli.artifacts import started
+from jlgcli.config import started
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.prompts import Prompt
 from jlgcli.runner.console import Console
