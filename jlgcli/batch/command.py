@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.board import Board, Row
-from jlgcli.batch.child import ChildRun, Forking, task_server
-from jlgcli.batch.entry import TASK_ENV
+from jlgcli.batch.child import TASK_ENV, ChildRun, Forking, task_server
 from jlgcli.batch.options import BatchSettings, given_options, resolve, with_recorded
 from jlgcli.batch.record import (
     BatchRecord,

@@ -3,7 +3,7 @@
 ``AgentCaller.call(prompt, cwd) -> AgentReply`` is all the orchestrator
 knows, so tests can pass a fake. ``BackendAgent`` runs any jlgcli backend
 (claude, copilot, codex, gemini or a custom command backend from the jlgcli
-config) as a one-shot run of the core (``jlgcli.api``), with edit
+config) as a one-shot run of the core (``jlgcli.runner.entry``), with edit
 permissions: every guardrail of a run applies (rate-limit waits, the default
 total and idle timeouts, Ctrl-C), each call is a recorded, redacted run that
 ``jlgcli runs`` lists, and its cost and tokens come back in the reply. The
@@ -112,7 +112,7 @@ class BackendAgent:
             )
 
     def call(self, prompt: str, cwd: Path) -> AgentReply:
-        from jlgcli.api import execute
+        from jlgcli.runner.entry import execute
         from jlgcli.runner.options import RunOptions
 
         def seconds(value: float | None) -> str | None:
