@@ -14,7 +14,8 @@ counts as ``jlgcli.commands``), and a handler the command line dispatches to by 
 
 - an import from a layer to a layer above it;
 - a cycle between parts (packages and top-level modules), inside a layer too;
-- a module that no part of the map claims (a new package must be placed in a layer).
+- a module that no part of the map claims (a new package must be placed in a layer);
+- an import ``APART`` forbids (the dev loop reaches agents through the core only).
 
 What it cannot see: a module named by a variable (the task server imports ``WARM_MODULES``,
 plain names it warms up before forking tasks) and a child process (``python -m …``).
@@ -127,6 +128,27 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
         ),
     ),
 )
+
+
+# Imports the layers would allow but a part must not make: (importer, imported, why).
+APART: tuple[tuple[str, str, str], ...] = (
+    (
+        "jlgcli.dev",
+        "jlgcli.backends",
+        "the dev loop reaches an agent through the core (jlgcli.runner.entry), not an adapter",
+    ),
+)
+
+
+def _kept_apart(module: str, target: str) -> str | None:
+    for importer, imported, why in APART:
+        if _within(module, importer) and _within(target, imported):
+            return why
+    return None
+
+
+def _within(module: str, name: str) -> bool:
+    return module == name or module.startswith(name + ".")
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -278,6 +300,10 @@ def check(root: Path) -> list[str]:
             if other is None or other[1] == part:
                 continue
             here = f"{path.relative_to(root.parent)}:{line}"
+            why = _kept_apart(module, target)
+            if why is not None and (here, target) not in seen:
+                seen.add((here, target))
+                problems.append(f"{here}: {module} imports {target}: {why}")
             if other[0] < rank and (here, target) not in seen:
                 seen.add((here, target))
                 problems.append(

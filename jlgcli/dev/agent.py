@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from jlgcli.config.backend_ids import BUILTIN_BACKENDS
 from jlgcli.dev.proc import stopped
@@ -22,9 +22,6 @@ from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.process.model import Limits
 from jlgcli.records import record
 from jlgcli.runner.console import Console
-
-if TYPE_CHECKING:
-    from jlgcli.backends.base import Backend
 
 
 @record
@@ -82,22 +79,15 @@ class BackendAgent:
         self._limits = limits or Limits()
         self._on_text = on_text
         self._on_line = on_line
-        self._backend: Backend | None = None
-
-    def backend(self) -> Backend:
-        """The backend object (looked up once); unknown id → ``JlgError`` exit 2."""
-        if self._backend is None:
-            from jlgcli.backends.registry import get_backend
-
-            try:
-                self._backend = get_backend(self.name, custom=self._custom)
-            except JlgError as exc:
-                raise JlgError(DevExitCode.CONFIGURATION, exc.message, exc.hint) from None
-        return self._backend
 
     def check(self) -> None:
-        """Probe the backend; missing, logged out or unsupported → ``JlgError`` exit 2."""
-        availability = self.backend().probe()
+        """Probe the backend; unknown, missing, logged out or unsupported → ``JlgError`` exit 2."""
+        from jlgcli.runner.entry import probe_backend
+
+        try:
+            availability = probe_backend(self.name, self._custom)
+        except JlgError as exc:
+            raise JlgError(DevExitCode.CONFIGURATION, exc.message, exc.hint) from None
         if availability.status in ("missing", "unauthenticated", "unsupported"):
             words = {
                 "missing": "is not installed",

@@ -2,15 +2,18 @@
 
 Every door reaches it through ``jlgcli.api`` (``run``, ``loop``, ``agent_call``,
 ``execute``); the modes below ``api`` (the dev loop's agent calls) call it here, so
-that nothing imports upward.
+that nothing imports upward; they reach an agent CLI only through here (``probe_backend``
+before the first call), never through ``jlgcli.backends``.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from jlgcli.backends.base import Availability
     from jlgcli.runner.console import Console
     from jlgcli.runner.options import RunOptions
     from jlgcli.runner.spec import Command
@@ -40,3 +43,13 @@ def execute(
         console = Console(verbosity, json_mode=json_mode or spec.events_path == "-")
     with install_termination_handlers():
         return run_spec(spec, console, cancel=cancel)
+
+
+def probe_backend(
+    backend_id: str, custom: Mapping[str, Mapping[str, Any]] | None = None
+) -> Availability:
+    """Whether ``backend_id`` (a built-in, or a custom command backend of ``custom``) can run
+    here; an unknown id or invalid custom settings raise ``JlgError`` (64, 78)."""
+    from jlgcli.backends.registry import get_backend
+
+    return get_backend(backend_id, custom=custom).probe()

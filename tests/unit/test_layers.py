@@ -146,3 +146,19 @@ def test_imports_inside_one_part_are_its_own(tmp_path: Path) -> None:
         },
     )
     assert checker.check(root) == []
+
+
+def test_the_dev_loop_reaches_agents_through_the_core_only(tmp_path: Path) -> None:
+    # issue 45: dev/agent.py looked backends up itself; modes call agents through the core
+    root = _tree(
+        tmp_path,
+        {
+            "dev/__init__.py": "",
+            "dev/agent.py": "def check():\n    from jlgcli.backends.registry import get_backend\n",
+            "backends/__init__.py": "",
+            "backends/registry.py": "",
+        },
+    )
+    (problem,) = checker.check(root)
+    assert problem.startswith("jlgcli/dev/agent.py:2: jlgcli.dev.agent imports")
+    assert problem.endswith("through the core (jlgcli.runner.entry), not an adapter")
