@@ -34,8 +34,8 @@ def is_batch_ref(ref: str, runs_root: Path) -> bool:
     from datetime import datetime, timezone
 
     from jlgcli.artifacts.ids import run_id_time
-    from jlgcli.artifacts.started import started_here
     from jlgcli.batch.record import latest
+    from jlgcli.config.started import started_here
 
     if ref.startswith("batch-"):
         return True

@@ -33,8 +33,11 @@ def execute_answer(args: argparse.Namespace) -> int:
     with commands_stopped(data_on_stdout=bool(args.json)):
         if found is not None:
             from jlgcli.batch.answer import answer_task
+            from jlgcli.batch.command import finisher
 
-            code, _summary = answer_task(found, text, options, json_mode=bool(args.json))
+            flags = argparse.Namespace(json=bool(args.json), github=bool(args.github))
+            code, _summary = answer_task(found, text, options, json_mode=bool(args.json),
+                                         finish=finisher(flags))  # fmt: skip
             return code
         resumed = records.replace(options, resume=args.run, answer=text)
         summary = execute("loop", resumed, json_mode=bool(args.json))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 
 from jlgcli.completion.protocol import Completion
-from jlgcli.runner import shared_limits
+from jlgcli.runner import calls, replies, shared_limits
 from jlgcli.runner.clock import Clock
 from jlgcli.runner.console import Console
 from jlgcli.runner.evidence import TreeEvidence
@@ -159,14 +159,10 @@ class IterationLoop:
 
     # -- one call and its reply (``runner.calls``, ``runner.replies``) ---------------------
     def _call(self, iteration: int) -> tuple[CallResult, str]:
-        from jlgcli.runner.calls import call
-
-        return call(self, iteration)
+        return calls.call(self, iteration)
 
     def _decide(self, iteration: int, call: CallResult, prompt: str) -> bool:
-        from jlgcli.runner.replies import decide
-
-        return decide(self, iteration, call, prompt)
+        return replies.decide(self, iteration, call, prompt)
 
     def continues_session(self, iteration: int) -> bool:
         """Whether this iteration continues the run's backend session: always in session mode
@@ -216,6 +212,4 @@ class IterationLoop:
         return left + self.counters.session_totals.get(session or "", 0.0)
 
     def _human_timeout(self) -> str:
-        from jlgcli.runner.calls import human_ms
-
-        return human_ms(self.spec.timeout_ms)
+        return calls.human_ms(self.spec.timeout_ms)

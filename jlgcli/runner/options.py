@@ -18,7 +18,7 @@ from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
 
 if TYPE_CHECKING:
-    from jlgcli.config import ResolvedSettings
+    from jlgcli.config.resolve import ResolvedSettings
     from jlgcli.runner.resume_options import Resumed
     from jlgcli.runner.spec import Command, RunSpec
 
@@ -122,7 +122,7 @@ def _cwd(raw: str | None) -> Path:
 
 def flag_settings(options: RunOptions) -> dict[str, Any]:
     """The config keys the options set, parsed and validated (exit 64 names the flag)."""
-    from jlgcli.config import parse_flag_value
+    from jlgcli.config.resolve import parse_flag_value
 
     parsed: dict[str, Any] = {}
     for name, key in FLAG_KEYS.items():
@@ -153,13 +153,14 @@ def notify_targets(settings: ResolvedSettings) -> tuple[tuple[str, ...], tuple[s
     says: they apply once the file is trusted (``jlgcli config trust``), like
     its gates; until then the user's own config file's targets apply.
     """
-    from jlgcli.trust import TRUSTED
+    from jlgcli.config.trust import TRUSTED
 
     targets = tuple(settings["notify"])
     if settings.sources.get("notify") != "project" or settings.project_trust == TRUSTED:
         return targets, ()
-    from jlgcli.config import read_config_file, user_config_file
-    from jlgcli.config_keys import ValueProblemError, lookup_key
+    from jlgcli.config.keys import lookup_key
+    from jlgcli.config.resolve import read_config_file, user_config_file
+    from jlgcli.config.spec import ValueProblemError
 
     spec = lookup_key("notify")
     assert spec is not None
@@ -184,7 +185,7 @@ def runs_root_of(options: RunOptions) -> Path:
     """The runs folder these options name: ``artifactsDir`` (flag, env, config) under the
     project root of their ``cwd``."""
     from jlgcli.artifacts.project import under_project
-    from jlgcli.config import resolve_settings
+    from jlgcli.config.resolve import resolve_settings
 
     cwd = _cwd(options.cwd)
     flags = flag_settings(RunOptions(artifacts_dir=options.artifacts_dir))
@@ -205,7 +206,7 @@ def _resume_notes(
 
 def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     """The RunSpec of these options (flags > env > project > user > defaults) and the verbosity."""
-    from jlgcli.config import parse_flag_value, resolve_settings
+    from jlgcli.config.resolve import parse_flag_value, resolve_settings
     from jlgcli.prompts import Prompt, read_prompt
     from jlgcli.runner.spec import RunSpec
 
@@ -234,7 +235,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     project_gates = command == "loop" and settings.sources.get("gates") == "project"
     sandbox_keys = ("completionMode", "reboundIsolation", "reboundNetwork")
     if project_gates or any(settings.sources.get(key) == "project" for key in sandbox_keys):
-        from jlgcli.config import require_trusted_gates
+        from jlgcli.config.resolve import require_trusted_gates
 
         require_trusted_gates(settings, gates=project_gates)
     notify, notify_notes = notify_targets(settings)

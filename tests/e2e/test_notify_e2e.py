@@ -16,7 +16,7 @@ import pytest
 from support.cli import Runner, fake_script, task_project
 from support.webhook import receiver
 
-from jlgcli.config_write import trust_files
+from jlgcli.config.write import trust_files
 
 SECRET = "sk-ant-api03-" + "NotifyE2eSecret0123456789abcdef"
 

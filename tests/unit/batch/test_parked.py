@@ -122,7 +122,7 @@ def test_the_batch_end_is_one_notification_with_each_task(monkeypatch: pytest.Mo
 
 
 def test_the_batch_step_summary_and_outputs_say_parked_with_the_question() -> None:
-    from jlgcli.batch.github import batch_status, markdown, output_values
+    from jlgcli.integrations.github_batch import batch_status, markdown, output_values
 
     record = batch(TaskRecord("alpha", "/t/a.md", runId="r1", exitCode=0), parked())
     values = output_values(record)

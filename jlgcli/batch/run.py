@@ -1,0 +1,306 @@
+"""A batch's run (issue 37): set up or resume, run the tasks N at a time, merge, record.
+
+``run_batch`` is what ``jlgcli loop A.md B.md -j N`` (``batch.command``, the door)
+and ``jlgcli answer`` (``batch.answer``) run: each task its own child loop in its
+own worktree and branch (``batch.child`` says why a child process), one shared
+cost budget, results merged back only with evidence (``batch.finish``). How the
+ending is shown — the table, ``--json``, the GitHub outputs — is the caller's
+``finish``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jlgcli.batch.board import Board, Row
+from jlgcli.batch.child import TASK_ENV, ChildRun, Forking, task_server
+from jlgcli.batch.endings import note_ending, stopped_by
+from jlgcli.batch.lookup import is_parked, reopen_answered
+from jlgcli.batch.options import BatchSettings, given_options, resolve, with_recorded
+from jlgcli.batch.record import (
+    BatchRecord,
+    batch_dir,
+    load,
+    record_started,
+    save,
+)
+from jlgcli.batch.report import batch_code
+from jlgcli.batch.schedule import SETTLE_S, Schedule, Slot
+from jlgcli.batch.setup import (
+    WorktreeMaker,
+    check_tasks,
+    make_worktrees,
+    new_record,
+    probe_for_tasks,
+    repository,
+    worktree_of,
+    worktrees_folder,
+)
+from jlgcli.batch.waves import Waves, read_dependencies
+from jlgcli.errors import ExitCode, JlgError
+
+# (the record, each task's summary, the batch's code, the notify targets) → the exit code
+Finish = Callable[[BatchRecord, "dict[str, dict[str, Any] | None]", "int | None",
+                   "tuple[str, ...]"], int]  # fmt: skip
+
+
+def run_batch(
+    args: argparse.Namespace,
+    tasks: list[str],
+    *,
+    resume: str | None,
+    finish: Finish,
+    answers: dict[str, str] | None = None,
+) -> int:
+    """A batch, new (``tasks``) or resumed; ``answers``: task → the user's answer to the
+    question it parked on (``jlgcli answer``): those tasks run again, with it (issue 51).
+    ``finish`` shows the ending (the door's: table, JSON, GitHub) and returns the code."""
+    if os.environ.get(TASK_ENV):  # an agent of a batch's task must not fan out again
+        raise JlgError(
+            ExitCode.USAGE,
+            f"a batch cannot be started from inside a batch's task ({os.environ[TASK_ENV]})",
+            hint="run the batch from your own shell",
+        )
+    if args.events == "-":
+        raise JlgError(
+            ExitCode.USAGE,
+            "a batch writes its events to a file, not stdout",
+            hint="--events events.jsonl (each event carries its task id)",
+        )
+    cwd = Path(args.cwd or ".").resolve()
+    settings = resolve(given_options(args), cwd)  # 64 for a bad flag, before anything starts
+    with task_server() as forking:  # it warms up while the batch sets up
+        return _set_up_and_run(args, tasks, resume, settings, forking, answers or {}, finish)
+
+
+def _set_up_and_run(
+    args: argparse.Namespace,
+    tasks: list[str],
+    resume: str | None,
+    settings: BatchSettings,
+    forking: Forking,
+    answers: dict[str, str],
+    finish: Finish,
+) -> int:
+    from jlgcli.batch.options import save_asked
+
+    cwd = Path(args.cwd or ".").resolve()
+    runs_root = settings.runs_root
+    if resume is None:
+        versions = probe_for_tasks(settings.backend)
+        paths = check_tasks(tasks)
+        repo = repository(cwd, jobs=args.jobs, merge=bool(args.merge))
+        record = new_record(paths, repo, merge=bool(args.merge))
+        read_dependencies(record, paths)  # 64 on an unknown id or a cycle: nothing made yet
+        save_asked(record.batchId, settings)  # what a resume applies again (issue 44)
+        if repo is not None:  # each task's worktree is made by its thread, side by side
+            worktrees_folder(repo)
+        save(runs_root, record)
+        record_started(runs_root, record)
+    else:
+        record = load(runs_root, resume)
+        reopen_answered(record, answers)  # a parked task runs again with its answer
+        settings = resolve(with_recorded(record.batchId, given_options(args)), cwd)
+        versions = probe_for_tasks(settings.backend)
+        retry = bool(getattr(args, "retry_conflicts", False))
+        record.merge = record.merge or bool(args.merge) or retry
+        repo = repository(cwd, jobs=args.jobs, merge=record.merge) if record.isolated else None
+        if retry:
+            from jlgcli.batch.retry import retry_conflicts
+
+            if repo is None:
+                raise JlgError(ExitCode.USAGE, f"{record.batchId} ran in place: it has no "
+                               "conflict to retry")  # fmt: skip
+            retry_conflicts(repo, record)
+        if repo is not None:
+            make_worktrees(repo, record)  # a worktree removed by hand comes back from its branch
+            _commit_the_uncommitted(repo, record, batch_dir(runs_root, record.batchId))
+    save(runs_root, record)
+    jobs = args.jobs or (2 if repo is not None else 1)
+    summaries, signalled = _run(
+        args, record, repo, settings, jobs=jobs, forking=forking, versions=versions,
+        answers=answers,
+    )  # fmt: skip
+    if signalled:  # stopped by a signal: every task's state is written
+        return finish(record, summaries, record.exitCode, settings.notify)
+    if repo is not None and record.merge:
+        from jlgcli.batch.finish import merge_all
+
+        merge_all(repo, record, settings.gates, save=lambda: save(runs_root, record))
+    record.exitCode = batch_code(record)
+    save(runs_root, record)
+    return finish(record, summaries, record.exitCode, settings.notify)
+
+
+def _commit_the_uncommitted(repo: Path, record: BatchRecord, folder: Path) -> None:
+    """A resume: a task that ended done but whose commit a kill cut short is committed now
+    (it is not run again), with the summary its run printed (its ``--json`` output in the
+    batch's folder: text for the message only); a rebase a kill cut short during ``--merge``
+    is undone."""
+    from jlgcli.batch.child import read_summary
+    from jlgcli.batch.finish import abort_cut_rebase, commit_done
+
+    for task in record.tasks:
+        if task.exitCode == 0 and not task.merged:
+            if task.committed:
+                abort_cut_rebase(repo, task)
+            else:
+                summary = read_summary(folder / f"{task.name}.out.json")
+                commit_done(repo, record, task, summary=summary)
+
+
+def _run(
+    args: argparse.Namespace,
+    record: BatchRecord,
+    repo: Path | None,
+    settings: BatchSettings,
+    *,
+    jobs: int,
+    forking: Forking,
+    versions: tuple[tuple[str, str], ...],
+    answers: dict[str, str],
+) -> tuple[dict[str, dict[str, Any] | None], bool]:
+    from jlgcli.batch.options import task_options, write_task_options
+    from jlgcli.process import install_termination_handlers
+    from jlgcli.process.signals import Interrupted
+    from jlgcli.selfcmd import self_argv
+
+    runs_root, budget = settings.runs_root, settings.budget
+    folder = batch_dir(runs_root, record.batchId)
+    summaries: dict[str, dict[str, Any] | None] = {}
+    events = open(args.events, "a", encoding="utf-8") if args.events else None  # noqa: SIM115
+    emit = _writer(events)
+    by_name = {task.name: task for task in record.tasks}
+    slots: list[Slot] = []
+
+    maker = WorktreeMaker(repo, record) if repo is not None else None
+    waves = Waves(record, repo)
+
+    def prepare(child: ChildRun) -> None:  # in the task's thread: its worktree, if missing
+        if maker is not None and repo is not None:
+            task = by_name[child.name]
+            waves.start_point(task)  # a dependent task starts from its dependencies' result
+            maker.make(task)
+            waves.merge_rest(task, worktree_of(repo, task.name))
+
+    def after(child: ChildRun) -> None:  # in the task's thread: what it ended with, its commit
+        slot = next(slot for slot in slots if slot.child is child)
+        task = by_name[child.name]
+        if task.skipped:  # its dependencies' branches conflict (Waves.merge_rest)
+            return
+        note_ending(task, slot, child.summary)
+        if repo is not None:
+            from jlgcli.batch.finish import commit_done, merge_one
+
+            schedule.settled.wait(SETTLE_S)  # after the next tasks' start (Schedule.settled)
+            commit_done(repo, record, task, summary=child.summary)
+            waves.after_done(task, lambda done: merge_one(repo, record, done, settings.gates))
+
+    for task in record.tasks:
+        where = (
+            worktree_of(repo, task.name) if repo is not None else Path(args.cwd or ".").resolve()
+        )
+        child = ChildRun(
+            task.name,
+            [],
+            where,
+            folder / f"{task.name}.events.jsonl",
+            folder / f"{task.name}.out.json",
+            folder / f"{task.name}.err.log",
+            prepare=prepare,
+            after=after,
+            on_event=_tagged(emit, task.name),
+            fork_server=forking.tasks,
+        )
+        slot = Slot(child, Row(task.name), cost_before=task.costUsd or 0.0)
+        slot.ended = task.finished
+        slot.row.state = "finished before" if task.finished else "queued"
+        slots.append(slot)
+
+    def on_start(slot: Slot, left: float | None) -> None:  # its options, resolved once (44)
+        task = by_name[slot.child.name]
+        start = {"resume": task.runId} if task.runId else {"prompt": task.task}
+        if task.name in answers and task.runId:
+            start["answer"] = answers[task.name]
+        options = task_options(
+            settings, name=task.name, start=start, cwd=slot.child.cwd,
+            shared=folder / "limits", left=left, versions=versions,
+        )  # fmt: skip
+        path = write_task_options(record.batchId, task.name, options)
+        slot.child.argv = [*self_argv(), "loop", "--task-options", str(path)]
+
+    def on_end(slot: Slot) -> None:  # in the main thread, once the task's thread is done
+        task = by_name[slot.child.name]
+        summaries[task.name] = slot.child.summary
+        slot.row.state = task.skipped or (
+            "done" if task.exitCode == 0 else (task.stopCause or f"exit {task.exitCode}")
+        )
+        if is_parked(task):
+            slot.row.state = "parked (question)"
+        save(runs_root, record)
+
+    if repo is not None:  # a resume: a dependency done before but not yet merged
+        from jlgcli.batch.finish import merge_one
+
+        waves.catch_up(lambda done: merge_one(repo, record, done, settings.gates))
+
+    def ready(slot: Slot) -> bool | str:  # in the main thread: dependency waves
+        return waves.verdict(by_name[slot.child.name], (s.child.name for s in slots if s.ended))
+
+    quiet = bool(args.json) or args.verbosity == 0
+    board = Board([slot.row for slot in slots], quiet=quiet)
+    schedule = Schedule(slots, jobs, budget, board, on_start, on_end, ready=ready)
+    if maker is not None:  # the later tasks' worktrees are made while the first ones run
+        maker.start_ahead(
+            [task for task in record.tasks if not task.finished and not task.dependsOn],
+            at_once=jobs,
+            pause=lambda: schedule.settled.wait(SETTLE_S),
+        )
+    try:
+        with install_termination_handlers():
+            forking.take_spawns()
+            try:
+                schedule.run()
+                for slot in slots:  # never started: the shared budget ran out first
+                    if slot.budget_stopped and not slot.started:
+                        by_name[slot.child.name].budgetStopped = True
+            except Interrupted as exc:
+                schedule.stop_all()
+                record.exitCode = 128 + int(exc.signum)
+                started = {slot.child.name for slot in slots if slot.started}
+                stopped_by(exc.signum, [t for t in record.tasks if t.name in started], summaries)
+                save(runs_root, record)
+                return summaries, True
+    finally:
+        if maker is not None:
+            schedule.settled.set()  # a worktree waiting for the starts is made now, or never
+            maker.finish()
+        if events is not None:
+            events.close()
+    return summaries, False
+
+
+def _tagged(emit: Callable[[dict[str, Any]], None], name: str) -> Callable[[dict[str, Any]], None]:
+    """A task's events, passed on with its ``task`` id."""
+    return lambda event: emit({**event, "task": name})
+
+
+def _writer(events: Any) -> Any:
+    """Writes an event line to the batch's ``--events`` file; called by every task's thread."""
+    import json
+
+    lock = threading.Lock()
+
+    def emit(event: dict[str, Any]) -> None:
+        if events is not None:
+            line = json.dumps(event, ensure_ascii=False) + "\n"
+            with lock:
+                events.write(line)
+                events.flush()
+
+    return emit
