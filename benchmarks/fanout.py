@@ -267,8 +267,8 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--delay", type=float, default=2.0)
     parser.add_argument("--compare", type=Path, help="another source tree, timed alike")
-    parser.add_argument("--cold", action="store_true", help="also the batch without its "
-                        "task server (each task a fresh interpreter), timed alike")
+    cold_help = "also the batch without its task server (each task a fresh interpreter)"
+    parser.add_argument("--cold", action="store_true", help=cold_help)
     args = parser.parse_args()
     jlgcli = shutil.which("jlgcli") or sys.exit("jlgcli is not on PATH")
     other: list[Run] = []
