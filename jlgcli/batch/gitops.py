@@ -1,17 +1,20 @@
 """The git commands a batch needs (issue 37): worktrees, commits, rebase, fast-forward.
 
-Every command is an argv list run through ``jlgcli.process.capture`` (own
-process group, time limit, the kill ladder); nothing goes through a shell.
-What git prints is only read for yes/no answers, branch names and diff stats.
+Every command goes through ``jlgcli.process.git`` (the one way jlgcli runs git: argv
+lists, own process group, its time limit, the kill ladder); nothing goes through a
+shell. What git prints is only read for yes/no answers, branch names and diff stats.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 
-GIT_TIMEOUT_S = 120.0
+from jlgcli.process import git as gitrun
+from jlgcli.process.git import GitError, GitResult
+
+__all__ = ["GitError", "GitResult", "git"]
+
 # jlgcli's own folders never go into a task's commit (runs, worktrees, ledgers).
 OWN_PATHS = (":(exclude).jlgcli", ":(exclude)ledger")
 # Who commits and rebases a task's work (the user's git may have no identity set).
@@ -22,52 +25,16 @@ AS_JLGCLI = ("-c", "user.name=jlgcli", "-c", "user.email=jlgcli@localhost")
 NO_MAINTENANCE = ("-c", "maintenance.auto=false", "-c", "gc.auto=0")
 
 
-class GitError(Exception):
-    """A git command that had to succeed did not; ``detail`` is its stderr."""
-
-    def __init__(self, argv: list[str], detail: str) -> None:
-        super().__init__(f"git {' '.join(argv)}: {detail.strip() or 'failed'}")
-        self.detail = detail
-
-
-@dataclass(frozen=True)
-class Done:
-    """What a git command left: its exit code and decoded output."""
-
-    code: int | None
-    out: str
-    err: str
-
-    @property
-    def ok(self) -> bool:
-        return self.code == 0
-
-
-def git(cwd: Path, *argv: str, check: bool = True) -> Done:
-    """Run ``git argv`` in ``cwd``; with ``check``, a non-zero exit raises ``GitError``."""
-    from jlgcli.process import capture
-
-    outcome = capture(
-        ["git", *argv],
-        timeout=GIT_TIMEOUT_S,
-        cwd=str(cwd),
-        env={"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
-    )
-    done = Done(outcome.exit_code, outcome.stdout, outcome.stderr)
-    if check and not done.ok:
-        raise GitError(list(argv), done.err or done.out)
-    return done
+def git(cwd: Path, *argv: str, check: bool = True) -> GitResult:
+    """``git argv`` in ``cwd``, its words in English; with ``check``, a failure raises
+    ``GitError`` (a batch's git must mostly succeed: checked unless told otherwise)."""
+    return gitrun.run(cwd, *argv, check=check, env=gitrun.C_LOCALE)
 
 
 def toplevel(cwd: Path) -> Path | None:
     """The root of the git work tree holding ``cwd``, or None outside a repository."""
-    try:
-        done = git(cwd, "rev-parse", "--show-toplevel", check=False)
-    except OSError:  # no git at all: treated as "not a repository"
-        return None
-    if not done.ok or not done.out.strip():
-        return None
-    return Path(done.out.strip())
+    top = git(cwd, "rev-parse", "--show-toplevel", check=False).answer  # no git: None too
+    return Path(top) if top else None
 
 
 def head(cwd: Path) -> str:
@@ -127,7 +94,7 @@ def commit_all(worktree: Path, message: str, *, author: str | None = None) -> bo
     # ~25 ms of CPU with its supervisor): nothing staged is "no changes", else a failure.
     if git(worktree, "diff", "--cached", "--quiet", check=False).ok:
         return False
-    raise GitError(["commit"], done.err or done.out)
+    raise GitError(done)
 
 
 def ahead(repo: Path, branch: str, base: str) -> int:

@@ -1,0 +1,100 @@
+"""The one git module (issue 45): one function, one result type, one time limit."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from support.batch import git as setup_git
+from support.batch import make_repo
+
+from jlgcli.process import git
+from jlgcli.process.model import ProcessOutcome, StopReason
+from jlgcli.process.signals import Interrupted
+
+
+def test_an_answer_is_stdout_stripped_and_a_failure_none(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    head = git.run(repo, "rev-parse", "HEAD")
+    assert head.ok and head.code == 0 and head.answer == head.out.strip() and len(head.out) == 41
+    wrong = git.run(repo, "rev-parse", "--verify", "--quiet", "nope")
+    assert not wrong.ok and wrong.code == 1 and wrong.answer is None
+    assert not wrong.missing and not wrong.timed_out and wrong.describe() == "exit 1"
+
+
+def test_check_raises_with_the_command_and_what_git_said(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    with pytest.raises(git.GitError) as caught:
+        git.run(repo, "checkout", "no-such-branch", check=True, env=git.C_LOCALE)
+    assert str(caught.value).startswith("git checkout no-such-branch: error:")
+    assert "no-such-branch" in caught.value.detail
+    assert caught.value.result.excerpt(1) == caught.value.result.output.strip().splitlines()[-1]
+
+
+def test_stdin_reaches_git(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    stored = git.run(repo, "hash-object", "-w", "--stdin", stdin="hello\n")
+    assert git.run(repo, "cat-file", "-p", stored.out.strip()).out == "hello\n"
+
+
+def test_a_missing_git_is_a_result_and_a_named_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "empty-bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    result = git.run(tmp_path, "status")
+    assert result.missing and not result.ok and result.answer is None and result.code is None
+    assert result.describe() == "git not found" and "git" in result.output
+    with pytest.raises(git.GitError, match="git status: git not found"):
+        git.run(tmp_path, "status", check=True)
+
+
+def test_limit_keeps_the_head_and_stops_git_past_it(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (repo / "big.txt").write_text("line of a big file\n" * 50_000, encoding="utf-8")
+    setup_git(repo, "add", "big.txt")
+    cut = git.run(repo, "diff", "--cached", limit=1000)
+    assert cut.truncated and len(cut.out.encode()) <= 1000 and cut.out.startswith("diff --git")
+    whole = git.run(repo, "diff", "--cached", "--stat")
+    assert whole.ok and not whole.truncated and "big.txt" in whole.out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX shell script stands in for git")
+def test_a_hung_git_times_out_as_a_failed_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    hung = bin_dir / "git"  # a git waiting on a lock another process never releases
+    hung.write_text(f"#!/bin/sh\nexec {shutil.which('sleep')} 60\n", encoding="utf-8")
+    hung.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    result = git.run(tmp_path, "status", timeout=0.2)
+    assert result.timed_out and not result.ok and result.answer is None
+    assert result.describe() == "timed out after 0.2s"
+    with pytest.raises(git.GitError, match="git status: timed out"):
+        git.run(tmp_path, "status", timeout=0.2, check=True)
+
+
+def test_ctrl_c_while_git_runs_is_an_interruption(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+
+    def cancelled(*args: object, **kwargs: object) -> ProcessOutcome:
+        return ProcessOutcome(None, 15, StopReason.CANCELLED, 0.1, interrupted_by=15)
+
+    monkeypatch.setattr("jlgcli.process.captured.run_captured", cancelled)
+    with pytest.raises(Interrupted) as caught:
+        git.run(tmp_path, "status")
+    assert caught.value.signum == signal.SIGTERM
+
+
+def test_git_is_asked_nothing_and_pages_nothing(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    shown = git.run(repo, "var", "GIT_PAGER")
+    assert shown.answer == "cat"
+    assert git.run(repo, "config", "--get", "core.pager", env={"GIT_TERMINAL_PROMPT": "1"}).code
+    assert git.GitResult(("log",), ProcessOutcome.not_started("x")).command == "git log"
