@@ -25,15 +25,15 @@ import json
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from jlgcli.batch.entry import TASK_ENV  # there: the loop door needs it, not this module
 from jlgcli.process.model import ForkServer, OutputEvent
+from jlgcli.records import field, record
 
 
-@dataclass
+@record(frozen=False)
 class Forking:
     """The batch's task server while the batch runs (``task_server``): ``tasks`` forks a
     task (None: each task starts its own interpreter); ``take_spawns`` has it start the
@@ -67,7 +67,7 @@ def task_server() -> Iterator[Forking]:
         forking.retire_server(server)
 
 
-@dataclass
+@record(frozen=False)
 class Live:
     """What the parent knows of a running task, from its events file."""
 
@@ -85,7 +85,7 @@ class Live:
 Hook = Callable[["ChildRun"], None]
 
 
-@dataclass
+@record(frozen=False)
 class ChildRun:
     """A task's child process: its argv, files and the thread that runs it.
 

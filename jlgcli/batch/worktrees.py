@@ -18,7 +18,6 @@ add what git cannot say (conflict, running, which batch).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,13 @@ from jlgcli.batch import gitops
 from jlgcli.batch.record import BatchRecord, TaskRecord, list_batches, load
 from jlgcli.batch.setup import WORKTREES
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import field, record
 
 PREFIXES = ("jlgcli/", "jlgcli-backup/")
 REMOVABLE = ("merged", "empty")
 
 
-@dataclass
+@record(frozen=False)
 class Entry:
     """A worktree and/or branch jlgcli made."""
 
@@ -164,7 +164,7 @@ def _assess(
         entry.state = "merged" if entry.branch else "empty"
 
 
-@dataclass
+@record(frozen=False)
 class Pruned:
     """What ``prune`` did: removed, kept (with why) and, for forced ones, what was lost."""
 
