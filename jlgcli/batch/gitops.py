@@ -11,9 +11,10 @@ import functools
 from pathlib import Path
 
 from jlgcli.process import git as gitrun
-from jlgcli.process.git import GitError, GitResult
+from jlgcli.process.git import GitError
+from jlgcli.process.result import CommandResult
 
-__all__ = ["GitError", "GitResult", "git"]
+__all__ = ["CommandResult", "GitError", "git"]
 
 # jlgcli's own folders never go into a task's commit (runs, worktrees, ledgers).
 OWN_PATHS = (":(exclude).jlgcli", ":(exclude)ledger")
@@ -25,7 +26,7 @@ AS_JLGCLI = ("-c", "user.name=jlgcli", "-c", "user.email=jlgcli@localhost")
 NO_MAINTENANCE = ("-c", "maintenance.auto=false", "-c", "gc.auto=0")
 
 
-def git(cwd: Path, *argv: str, check: bool = True) -> GitResult:
+def git(cwd: Path, *argv: str, check: bool = True) -> CommandResult:
     """``git argv`` in ``cwd``, its words in English; with ``check``, a failure raises
     ``GitError`` (a batch's git must mostly succeed: checked unless told otherwise)."""
     return gitrun.run(cwd, *argv, check=check, env=gitrun.C_LOCALE)
@@ -39,19 +40,19 @@ def toplevel(cwd: Path) -> Path | None:
 
 def head(cwd: Path) -> str:
     """The commit checked out in ``cwd``."""
-    return git(cwd, "rev-parse", "HEAD").out.strip()
+    return git(cwd, "rev-parse", "HEAD").stdout.strip()
 
 
 def current_branch(cwd: Path) -> str | None:
     """The branch checked out in ``cwd`` (None when detached)."""
     done = git(cwd, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
-    return done.out.strip() or None if done.ok else None
+    return done.stdout.strip() or None if done.ok else None
 
 
 def dirty(cwd: Path) -> list[str]:
     """Changed, staged or untracked paths in ``cwd`` (jlgcli's own folders left out)."""
     done = git(cwd, "status", "--porcelain", "--untracked-files=normal", "--", ".", *OWN_PATHS)
-    return [line[3:] for line in done.out.splitlines() if line.strip()]
+    return [line[3:] for line in done.stdout.splitlines() if line.strip()]
 
 
 def branch_exists(repo: Path, branch: str) -> bool:
@@ -61,7 +62,7 @@ def branch_exists(repo: Path, branch: str) -> bool:
 def branches(repo: Path, prefix: str) -> set[str]:
     """The local branches whose names start with ``prefix`` (one git call for them all)."""
     done = git(repo, "for-each-ref", "--format=%(refname)", f"refs/heads/{prefix}", check=False)
-    names = (line.strip().removeprefix("refs/heads/") for line in done.out.splitlines())
+    names = (line.strip().removeprefix("refs/heads/") for line in done.stdout.splitlines())
     return {name for name in names if name} if done.ok else set()
 
 
@@ -77,7 +78,7 @@ def user_identity(repo: Path) -> str | None:
     a task's commit is authored by the user who asked for it (jlgcli is its committer).
     Asked once per repository and batch: every task commits with it."""
     done = git(repo, "var", "GIT_AUTHOR_IDENT", check=False)
-    name, sep, _ = done.out.strip().rpartition(">")
+    name, sep, _ = done.stdout.strip().rpartition(">")
     return f"{name}{sep}" if done.ok and sep and "<" in name else None
 
 
@@ -100,13 +101,13 @@ def commit_all(worktree: Path, message: str, *, author: str | None = None) -> bo
 def ahead(repo: Path, branch: str, base: str) -> int:
     """How many commits ``branch`` has that ``base`` does not."""
     done = git(repo, "rev-list", "--count", f"{base}..{branch}", check=False)
-    return int(done.out.strip() or 0) if done.ok else 0
+    return int(done.stdout.strip() or 0) if done.ok else 0
 
 
 def diff_stat(repo: Path, base: str, branch: str) -> str:
     """``N files changed, +A -D`` between ``base`` and ``branch`` ('' when none)."""
     done = git(repo, "diff", "--shortstat", f"{base}...{branch}", check=False)
-    return done.out.strip() if done.ok else ""
+    return done.stdout.strip() if done.ok else ""
 
 
 def rebase(worktree: Path, onto: str) -> bool:

@@ -13,7 +13,7 @@ from jlgcli import records
 from jlgcli.dev.fsutil import read_text_capped
 from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.process import git
-from jlgcli.process.git import GitResult
+from jlgcli.process.result import CommandResult
 from jlgcli.records import record
 
 
@@ -38,12 +38,12 @@ class Git:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def _git(self, *args: str, stdin: str | None = None, hooks: bool = False) -> GitResult:
+    def _git(self, *args: str, stdin: str | None = None, hooks: bool = False) -> CommandResult:
         """``hooks``: the command runs the user's hooks (a commit), which may run a test
         suite: git's time limit does not apply to it."""
         timeout = None if hooks else git.GIT_TIMEOUT_S
         result = git.run(self.root, *UNQUOTED, *args, stdin=stdin, timeout=timeout)
-        return records.replace(result, args=args)  # messages name the command as asked
+        return records.replace(result, argv=("git", *args))  # messages: the command asked
 
     def _checked(
         self,
@@ -60,12 +60,12 @@ class Git:
                 f"{result.excerpt()}",
                 "fix the git problem shown above, then run: jlgcli dev resume",
             )
-        return result.out
+        return result.stdout
 
     def check_repository(self) -> None:
         """Raise ``JlgError`` (exit 2) unless the root is inside a git work tree."""
         result = self._git("rev-parse", "--is-inside-work-tree")
-        if not result.ok or result.out.strip() != "true":
+        if not result.ok or result.stdout.strip() != "true":
             detail = "git is not installed" if result.missing else result.excerpt(3)
             raise JlgError(
                 DevExitCode.CONFIGURATION,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process import git
-from jlgcli.process.git import GitResult
+from jlgcli.process.result import CommandResult
 from jlgcli.records import record
 from jlgcli.runner.summary import RunSummary
 
@@ -54,7 +54,7 @@ def _base_args(refs: tuple[str, str] | None) -> list[str]:
     return args + ([f"{refs[0]}...{refs[1]}"] if refs else ["--cached"])
 
 
-def _git(args: Sequence[str], cwd: Path, limit: int) -> GitResult:
+def _git(args: Sequence[str], cwd: Path, limit: int) -> CommandResult:
     """git ``args``, keeping the first ``limit`` bytes of stdout; stopped once past the cap
     (``truncated``). Ctrl-C raises ``Interrupted``; no git or a timeout, ``JlgError``."""
     result = git.run(cwd, *args, env=git.C_LOCALE, limit=limit)
@@ -86,7 +86,7 @@ def collect_change(
     else:
         listed = _git([*base, "--name-only", "-z"], cwd, 4_000_000)
         _check(listed, cwd)
-        names = tuple(name for name in listed.out.split("\0") if name)
+        names = tuple(name for name in listed.stdout.split("\0") if name)
     diff, truncated = "", False
     if max_diff_bytes > 0 and names:
         # Pathspecs only for files pre-commit chose: thousands of staged names would
@@ -94,18 +94,18 @@ def collect_change(
         pathspecs = ["--", *names] if files else []
         found = _git([*base, *pathspecs], cwd, max_diff_bytes)
         _check(found, cwd)
-        diff, truncated = found.out, found.truncated
+        diff, truncated = found.stdout, found.truncated
         if truncated and "\n" in diff:  # end on a whole line
             diff = diff[: diff.rindex("\n") + 1]
     return Change(names, diff, truncated, f"{refs[0]}...{refs[1]}" if refs else "staged")
 
 
-def _check(result: GitResult, cwd: Path) -> None:
-    if result.code in (0, None) or result.truncated:
+def _check(result: CommandResult, cwd: Path) -> None:
+    if result.exit_code in (0, None) or result.truncated:
         return
     # Outside a work tree `git diff --cached` prints its usage text: ask git plainly instead.
     inside = _git(["rev-parse", "--is-inside-work-tree"], cwd, 1000)
-    if inside.code != 0 or inside.out.strip() != "true":
+    if inside.exit_code != 0 or inside.stdout.strip() != "true":
         raise JlgError(
             ExitCode.USAGE,
             f"not inside a git work tree ({cwd}): there is no change to review",
@@ -113,7 +113,7 @@ def _check(result: GitResult, cwd: Path) -> None:
         )
     raise JlgError(
         ExitCode.USAGE,
-        f"cannot read the change with git: {git_problem(result.err)}",
+        f"cannot read the change with git: {git_problem(result.stderr)}",
         hint="run jlgcli hook inside a git work tree (pre-commit does)",
     )
 

@@ -1,5 +1,8 @@
 """git, the one way jlgcli runs it: one function, one result type, one time limit.
 
+``run`` returns a ``CommandResult`` (``jlgcli.process.result``), the result type the
+dev loop's other commands have too.
+
 Every git command of every mode (a loop's snapshots, a batch's worktrees and merges,
 the dev loop's diff and commit, the pre-commit hook's change, the sandbox's git dirs)
 is ``run(cwd, *args)``: an argv list through ``run_captured`` (the one place that
@@ -28,7 +31,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from jlgcli.process.model import ProcessOutcome, StopReason
-from jlgcli.records import record
+from jlgcli.process.result import CommandResult
 
 GIT_TIMEOUT_S = 120.0
 GIT_KEEP = 2_000_000  # bytes of stdout kept from its start
@@ -38,82 +41,11 @@ BASE_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat"}
 C_LOCALE = {"LC_ALL": "C"}  # git's messages and lists in one language, read by the caller
 
 
-@record
-class GitResult:
-    """What one git command did: its arguments (after ``git``) and the process outcome."""
-
-    args: tuple[str, ...]
-    outcome: ProcessOutcome
-    timeout: float | None = GIT_TIMEOUT_S  # the limit it ran under (seconds)
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome.ok
-
-    @property
-    def code(self) -> int | None:
-        """The exit code (None when git was killed, timed out or never started)."""
-        return self.outcome.exit_code
-
-    @property
-    def out(self) -> str:
-        """stdout as git wrote it (its first ``GIT_KEEP`` or ``limit`` bytes)."""
-        return self.outcome.stdout
-
-    @property
-    def err(self) -> str:
-        return self.outcome.stderr
-
-    @property
-    def answer(self) -> str | None:
-        """stdout stripped when git succeeded, None otherwise (a yes/no-or-value question)."""
-        return self.outcome.stdout.strip() if self.outcome.ok else None
-
-    @property
-    def missing(self) -> bool:
-        """git is not installed (or cannot be started)."""
-        return self.outcome.stop_reason is StopReason.FAILED_TO_START
-
-    @property
-    def timed_out(self) -> bool:
-        return self.outcome.timed_out
-
-    @property
-    def truncated(self) -> bool:
-        """stdout went past what was kept (with ``limit``: git was stopped there)."""
-        return self.outcome.output is not None and self.outcome.output.stdout.truncated
-
-    @property
-    def output(self) -> str:
-        """The tail of stdout and stderr as they arrived (why a command failed)."""
-        if self.outcome.output is None:
-            return self.outcome.error or ""
-        return self.outcome.output.merged.text()
-
-    @property
-    def command(self) -> str:
-        """``git ARGS`` as a person would type it (for messages)."""
-        return " ".join(("git", *self.args))
-
-    def describe(self) -> str:
-        """``exit 1`` / ``timed out after 120s`` / ``git not found`` / ``killed by a signal``."""
-        if self.missing:
-            return "git not found"
-        if self.timed_out:
-            return f"timed out after {self.timeout or 0:g}s"
-        return f"exit {self.code}" if self.code is not None else "killed by a signal"
-
-    def excerpt(self, lines: int = 25) -> str:
-        """The last ``lines`` non-empty lines of output (for error messages)."""
-        kept = [line for line in self.output.splitlines() if line.strip()]
-        return "\n".join(kept[-lines:])
-
-
 class GitError(Exception):
     """A git command that had to succeed did not; ``detail`` is what git said."""
 
-    def __init__(self, result: GitResult) -> None:
-        detail = result.err or result.out
+    def __init__(self, result: CommandResult) -> None:
+        detail = result.stderr or result.stdout
         if result.missing or result.timed_out:
             detail = result.describe()
         super().__init__(f"{result.command}: {detail.strip() or result.describe()}")
@@ -129,7 +61,7 @@ def run(
     stdin: str | None = None,
     timeout: float | None = GIT_TIMEOUT_S,
     limit: int | None = None,
-) -> GitResult:
+) -> CommandResult:
     """``git ARGS`` in ``cwd`` to its end; see the module's policy.
 
     ``env``: overrides on top of the environment (``GIT_INDEX_FILE``, ``C_LOCALE``);
@@ -165,7 +97,7 @@ def run(
         from jlgcli.process.signals import Interrupted
 
         raise Interrupted(outcome.interrupted_by or signal.SIGINT)
-    result = GitResult(tuple(args), outcome, timeout)
+    result = CommandResult(("git", *args), outcome)
     if check and not result.ok:
         raise GitError(result)
     return result

@@ -18,9 +18,10 @@ from jlgcli.process.signals import Interrupted
 def test_an_answer_is_stdout_stripped_and_a_failure_none(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     head = git.run(repo, "rev-parse", "HEAD")
-    assert head.ok and head.code == 0 and head.answer == head.out.strip() and len(head.out) == 41
+    assert head.ok and head.exit_code == 0 and head.answer == head.stdout.strip()
+    assert len(head.stdout) == 41 and head.command == "git rev-parse HEAD"
     wrong = git.run(repo, "rev-parse", "--verify", "--quiet", "nope")
-    assert not wrong.ok and wrong.code == 1 and wrong.answer is None
+    assert not wrong.ok and wrong.exit_code == 1 and wrong.answer is None
     assert not wrong.missing and not wrong.timed_out and wrong.describe() == "exit 1"
 
 
@@ -36,7 +37,7 @@ def test_check_raises_with_the_command_and_what_git_said(tmp_path: Path) -> None
 def test_stdin_reaches_git(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     stored = git.run(repo, "hash-object", "-w", "--stdin", stdin="hello\n")
-    assert git.run(repo, "cat-file", "-p", stored.out.strip()).out == "hello\n"
+    assert git.run(repo, "cat-file", "-p", stored.stdout.strip()).stdout == "hello\n"
 
 
 def test_a_missing_git_is_a_result_and_a_named_error(
@@ -45,9 +46,9 @@ def test_a_missing_git_is_a_result_and_a_named_error(
     (tmp_path / "empty-bin").mkdir()
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     result = git.run(tmp_path, "status")
-    assert result.missing and not result.ok and result.answer is None and result.code is None
-    assert result.describe() == "git not found" and "git" in result.output
-    with pytest.raises(git.GitError, match="git status: git not found"):
+    assert result.missing and not result.ok and result.answer is None and result.exit_code is None
+    assert result.describe() == "command not found" and "git" in result.output
+    with pytest.raises(git.GitError, match="git status: command not found"):
         git.run(tmp_path, "status", check=True)
 
 
@@ -56,9 +57,11 @@ def test_limit_keeps_the_head_and_stops_git_past_it(tmp_path: Path) -> None:
     (repo / "big.txt").write_text("line of a big file\n" * 50_000, encoding="utf-8")
     setup_git(repo, "add", "big.txt")
     cut = git.run(repo, "diff", "--cached", limit=1000)
-    assert cut.truncated and len(cut.out.encode()) <= 1000 and cut.out.startswith("diff --git")
+    assert (
+        cut.truncated and len(cut.stdout.encode()) <= 1000 and cut.stdout.startswith("diff --git")
+    )
     whole = git.run(repo, "diff", "--cached", "--stat")
-    assert whole.ok and not whole.truncated and "big.txt" in whole.out
+    assert whole.ok and not whole.truncated and "big.txt" in whole.stdout
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a POSIX shell script stands in for git")
@@ -73,7 +76,7 @@ def test_a_hung_git_times_out_as_a_failed_result(
     monkeypatch.setenv("PATH", str(bin_dir))
     result = git.run(tmp_path, "status", timeout=0.2)
     assert result.timed_out and not result.ok and result.answer is None
-    assert result.describe() == "timed out after 0.2s"
+    assert result.describe() == "timed out" and result.stop == "timeout"
     with pytest.raises(git.GitError, match="git status: timed out"):
         git.run(tmp_path, "status", timeout=0.2, check=True)
 
@@ -92,9 +95,9 @@ def test_ctrl_c_while_git_runs_is_an_interruption(
     assert caught.value.signum == signal.SIGTERM
 
 
-def test_git_is_asked_nothing_and_pages_nothing(tmp_path: Path) -> None:
+def test_git_pages_nothing_and_a_caller_adds_to_its_environment(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    shown = git.run(repo, "var", "GIT_PAGER")
-    assert shown.answer == "cat"
-    assert git.run(repo, "config", "--get", "core.pager", env={"GIT_TERMINAL_PROMPT": "1"}).code
-    assert git.GitResult(("log",), ProcessOutcome.not_started("x")).command == "git log"
+    assert git.run(repo, "var", "GIT_PAGER").answer == "cat"
+    index = tmp_path / "private-index"
+    assert git.run(repo, "read-tree", "HEAD", env={"GIT_INDEX_FILE": str(index)}).ok
+    assert index.is_file()  # the user's index untouched, the private one written

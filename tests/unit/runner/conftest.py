@@ -18,7 +18,7 @@ def gits(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
 
     def counting(
         cwd: Path | str, *args: str, env: Mapping[str, str] | None = None, **rest: object
-    ) -> git.GitResult:
+    ) -> git.CommandResult:
         ran.append(args)
         return real(cwd, *args, env=env, **rest)  # type: ignore[arg-type]
 

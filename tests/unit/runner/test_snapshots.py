@@ -119,7 +119,7 @@ def test_a_failing_git_is_no_evidence(tmp_path: Path, monkeypatch: pytest.Monkey
     snaps = _snapshots(tree)
     assert snaps.take(repo) is not None
     failed = ProcessOutcome(128, None, StopReason.EXITED, 0.0)
-    monkeypatch.setattr(git, "run", lambda *args, **kwargs: git.GitResult(args[1:], failed))
+    monkeypatch.setattr(git, "run", lambda *args, **kwargs: git.CommandResult(args[1:], failed))
     (tree / "a.txt").write_text("two\n", encoding="utf-8")  # git is asked (no stat proof)
     assert snaps.take(repo) is None
     assert snaps.diff_stat(None, None) is None

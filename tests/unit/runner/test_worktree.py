@@ -16,7 +16,7 @@ from jlgcli.process.outcome import OutputTail
 from jlgcli.runner import worktree
 
 
-def _no_git(*args: object, **kwargs: object) -> git.GitResult:
+def _no_git(*args: object, **kwargs: object) -> git.CommandResult:
     raise AssertionError(f"git was spawned: {args}")
 
 
@@ -40,10 +40,10 @@ def test_git_environment_variables_always_ask_git(
 ) -> None:
     asked: list[tuple[str, ...]] = []
 
-    def fake_git(cwd: Path, *args: str, **kwargs: object) -> git.GitResult:
+    def fake_git(cwd: Path, *args: str, **kwargs: object) -> git.CommandResult:
         asked.append(args)
         said = OutputTail.holding("/elsewhere/.git\n")
-        return git.GitResult(args, ProcessOutcome(0, None, StopReason.EXITED, 0.0, output=said))
+        return git.CommandResult(args, ProcessOutcome(0, None, StopReason.EXITED, 0.0, output=said))
 
     monkeypatch.setattr(git, "run", fake_git)
     assert worktree.git_dir(tmp_path, environ={"GIT_DIR": "/elsewhere/.git"}) == "/elsewhere/.git"
