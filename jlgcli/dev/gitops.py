@@ -40,9 +40,8 @@ class Git:
 
     def _git(self, *args: str, stdin: str | None = None, hooks: bool = False) -> CommandResult:
         """``hooks``: the command runs the user's hooks (a commit), which may run a test
-        suite: git's time limit does not apply to it."""
-        timeout = None if hooks else git.GIT_TIMEOUT_S
-        result = git.run(self.root, *UNQUOTED, *args, stdin=stdin, timeout=timeout)
+        suite: no time limit (``jlgcli.process.git``)."""
+        result = git.run(self.root, *UNQUOTED, *args, stdin=stdin, hooks=hooks)
         return records.replace(result, argv=("git", *args))  # messages: the command asked
 
     def _checked(

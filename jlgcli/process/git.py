@@ -11,8 +11,9 @@ spawns: own process group, the kill ladder at the limit), never a shell.
 The policy, the same for every caller:
 
 * time: ``GIT_TIMEOUT_S`` bounds git's own work (a hang is a lock held by another git,
-  or a filesystem gone away); only a command that runs the user's hooks (a commit
-  without ``--no-verify``: they may run a test suite) passes ``timeout=None``;
+  or a filesystem gone away), stopped with a short kill ladder; a command that runs the
+  user's hooks (``hooks=True``: a commit without ``--no-verify``, whose hooks may run a
+  test suite) has no time limit, and the hooks get the usual ladder's grace on Ctrl-C;
 * git never asks anything (``GIT_TERMINAL_PROMPT=0``) nor pages (``GIT_PAGER=cat``);
   callers that read git's words (``fatal:``, branch lists) add ``C_LOCALE``;
 * output: the first ``GIT_KEEP`` bytes of stdout and of stderr (a diff is read from its
@@ -59,16 +60,17 @@ def run(
     check: bool = False,
     env: Mapping[str, str] | None = None,
     stdin: str | None = None,
-    timeout: float | None = GIT_TIMEOUT_S,
     limit: int | None = None,
+    hooks: bool = False,
+    timeout: float = GIT_TIMEOUT_S,
 ) -> CommandResult:
     """``git ARGS`` in ``cwd`` to its end; see the module's policy.
 
     ``env``: overrides on top of the environment (``GIT_INDEX_FILE``, ``C_LOCALE``);
-    ``stdin``: text written to git's stdin; ``timeout``: None only for a command that
-    runs the user's hooks; ``limit``: keep this many bytes of stdout and stop git once
-    past them. Raises ``GitError`` with ``check`` when git did not succeed,
-    ``Interrupted`` when Ctrl-C or SIGTERM stopped it.
+    ``stdin``: text written to git's stdin; ``limit``: keep this many bytes of stdout
+    and stop git once past them; ``hooks``: the command runs the user's hooks (no time
+    limit); ``timeout``: git's own limit. Raises ``GitError`` with ``check`` when git did
+    not succeed, ``Interrupted`` when Ctrl-C or SIGTERM stopped it.
     """
     from jlgcli.process.captured import run_captured
     from jlgcli.process.model import Invocation, Limits
@@ -86,7 +88,7 @@ def run(
     try:
         outcome = run_captured(
             inv,
-            Limits(total_timeout=timeout, kill_grace=KILL_GRACE_S),
+            Limits(None) if hooks else Limits(total_timeout=timeout, kill_grace=KILL_GRACE_S),
             output=kept,
             sinks=() if cut is None else (stop_past_limit,),
             cancel=cut,

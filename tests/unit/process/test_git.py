@@ -101,3 +101,24 @@ def test_git_pages_nothing_and_a_caller_adds_to_its_environment(tmp_path: Path) 
     index = tmp_path / "private-index"
     assert git.run(repo, "read-tree", "HEAD", env={"GIT_INDEX_FILE": str(index)}).ok
     assert index.is_file()  # the user's index untouched, the private one written
+
+
+def test_one_time_limit_except_for_the_users_hooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jlgcli.process import captured
+    from jlgcli.process.model import Limits
+
+    seen: list[Limits] = []
+    real = captured.run_captured
+
+    def spy(inv: object, limits: Limits, **kwargs: object) -> ProcessOutcome:
+        seen.append(limits)
+        return real(inv, limits, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(captured, "run_captured", spy)
+    repo = make_repo(tmp_path / "repo")
+    git.run(repo, "status")
+    git.run(repo, "commit", "--allow-empty", "-q", "-m", "m", hooks=True)
+    assert (seen[0].total_timeout, seen[0].kill_grace) == (git.GIT_TIMEOUT_S, git.KILL_GRACE_S)
+    assert seen[1].total_timeout is None and seen[1].kill_grace == Limits().kill_grace
