@@ -26,9 +26,7 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, BinaryIO
-
-from pydantic_core import to_json as _to_json
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol
 
 from jlgcli.artifacts.probes import INVALID_UTF8, BytesProbe, byte_class
 from jlgcli.artifacts.redact import Redactor, StreamRedactor
@@ -84,6 +82,15 @@ _PROBE_PATTERNS = {
     "invalid utf-8": INVALID_UTF8,
 }
 _probes: dict[str, BytesProbe | None] = {}  # compiled on first need
+
+
+class _ToJson(Protocol):
+    def __call__(self, value: Any, *, bytes_mode: Literal["utf8"]) -> bytes: ...
+
+
+# pydantic_core.to_json, imported on the first chunk: its import (10-30 ms) stays off the
+# path to the agent's spawn, which imports this module (issue 48's agent_spawn.py).
+_to_json: _ToJson | None = None
 
 
 def json_escape_utf8(data: bytes) -> bytes:
@@ -267,9 +274,15 @@ def json_string_utf8(data: bytes) -> bytes | None:
     ``\\u000c``: text holding either, and any error (an older pydantic-core), takes
     the passes here, so the bytes written never depend on it.
     """
+    global _to_json
     if b"\x08" not in data and b"\x0c" not in data:
         with contextlib.suppress(Exception):  # not UTF-8, or no such API: asked below
-            return _to_json(data, bytes_mode="utf8")
+            to_json = _to_json
+            if to_json is None:
+                from pydantic_core import to_json as loaded
+
+                to_json = _to_json = loaded
+            return to_json(data, bytes_mode="utf8")
     return b'"%s"' % json_escape_utf8(data) if is_utf8(data) else None
 
 
