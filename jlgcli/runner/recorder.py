@@ -192,6 +192,10 @@ class Recorder:
             permissionDenials=metrics.permissionDenials or None,
         )  # fmt: skip
 
+    def asked(self, iteration: int, question: Redacted) -> None:
+        """The agent asked the user a question: the run parks on it (issue 51)."""
+        self.events.emit("question", iteration=iteration, question=question)
+
     def limit_wait(self, iteration: int, seconds: float, reason: str) -> None:
         """A rate-limit wait starts: the ``limit-wait`` event, and a notification when long."""
         self.events.emit("limit-wait", iteration=iteration, seconds=round(seconds), reason=reason)
@@ -252,8 +256,20 @@ class Recorder:
             durationMs=summary.durationMs, costUsd=money(summary.costUsd),
         )  # fmt: skip
         self.events.close()
-        self.notifier.run_ended(summary)  # last: a slow receiver delays nothing but the exit
+        self._notify_end(summary)  # last: a slow receiver delays nothing but the exit
         return summary
+
+    def _notify_end(self, summary: RunSummary) -> None:
+        """A parked run says its question; a batch's task says nothing more (its batch
+        notifies once, at its end)."""
+        task = self.record.spec.batch_task
+        if summary.question is not None:
+            try:
+                self.notifier.parked(summary.question, run_id=summary.runId, task=task)
+            except KeyboardInterrupt:  # the run has ended: its summary and exit code stand
+                self.console.warn("notifications skipped: interrupted")
+        elif task is None:
+            self.notifier.run_ended(summary)
 
     def _release(self) -> None:
         for lock in self._locks:

@@ -51,6 +51,7 @@ class ResumeState:
     stop_cause: str | None = None
     metrics: list[dict[str, Any]] = field(default_factory=list)
     started_at: str | None = None  # ISO 8601 UTC, to the microsecond (``jlgcli runs``)
+    question: str | None = None  # stop cause "question": what ``jlgcli answer`` answers (51)
     version: int = STATE_VERSION
 
     def to_json(self) -> dict[str, Any]:
