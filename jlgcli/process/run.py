@@ -282,7 +282,10 @@ class _Run:
             return
         total, idle = self.limits.total_timeout, self.limits.idle_timeout
         if self.cancel is not None and self.cancel.is_set():
-            self._stop(StopReason.CANCELLED, "cancelled")
+            self.next_exit_poll = 0.0  # ended already (its exit not polled yet)? nothing to stop
+            self._check_tree(now)
+            if not self.child_exited:
+                self._stop(StopReason.CANCELLED, "cancelled")
         elif total is not None and now - self.start >= total:
             self._stop(StopReason.TIMEOUT, f"total timeout of {total:g} s reached")
         elif idle is not None and now - self.last_output >= idle:
