@@ -13,6 +13,7 @@ inputs, no Hyperscan) every family runs (``ALL``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 
@@ -49,15 +50,19 @@ _NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 # webhooks, Sentry-style DSNs (a 32-hex public key as the user) and PEM private keys
 # (an unterminated block is masked to the end of the text).
 _ANCHORED = lazy(
-    rb"://(?:"
-    rb"[^\s/:@\"'<>`]{0,256}:(?P<password>" + value_run(rb"^\s/@\"'<>`", rb"{1,1024}") + rb")(?=@)"
-    rb"|(?P<dsn>[0-9a-f]{32})(?=@)"
-    rb"|hooks\.slack\.com/services/(?P<webhook>[0-9A-Za-z_/\-]{8,512})"
-    rb")"
-    rb"|(?P<pem>-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
-    rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
-    # unterminated: to the end of the text, or of the JSON string it is in (issue 43)
-    rb"|(?:[^\"\\]|\\[\s\S]){0,65536}(?:\Z|(?=\"))))"
+    lambda: (
+        rb"://(?:"
+        rb"[^\s/:@\"'<>`]{0,256}:(?P<password>"
+        + value_run(rb"^\s/@\"'<>`", rb"{1,1024}")
+        + rb")(?=@)"
+        rb"|(?P<dsn>[0-9a-f]{32})(?=@)"
+        rb"|hooks\.slack\.com/services/(?P<webhook>[0-9A-Za-z_/\-]{8,512})"
+        rb")"
+        rb"|(?P<pem>-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
+        rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
+        # unterminated: to the end of the text, or of the JSON string it is in (issue 43)
+        rb"|(?:[^\"\\]|\\[\s\S]){0,65536}(?:\Z|(?=\"))))"
+    )
 )
 _ANCHORED_GROUPS = ("password", "dsn", "webhook", "pem")
 _PEM_BEGIN = PEM_BEGIN
@@ -80,14 +85,20 @@ _AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""
 # instead (``directed_edits``): case-insensitive, which is the same for ASCII.
 _AUTHORIZATION_AT = lazy(_AUTHORIZATION.pattern, re.IGNORECASE)
 _SCHEME_CREDENTIAL = lazy(
-    rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)(" + value_run(rb"^\s\"'\x80-\xff", rb"{8,4096}") + rb")"
+    lambda: (
+        rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)("
+        + value_run(rb"^\s\"'\x80-\xff", rb"{8,4096}")
+        + rb")"
+    )
 )
 _BEARER = re.compile(rb"bearer[ \t]+")
 _BEARER_AT = lazy(_BEARER.pattern, re.IGNORECASE)
-_CONTEXT_AT = tuple(lazy(rule.pattern, re.IGNORECASE) for rule in CONTEXT)
+_CONTEXT_AT = tuple(
+    lazy(functools.partial(getattr, rule, "pattern"), re.IGNORECASE) for rule in CONTEXT
+)
 _NETRC_AT = _CONTEXT_AT[CONTEXT.index(NETRC)]
 _CREDENTIAL = re.compile(rb"[A-Za-z0-9\-._~+/]{8,4096}=*")
-_UNQUOTED = lazy(value_run(rb"^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`", rb"{1,4096}"))
+_UNQUOTED = lazy(lambda: value_run(rb"^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`", rb"{1,4096}"))
 _DIGIT = re.compile(rb"[0-9]")
 _PLACEHOLDERS = frozenset({b"null", b"none", b"nil", b"true", b"false", b"undefined"})
 _NAME_MAX = 128

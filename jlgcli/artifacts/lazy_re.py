@@ -7,17 +7,21 @@ Hyperscan candidate (long outputs only), the URL and PEM shapes (text holding
 ``://``), the command-line contexts (text naming ``curl``, ``mysql``…). A
 ``lazy`` pattern is compiled the first time one of its methods is called; from
 then on its methods are the compiled pattern's own (bound into the instance), so
-the rules run as fast as before. ``needs``: literals one of which every match
-holds; until the pattern is compiled, a ``search`` in text holding none of them
-answers ``None`` without compiling it, which is what the compiled pattern would
-answer.
+the rules run as fast as before. Its source may be a function too: the shapes
+read through JSON escapes (``escapes.value_run``) cost ~2 ms to spell out.
+``needs``: literals one of which every match holds; until the pattern is
+compiled, a ``search`` in text holding none of them answers ``None`` without
+compiling it, which is what the compiled pattern would answer.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from typing import Any, cast
+
+Source = bytes | Callable[[], bytes]
 
 _BOUND = ("match", "search", "finditer", "fullmatch", "findall", "sub", "subn", "split")
 
@@ -25,10 +29,17 @@ _BOUND = ("match", "search", "finditer", "fullmatch", "findall", "sub", "subn", 
 class LazyPattern:
     """``re.compile(pattern, flags)`` deferred to the first use of one of its methods."""
 
-    def __init__(self, pattern: bytes, flags: int = 0, needs: tuple[bytes, ...] = ()) -> None:
-        self.pattern = pattern
+    def __init__(self, pattern: Source, flags: int = 0, needs: tuple[bytes, ...] = ()) -> None:
+        self._source = pattern
         self._flags = flags
         self._needs = needs
+
+    @property
+    def pattern(self) -> bytes:
+        """The pattern's source (spelled out now if it was given as a function)."""
+        if callable(self._source):
+            self._source = self._source()
+        return self._source
 
     @property
     def compiled(self) -> bool:
@@ -55,6 +66,6 @@ class LazyPattern:
         return compiled
 
 
-def lazy(pattern: bytes, flags: int = 0, *, needs: tuple[bytes, ...] = ()) -> re.Pattern[bytes]:
+def lazy(pattern: Source, flags: int = 0, *, needs: tuple[bytes, ...] = ()) -> re.Pattern[bytes]:
     """A pattern that compiles itself at its first use (typed as the pattern it becomes)."""
     return cast("re.Pattern[bytes]", LazyPattern(pattern, flags, needs))

@@ -118,19 +118,26 @@ TOKEN_CANDIDATES = (
 # A value ends at a JSON escape as it would at the decoded character (issue 43).
 CONTEXT = (
     lazy(
-        rb"curl\b[^\n]{0,2048}?[ \t](?:-u|--user)(?:=|[ \t]{1,5})[\"']?[^\s:\"']{1,256}:"
-        rb"(" + value_run(rb"^\s\"'", rb"{3,256}") + rb")",
+        lambda: (
+            rb"curl\b[^\n]{0,2048}?[ \t](?:-u|--user)(?:=|[ \t]{1,5})[\"']?[^\s:\"']{1,256}:"
+            rb"(" + value_run(rb"^\s\"'", rb"{3,256}") + rb")"
+        ),
         needs=(b"curl",),
     ),
     lazy(
-        rb"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,2048}?[ \t]-p("
-        + value_run(rb"^\s\"'\-", b"")
-        + value_run(rb"^\s\"'", rb"{0,255}")
-        + rb")",
+        lambda: (
+            rb"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,2048}?[ \t]-p("
+            + value_run(rb"^\s\"'\-", b"")
+            + value_run(rb"^\s\"'", rb"{0,255}")
+            + rb")"
+        ),
         needs=(b"mysql", b"mariadb"),
     ),
     # netrc: only after a space or a line start
-    lazy(rb"password[ \t]+(" + value_run(rb"^\s\"'", rb"{3,1024}") + rb")", needs=(b"password",)),
+    lazy(
+        lambda: rb"password[ \t]+(" + value_run(rb"^\s\"'", rb"{3,1024}") + rb")",
+        needs=(b"password",),
+    ),
     lazy(rb"\"auth\"[ \t]*:[ \t]*\"([a-z0-9+/=]{8,4096})\"", needs=(b'"auth"',)),
 )
 NETRC = CONTEXT[2]

@@ -78,3 +78,17 @@ def test_importing_the_rules_compiles_only_what_every_input_needs() -> None:
     assert not any(before)
     assert not any(after)  # a short text naming none of their literals compiles none of them
     assert text == "deploy the service; see the notes"
+
+
+def test_a_source_given_as_a_function_is_spelled_out_at_the_first_use_only() -> None:
+    spelled: list[int] = []
+
+    def source() -> bytes:
+        spelled.append(1)
+        return rb"a(b+)"
+
+    pattern = LazyPattern(source, needs=(b"a",))
+    assert pattern.search(b"xyz") is None and spelled == []  # the gate needs no source
+    assert pattern.pattern == rb"a(b+)" and spelled == [1]
+    found = pattern.search(b"xabb")
+    assert found is not None and found.group(1) == b"bb" and spelled == [1]
