@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redacted, Redactor
     from jlgcli.artifacts.rundir import RunDirectory
     from jlgcli.config.started import RunLock
-    from jlgcli.runner.resume import ResumeState
+    from jlgcli.runner.resume import ResumeState, StateTexts
 
 
 def runs_root(record: RunRecord) -> Path:
@@ -50,6 +50,7 @@ class Recorder:
         )  # fmt: skip
         self._state_dir: Path | None = None  # where state.json goes (loops), set by open()
         self._state_writes = StateWrites()
+        self._state_texts: StateTexts | None = None  # state.json's text, entries made once
         self._locks: list[RunLock] = []
 
     # -- start ---------------------------------------------------------------------------
@@ -221,9 +222,11 @@ class Recorder:
         """
         if self._state_dir is None:  # a loop that keeps no state (the demo)
             return
-        from jlgcli.runner.resume import state_text, write_state_text  # loops only
+        from jlgcli.runner.resume import StateTexts, write_state_text  # loops only
 
-        text = state_text(state, self.redactor.redact)  # here: the redactor is not shared
+        if self._state_texts is None:  # here: the redactor is not shared
+            self._state_texts = StateTexts(self.redactor.redact)
+        text = self._state_texts.text(state)
         if not beside_next_call:
             self._state_writes.wait()
         finish = self._state_writes.submit if beside_next_call else None
