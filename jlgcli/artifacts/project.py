@@ -36,6 +36,22 @@ def under_project(path: Path, cwd: Path | None = None) -> Path:
     return path if path.is_absolute() else project_root(cwd) / path
 
 
+def configured_runs_root(cwd: Path, flag: str | None = None) -> Path:
+    """``flag`` (``--dir``, relative to ``cwd``), else the ``artifactsDir`` setting relative
+    to the project root: where a run writes from any sub-directory, so where readers look."""
+    from jlgcli.artifacts.layout import DEFAULT_ROOT
+
+    if flag:
+        return cwd / Path(flag)
+    try:
+        from jlgcli.config import resolve_settings
+
+        configured = resolve_settings(cwd).values.get("artifactsDir")
+    except JlgError:
+        configured = None  # a broken config must not hide the runs already recorded
+    return under_project(Path(configured) if configured else DEFAULT_ROOT, cwd)
+
+
 def require_own_folder(path: Path, *, owner: int | None = None) -> None:
     """Exit 73 when ``path`` (or a folder of it from ``.jlgcli`` down) is a symlink or not ours.
 

@@ -9,20 +9,21 @@ cost budget, results merged back only with evidence (``jlgcli.batch.finish``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-import threading
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.board import Board, Row
 from jlgcli.batch.child import ChildRun, Forking, task_server
+from jlgcli.batch.endings import note_ending, stopped_by
 from jlgcli.batch.entry import TASK_ENV
+from jlgcli.batch.events import BatchEvents, file_writer, tagged
 from jlgcli.batch.options import BatchSettings, given_options, resolve, with_recorded
 from jlgcli.batch.record import (
     BatchRecord,
-    TaskRecord,
     batch_dir,
     load,
     record_started,
@@ -175,18 +176,46 @@ def _set_up_and_run(
             _commit_the_uncommitted(repo, record, batch_dir(runs_root, record.batchId))
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
-    summaries, signalled = _run(
-        args, record, repo, settings, jobs=jobs, forking=forking, versions=versions
-    )
-    if signalled:  # stopped by a signal: every task's state is written
-        return _finish(args, record, summaries, code=record.exitCode)
-    if repo is not None and record.merge:
-        from jlgcli.batch.finish import merge_all
+    with _batch_events(runs_root, record, jobs) as events:
+        summaries, signalled = _run(
+            args, record, repo, settings, jobs=jobs, forking=forking, versions=versions,
+            events=events,
+        )  # fmt: skip
+        if not signalled:  # else stopped by a signal: every task's state is written
+            if repo is not None and record.merge:
+                from jlgcli.batch.finish import merge_all
 
-        merge_all(repo, record, settings.gates, save=lambda: save(runs_root, record))
-    record.exitCode = batch_code(record)
-    save(runs_root, record)
+                merge_all(repo, record, settings.gates, save=lambda: save(runs_root, record))
+            record.exitCode = batch_code(record)
+            save(runs_root, record)
+        events.emit("batch-ended", exitCode=record.exitCode)
     return _finish(args, record, summaries, code=record.exitCode)
+
+
+@contextlib.contextmanager
+def _batch_events(runs_root: Path, record: BatchRecord, jobs: int) -> Iterator[BatchEvents]:
+    """The batch's ``events.ndjson``, and its folder's lock held while it runs: what
+    ``jlgcli watch`` follows, and how it tells a batch still going from one that died."""
+    from jlgcli.artifacts.layout import EVENTS_FILE
+    from jlgcli.artifacts.started import RunLock
+
+    folder = batch_dir(runs_root, record.batchId)
+    lock = RunLock(folder)
+    with contextlib.suppress(OSError):
+        lock.acquire()
+    events = BatchEvents(folder / EVENTS_FILE, record.batchId, warn=_warn)
+    events.emit("batch-started", tasks=[task.name for task in record.tasks], jobs=jobs,
+                merge=record.merge)  # fmt: skip
+    try:
+        yield events
+    finally:
+        events.close()
+        lock.release()
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"jlgcli: warning: {message}\n")
+    sys.stderr.flush()
 
 
 def _commit_the_uncommitted(repo: Path, record: BatchRecord, folder: Path) -> None:
@@ -215,6 +244,7 @@ def _run(
     jobs: int,
     forking: Forking,
     versions: tuple[tuple[str, str], ...],
+    events: BatchEvents,
 ) -> tuple[dict[str, dict[str, Any] | None], bool]:
     from jlgcli.batch.options import task_options, write_task_options
     from jlgcli.process import install_termination_handlers
@@ -224,8 +254,8 @@ def _run(
     runs_root, budget = settings.runs_root, settings.budget
     folder = batch_dir(runs_root, record.batchId)
     summaries: dict[str, dict[str, Any] | None] = {}
-    events = open(args.events, "a", encoding="utf-8") if args.events else None  # noqa: SIM115
-    emit = _writer(events)
+    given = open(args.events, "a", encoding="utf-8") if args.events else None  # noqa: SIM115
+    emit = file_writer(given)
     by_name = {task.name: task for task in record.tasks}
     slots: list[Slot] = []
 
@@ -244,7 +274,7 @@ def _run(
         task = by_name[child.name]
         if task.skipped:  # its dependencies' branches conflict (Waves.merge_rest)
             return
-        _note_ending(task, slot, child.summary)
+        note_ending(task, slot, child.summary)
         if repo is not None:
             from jlgcli.batch.finish import commit_done, merge_one
 
@@ -265,7 +295,7 @@ def _run(
             folder / f"{task.name}.err.log",
             prepare=prepare,
             after=after,
-            on_event=_tagged(emit, task.name),
+            on_event=tagged(emit, task.name),
             fork_server=forking.tasks,
         )
         slot = Slot(child, Row(task.name), cost_before=task.costUsd or 0.0)
@@ -282,6 +312,7 @@ def _run(
         )  # fmt: skip
         path = write_task_options(record.batchId, task.name, options)
         slot.child.argv = [*self_argv(), "loop", "--task-options", str(path)]
+        events.emit("task-started", task=task.name)
 
     def on_end(slot: Slot) -> None:  # in the main thread, once the task's thread is done
         task = by_name[slot.child.name]
@@ -290,6 +321,10 @@ def _run(
             "done" if task.exitCode == 0 else (task.stopCause or f"exit {task.exitCode}")
         )
         save(runs_root, record)
+        events.emit(
+            "task-ended", task=task.name, exitCode=task.exitCode, stopCause=task.stopCause,
+            state=slot.row.state, runId=task.runId, iterations=task.iterations,
+        )  # fmt: skip
 
     if repo is not None:  # a resume: a dependency done before but not yet merged
         from jlgcli.batch.finish import merge_one
@@ -300,7 +335,7 @@ def _run(
         return waves.verdict(by_name[slot.child.name], (s.child.name for s in slots if s.ended))
 
     quiet = bool(args.json) or args.verbosity == 0
-    board = Board([slot.row for slot in slots], quiet=quiet)
+    board = Board([slot.row for slot in slots], quiet=quiet, on_update=events.rows)
     schedule = Schedule(slots, jobs, budget, board, on_start, on_end, ready=ready)
     if maker is not None:  # the later tasks' worktrees are made while the first ones run
         maker.start_ahead(
@@ -320,77 +355,16 @@ def _run(
                 schedule.stop_all()
                 record.exitCode = 128 + int(exc.signum)
                 started = {slot.child.name for slot in slots if slot.started}
-                _stopped_by(exc.signum, [t for t in record.tasks if t.name in started], summaries)
+                stopped_by(exc.signum, [t for t in record.tasks if t.name in started], summaries)
                 save(runs_root, record)
                 return summaries, True
     finally:
         if maker is not None:
             schedule.settled.set()  # a worktree waiting for the starts is made now, or never
             maker.finish()
-        if events is not None:
-            events.close()
+        if given is not None:
+            given.close()
     return summaries, False
-
-
-def _note_ending(task: TaskRecord, slot: Slot, summary: dict[str, Any] | None) -> None:
-    live = slot.child.live
-    task.runId = live.run_id or task.runId
-    if summary is not None:
-        task.runId = str(summary.get("runId") or task.runId or "") or None
-        task.exitCode = int(summary.get("exitCode", 1))
-        task.stopCause = str(summary.get("stopCause") or "") or None
-        task.iterations = int(summary.get("iterations") or 0)
-    else:
-        code = slot.child.exit_code
-        task.exitCode = 130 if slot.child.cancel.is_set() and code in (None, 130) else (code or 1)
-        task.stopCause = "interrupted" if task.exitCode == 130 else "child failed"
-    if live.cost_known or task.costUsd is not None:
-        task.costUsd = round(slot.cost, 6)
-    elif summary is not None and isinstance(summary.get("costUsd"), (int, float)):
-        task.costUsd = float(summary["costUsd"])
-    task.budgetStopped = task.stopCause == "max-cost" or (
-        slot.budget_stopped and task.exitCode != 0
-    )
-
-
-def _stopped_by(
-    signum: int, tasks: list[TaskRecord], summaries: dict[str, dict[str, Any] | None]
-) -> None:
-    """The tasks the batch stopped because it got ``signum`` end with its code and name: each
-    child is stopped with the kill ladder's SIGINT, but a TERM to the batch is a TERM to its
-    tasks (143, not 130)."""
-    import signal
-
-    if signum == signal.SIGINT:
-        return
-    name = signal.Signals(signum).name
-    for task in tasks:
-        if task.exitCode == 130:
-            task.exitCode = 128 + int(signum)
-            summary = summaries.get(task.name)
-            if summary is not None:
-                summary.update(exitCode=task.exitCode, signal=name)
-
-
-def _tagged(emit: Callable[[dict[str, Any]], None], name: str) -> Callable[[dict[str, Any]], None]:
-    """A task's events, passed on with its ``task`` id."""
-    return lambda event: emit({**event, "task": name})
-
-
-def _writer(events: Any) -> Any:
-    """Writes an event line to the batch's ``--events`` file; called by every task's thread."""
-    import json
-
-    lock = threading.Lock()
-
-    def emit(event: dict[str, Any]) -> None:
-        if events is not None:
-            line = json.dumps(event, ensure_ascii=False) + "\n"
-            with lock:
-                events.write(line)
-                events.flush()
-
-    return emit
 
 
 def _finish(
