@@ -85,7 +85,11 @@ def _clean(value: Any) -> str | None:
     """A value of an event as one short printable line (it is input: shown, nothing more)."""
     if not isinstance(value, str):
         return None
-    flat = " ".join("".join(c if c.isprintable() else " " for c in value).split())
+    from jlgcli.ansi import clean_terminal_text
+
+    flat = " ".join(
+        "".join(c if c.isprintable() else " " for c in clean_terminal_text(value)).split()
+    )
     return flat[:_NAME_CHARS] or None
 
 

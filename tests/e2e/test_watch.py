@@ -124,3 +124,15 @@ def test_watch_errors_say_what_to_do(jlg: Runner, tmp_path: Path) -> None:
     assert ambiguous.returncode == 64 and "ambiguous" in ambiguous.stderr
     unknown = jlg("watch", "1999", cwd=project)
     assert unknown.returncode == 64 and "recent ones:" in unknown.stderr
+
+
+def test_a_one_shot_run_with_a_folder_keeps_its_events_too(jlg: Runner, tmp_path: Path) -> None:
+    project = task_project(tmp_path, "Say hi.\n")
+    done = jlg("run", "task.md", "-b", "claude", "--artifacts", "-q", cwd=project)
+    assert done.returncode == 0, done.stderr
+    (folder,) = (project / ".jlgcli" / "runs").glob("2*")
+    kept = (folder / "events.ndjson").read_text("utf-8").splitlines()
+    types = [json.loads(line)["type"] for line in kept]
+    assert types[0] == "run-started" and types[-1] == "run-ended"
+    shown = jlg("watch", folder.name, cwd=project)
+    assert shown.returncode == 0 and "run ended: done" in shown.stderr
