@@ -84,9 +84,9 @@ def test_latest_is_the_users_newest_start_and_a_batch_task_is_its_batch(tmp_path
 def test_only_this_targets_schema_objects_are_events(tmp_path: Path) -> None:
     run = Target("run", RUN_A, tmp_path, tmp_path)
     assert parse_event(_event("run-started"), run) is not None
-    for line in ("not json", "[1]", _event("run-started", RUN_B),
-                 _event("run-started").replace('"schemaVersion": 1', '"schemaVersion": 2'),
-                 '{"schemaVersion": 1, "type": 3, "time": "t", "runId": "%s"}' % RUN_A):  # fmt: skip
+    wrong_type = json.dumps({"schemaVersion": 1, "type": 3, "time": "t", "runId": RUN_A})
+    newer = _event("run-started").replace('"schemaVersion": 1', '"schemaVersion": 2')
+    for line in ("not json", "[1]", _event("run-started", RUN_B), newer, wrong_type):
         assert parse_event(line, run) is None, line
     batch = Target("batch", BATCH, tmp_path, tmp_path)
     assert parse_event(_event("batch-ended", BATCH, exitCode=0), batch) is not None

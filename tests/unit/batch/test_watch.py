@@ -23,8 +23,18 @@ BATCH = "batch-20261128T120000Z-cccccc"
 
 def _line(type_: str, owner: str = RUN, **data: Any) -> str:
     key = "batchId" if owner.startswith("batch-") else "runId"
-    return json.dumps({"schemaVersion": 1, "type": type_, "time": "2026-11-28T10:00:00.000+00:00",
-                       key: owner, **data}) + "\n"  # fmt: skip
+    return (
+        json.dumps(
+            {
+                "schemaVersion": 1,
+                "type": type_,
+                "time": "2026-11-28T10:00:00.000+00:00",
+                key: owner,
+                **data,
+            }
+        )
+        + "\n"
+    )
 
 
 STORY = [
@@ -35,10 +45,23 @@ STORY = [
     _line("limit-wait", iteration=1, seconds=30, reason="rate limited"),
     _line("backend-switch", to="codex", reason="claude's quota is out; switched to codex"),
     _line("gate-result", iteration=1, command="pytest -q", exitCode=1, ok=False),
-    _line("iteration-ended", iteration=1, completion="continue", durationMs=2500, costUsd=0.01,
-          diffStat={"files": 2, "insertions": 5, "deletions": 1}),  # fmt: skip
-    _line("run-ended", status="done", stopCause="done", exitCode=0, iterations=1,
-          durationMs=2600, costUsd=0.01),  # fmt: skip
+    _line(
+        "iteration-ended",
+        iteration=1,
+        completion="continue",
+        durationMs=2500,
+        costUsd=0.01,
+        diffStat={"files": 2, "insertions": 5, "deletions": 1},
+    ),
+    _line(
+        "run-ended",
+        status="done",
+        stopCause="done",
+        exitCode=0,
+        iterations=1,
+        durationMs=2600,
+        costUsd=0.01,
+    ),
 ]
 
 
@@ -125,8 +148,16 @@ def _batch_lines() -> list[str]:
     return [
         _line("batch-started", BATCH, tasks=["alpha", "beta\x1b[2J"], jobs=2, merge=False),
         _line("task-started", BATCH, task="alpha"),
-        _line("task-line", BATCH, task="alpha", state="running", backend="claude", iteration=2,
-              costUsd=0.5, activity="text"),  # fmt: skip
+        _line(
+            "task-line",
+            BATCH,
+            task="alpha",
+            state="running",
+            backend="claude",
+            iteration=2,
+            costUsd=0.5,
+            activity="text",
+        ),
         _line("task-line", BATCH, task="ghost", state="running"),
         _line("task-line", BATCH, task=7, state="running"),
         _line("task-ended", BATCH, task="alpha", exitCode=0, state="done", iterations=2),
@@ -155,9 +186,17 @@ def test_an_ended_batch_ends_with_its_table(tmp_path: Path) -> None:
     from jlgcli.batch.record import BatchRecord, TaskRecord, save
 
     root = tmp_path / ".jlgcli" / "runs"
-    record = BatchRecord(BATCH, None, None, merge=False, isolated=False,
-                         tasks=[TaskRecord("alpha", "/t/alpha.md", exitCode=0, iterations=2),
-                                TaskRecord("beta", "/t/beta.md")])  # fmt: skip
+    record = BatchRecord(
+        BATCH,
+        None,
+        None,
+        merge=False,
+        isolated=False,
+        tasks=[
+            TaskRecord("alpha", "/t/alpha.md", exitCode=0, iterations=2),
+            TaskRecord("beta", "/t/beta.md"),
+        ],
+    )
     folder = save(root, record).parent
     (folder / "events.ndjson").write_text("".join(_batch_lines()), "utf-8")
     err = io.StringIO()
