@@ -165,7 +165,7 @@ def _view(target: Target, out: TextIO, err: TextIO, json_mode: bool) -> Any:
 
 def _epilogue(target: Target, follower: Follower, err: TextIO) -> None:
     """What is known beyond the events: the batch's table, or why a run's story stops."""
-    if target.kind == "batch":
+    if target.kind == "batch" and follower.ending != "stopped":
         from jlgcli.batch.record import load
         from jlgcli.batch.report import render
         from jlgcli.errors import JlgError

@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("target", nargs="?", default="latest", metavar="RUN|BATCH|latest",
+    parser.add_argument("run_id", nargs="?", default="latest", metavar="RUN|BATCH|latest",
                         help="a run id, a batch id, a unique prefix of one, or latest "
                         "(the default)")  # fmt: skip
     parser.add_argument("--json", action="store_true",
@@ -56,4 +56,4 @@ def execute(args: argparse.Namespace) -> int:
 
     from jlgcli.api import watch
 
-    return watch(args.target, cwd=Path.cwd(), runs_dir=args.runs_dir, json_mode=bool(args.json))
+    return watch(args.run_id, cwd=Path.cwd(), runs_dir=args.runs_dir, json_mode=bool(args.json))

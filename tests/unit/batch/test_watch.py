@@ -203,3 +203,25 @@ def test_an_ended_batch_ends_with_its_table(tmp_path: Path) -> None:
     assert watch(BATCH, cwd=tmp_path, out=io.StringIO(), err=err) == 0
     assert "jlgcli: task alpha" in err.getvalue()
     assert "2 tasks, 1 done" in err.getvalue()  # batch.report's table
+
+
+def test_tab_offers_the_runs_and_batches_to_watch(tmp_path: Path) -> None:
+    from jlgcli.complete_words import complete
+
+    _run_folder(tmp_path, STORY)
+    offers = complete(["watch"], "", cwd=tmp_path).offers
+    assert (RUN, "run") in offers and offers[-1][0] == "latest"
+
+
+def test_a_stopped_watch_of_a_batch_prints_no_table(tmp_path: Path) -> None:
+    import threading
+
+    folder = tmp_path / ".jlgcli" / "runs" / ".batches" / BATCH
+    folder.mkdir(parents=True)
+    (folder / "batch.json").write_text("{}", "utf-8")
+    (folder / "events.ndjson").write_text("".join(_batch_lines()[:2]), "utf-8")
+    stop = threading.Event()
+    stop.set()
+    err = io.StringIO()
+    assert watch(BATCH, cwd=tmp_path, out=io.StringIO(), err=err, stop=stop) == 0
+    assert "damaged" not in err.getvalue() and "tasks," not in err.getvalue()
