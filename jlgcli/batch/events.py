@@ -23,13 +23,12 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
 from jlgcli.batch.board import Row
+from jlgcli.runner.events import event_line  # the same envelope as a run's events
 
-EVENTS_SCHEMA_VERSION = 1  # the same envelope as a run's events (runner.events)
 BATCH_EVENT_TYPES = ("batch-started", "task-started", "task-line", "task-ended", "batch-ended")
 
 
@@ -54,14 +53,7 @@ class BatchEvents:
         """Write one event (``event_type`` is one of ``BATCH_EVENT_TYPES``)."""
         if self._stream is None:
             return
-        record = {
-            "schemaVersion": EVENTS_SCHEMA_VERSION,
-            "type": event_type,
-            "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-            "batchId": self.batch_id,
-        }
-        record.update({key: value for key, value in data.items() if value is not None})
-        line = self._redact(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        line = self._redact(event_line(event_type, {"batchId": self.batch_id}, data))
         with self._lock:
             if self._stream is None:
                 return

@@ -123,14 +123,7 @@ class EventWriter:
         self._write("iteration-ended", {**ended, "durationMs": duration})
 
     def _write(self, event_type: str, data: dict[str, Any], *, redacted: bool = False) -> None:
-        record = {
-            "schemaVersion": EVENTS_SCHEMA_VERSION,
-            "type": event_type,
-            "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
-            "runId": self.run_id,
-        }
-        record.update({key: value for key, value in data.items() if value is not None})
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        line = event_line(event_type, {"runId": self.run_id}, data)
         if not redacted:
             line = self._redact(line)
         line += "\n"
@@ -159,6 +152,19 @@ class _Out:
 
     def __init__(self, stream: TextIO, *, owned: bool, name: str) -> None:
         self.stream, self.owned, self.name, self.failed = stream, owned, name, False
+
+
+def event_line(event_type: str, owner: dict[str, str], data: dict[str, Any]) -> str:
+    """One event as its JSON line (no newline): the envelope, ``owner`` (``runId``, or a
+    batch's ``batchId``), then the fields of ``data`` that have a value."""
+    record: dict[str, Any] = {
+        "schemaVersion": EVENTS_SCHEMA_VERSION,
+        "type": event_type,
+        "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        **owner,
+    }
+    record.update({key: value for key, value in data.items() if value is not None})
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
 def _has_content(data: dict[str, Any]) -> bool:
