@@ -57,11 +57,9 @@ class RunView:
         iteration, backend = _int(event.get("iteration")) or 0, _text(event.get("backend")) or "?"
         limit = f"/{self.max_iterations}" if self.max_iterations else ""
         self.console.progress(f"iteration {iteration}{limit} · {backend}")
-        status = LiveStatus(self.console, f"iteration {iteration}{limit} · {backend}",
-                            total_before_ms=self.total_ms)  # fmt: skip
-        started = _monotonic_at(event.get("time"))
-        status.started = status.last_output = status._last_heartbeat = started
-        self.status = status
+        self.status = LiveStatus(self.console, f"iteration {iteration}{limit} · {backend}",
+                                 total_before_ms=self.total_ms,
+                                 started=_monotonic_at(event.get("time")))  # fmt: skip
 
     def _agent_activity(self, event: dict[str, Any]) -> None:
         text = _text(event.get("text"))
