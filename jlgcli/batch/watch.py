@@ -15,7 +15,7 @@ import json
 import sys
 import threading
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from jlgcli.batch.board import Board, Row
 from jlgcli.batch.follow import Follower, Target, find_run_or_batch
@@ -68,6 +68,10 @@ class BatchView:
     def tick(self) -> None:
         if self.rows:
             self.board.update()
+
+    def close(self) -> None:
+        """The board as it ends (what came since the last tick)."""
+        self.tick()
 
     def _row(self, name: Any) -> Row | None:
         shown = _clean(name)
@@ -147,16 +151,17 @@ class _JsonView:
         """Nothing to close."""
 
 
-class _BatchText(BatchView):
-    def close(self) -> None:
-        self.tick()
+class _View(Protocol):
+    def show(self, event: dict[str, Any]) -> None: ...
+    def tick(self) -> None: ...
+    def close(self) -> None: ...
 
 
-def _view(target: Target, out: TextIO, err: TextIO, json_mode: bool) -> Any:
+def _view(target: Target, out: TextIO, err: TextIO, json_mode: bool) -> _View:
     if json_mode:
         return _JsonView(out)
     if target.kind == "batch":
-        return _BatchText(err)
+        return BatchView(err)
     from jlgcli.runner.console import Console
     from jlgcli.runner.watch_view import RunView
 
