@@ -38,7 +38,7 @@ def test_watch_in_a_second_terminal_shows_a_running_batch_and_ctrl_c_leaves_it_r
 ) -> None:
     pexpect = pytest.importorskip("pexpect")
     repo = make_repo(tmp_path / "repo")
-    slow = [{"text": "working on it\nDONE", "delay_seconds": 25, "files": {"x.txt": "x"}}]
+    slow = [{"text": "working on it\nDONE", "delay_seconds": 35, "files": {"x.txt": "x"}}]
     turns = {"alpha": slow, "beta": [{**slow[0], "files": {"y.txt": "y"}}]}
     tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
     env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
