@@ -15,7 +15,7 @@ from pathlib import Path
 
 from jlgcli.errors import ExitCode, JlgError
 
-PROJECT_FILE_NAME = ".jlgcli.json"  # the same name jlgcli.config reads (kept in sync by a test)
+PROJECT_FILE_NAME = ".jlgcli.json"  # the name jlgcli.config.paths reads (kept in sync by a test)
 
 
 def project_root(cwd: Path | None = None) -> Path:
@@ -34,22 +34,6 @@ def project_root(cwd: Path | None = None) -> Path:
 def under_project(path: Path, cwd: Path | None = None) -> Path:
     """``path`` itself when absolute, else relative to the project root of ``cwd``."""
     return path if path.is_absolute() else project_root(cwd) / path
-
-
-def configured_runs_root(cwd: Path, flag: str | None = None) -> Path:
-    """``flag`` (``--dir``, relative to ``cwd``), else the ``artifactsDir`` setting relative
-    to the project root: where a run writes from any sub-directory, so where readers look."""
-    from jlgcli.artifacts.layout import DEFAULT_ROOT
-
-    if flag:
-        return cwd / Path(flag)
-    try:
-        from jlgcli.config import resolve_settings
-
-        configured = resolve_settings(cwd).values.get("artifactsDir")
-    except JlgError:
-        configured = None  # a broken config must not hide the runs already recorded
-    return under_project(Path(configured) if configured else DEFAULT_ROOT, cwd)
 
 
 def require_own_folder(path: Path, *, owner: int | None = None) -> None:

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.board import Board, Row
-from jlgcli.batch.child import ChildRun, Forking, task_server
+from jlgcli.batch.child import TASK_ENV, ChildRun, Forking, task_server
 from jlgcli.batch.endings import note_ending, stopped_by
-from jlgcli.batch.entry import TASK_ENV
 from jlgcli.batch.events import BatchEvents, file_writer, tagged
 from jlgcli.batch.options import BatchSettings, given_options, resolve, with_recorded
 from jlgcli.batch.record import (
@@ -93,8 +92,8 @@ def is_batch_ref(ref: str, runs_root: Path) -> bool:
     from datetime import datetime, timezone
 
     from jlgcli.artifacts.ids import run_id_time
-    from jlgcli.artifacts.started import started_here
     from jlgcli.batch.record import latest
+    from jlgcli.config.started import started_here
 
     if ref.startswith("batch-"):
         return True
@@ -197,7 +196,7 @@ def _batch_events(runs_root: Path, record: BatchRecord, jobs: int) -> Iterator[B
     """The batch's ``events.ndjson``, and its folder's lock held while it runs: what
     ``jlgcli watch`` follows, and how it tells a batch still going from one that died."""
     from jlgcli.artifacts.layout import EVENTS_FILE
-    from jlgcli.artifacts.started import RunLock
+    from jlgcli.config.started import RunLock
 
     folder = batch_dir(runs_root, record.batchId)
     lock = RunLock(folder)
@@ -375,7 +374,7 @@ def _finish(
     code: int | None,
 ) -> int:
     if args.github or os.environ.get("GITHUB_ACTIONS"):  # one set of outputs for the batch
-        from jlgcli.batch.github import publish_batch
+        from jlgcli.integrations.github_batch import publish_batch
 
         publish_batch(record)
     if args.json:

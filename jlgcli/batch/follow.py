@@ -50,16 +50,16 @@ class Target:
 
     def is_live(self) -> bool:
         """A process holds its folder's lock: it is still going."""
-        from jlgcli.artifacts.started import is_running
+        from jlgcli.config.started import is_running
 
         return is_running(self.folder)
 
 
 def find_run_or_batch(name: str | None, cwd: Path, *, runs_dir: str | None = None) -> Target:
     """``latest`` (or None), a run id, a batch id, or a unique prefix of one; else exit 64."""
-    from jlgcli.artifacts.listing import run_ids
-    from jlgcli.artifacts.project import configured_runs_root
     from jlgcli.batch.record import BATCHES, list_batches
+    from jlgcli.config.paths import configured_runs_root
+    from jlgcli.runner.listing import run_ids
 
     root = configured_runs_root(cwd, runs_dir)
     runs, batches = run_ids(root), list_batches(root)
@@ -85,8 +85,8 @@ def find_run_or_batch(name: str | None, cwd: Path, *, runs_dir: str | None = Non
 def _latest(root: Path, runs: list[str], batches: list[str]) -> Target:
     """The newest this user started here (their own record, as ``--resume latest``), else
     the newest folder (ids sort by time): reading one a repository planted runs nothing."""
-    from jlgcli.artifacts.started import started_here
     from jlgcli.batch.record import BATCHES
+    from jlgcli.config.started import started_here
 
     known_runs, known_batches = set(runs), set(batches)
     for ident in started_here(root):

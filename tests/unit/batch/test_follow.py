@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from jlgcli import api
-from jlgcli.artifacts.started import RunLock, record_start
 from jlgcli.batch.follow import Follower, Target, find_run_or_batch, parse_event
+from jlgcli.config.started import RunLock, record_start
 from jlgcli.errors import JlgError
 
 RUN_A = "20261128T100000Z-aaaaaa"
