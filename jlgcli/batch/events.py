@@ -20,7 +20,6 @@ is one batch start's stream (truncated when a resume opens it), so its last line
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -86,22 +85,3 @@ class BatchEvents:
             with contextlib.suppress(OSError):
                 self._stream.close()
         self._stream = None
-
-
-def tagged(emit: Callable[[dict[str, Any]], None], name: str) -> Callable[[dict[str, Any]], None]:
-    """A task's events, passed on with its ``task`` id."""
-    return lambda event: emit({**event, "task": name})
-
-
-def file_writer(events: IO[str] | None) -> Callable[[dict[str, Any]], None]:
-    """Writes an event line to the batch's ``--events`` file; called by every task's thread."""
-    lock = threading.Lock()
-
-    def emit(event: dict[str, Any]) -> None:
-        if events is not None:
-            line = json.dumps(event, ensure_ascii=False) + "\n"
-            with lock:
-                events.write(line)
-                events.flush()
-
-    return emit
