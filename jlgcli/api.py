@@ -16,6 +16,10 @@ budget spent, timeout, backend failure, interrupted — are summaries.
 ``dev("run", assume_yes=True)`` runs the plan-driven development loop (seed
 003) and returns its report (``DevResult``; ``InitReport`` for ``"init"``);
 its failures raise ``JlgError`` with seed 003's codes 1, 2 or 3 (FR-8.3).
+
+``find_run_or_batch("latest", cwd=".")`` finds a run or a batch of a project and
+``follow_events(target, stop=event)`` yields its events (``events.ndjson``) as they are
+written, until it ends; ``watch`` is ``jlgcli watch``. They only read: nothing is stopped.
 """
 
 from __future__ import annotations
@@ -27,11 +31,26 @@ from jlgcli.runner.entry import execute
 from jlgcli.runner.options import RunOptions
 
 if TYPE_CHECKING:
+    import threading
+    from collections.abc import Iterator
+
+    from jlgcli.batch.follow import Target
     from jlgcli.dev.init import InitReport
     from jlgcli.dev.orchestrator import DevResult
     from jlgcli.runner.summary import RunSummary
 
-__all__ = ["RunOptions", "agent_call", "answer", "dev", "execute", "loop", "run"]
+__all__ = [
+    "RunOptions",
+    "agent_call",
+    "answer",
+    "dev",
+    "execute",
+    "find_run_or_batch",
+    "follow_events",
+    "loop",
+    "run",
+    "watch",
+]
 
 
 def run(prompt: str | Path, **options: Any) -> RunSummary:
@@ -156,3 +175,45 @@ def _options(prompt: str | Path | None, options: dict[str, Any]) -> RunOptions:
 
         raise usage_error(f"jlgcli.api: {exc}", hint="options are the flags' long names "
                           "with underscores, e.g. max_iterations=5") from None  # fmt: skip
+
+
+def find_run_or_batch(
+    name: str | None = "latest", cwd: str | Path = ".", *, runs_dir: str | None = None
+) -> Target:
+    """The run or batch ``name`` (``latest``, an id or a unique prefix of one) of the project
+    holding ``cwd``; ``JlgError`` 64 when there is none, or the prefix is ambiguous."""
+    from jlgcli.batch.follow import find_run_or_batch as find
+
+    return find(name, Path(cwd).resolve(), runs_dir=runs_dir)
+
+
+def follow_events(
+    target: Target | str | None = "latest",
+    *,
+    cwd: str | Path = ".",
+    stop: threading.Event | None = None,
+) -> Iterator[dict[str, Any]]:
+    """The events of a run or batch (a ``Target`` or a name for ``find_run_or_batch``): those
+    written so far, then each new one as it is written, until its end event (``run-ended``,
+    ``batch-ended``), its process gone, or ``stop`` set. Each is a validated JSON object."""
+    from jlgcli.batch.follow import Target as Found
+    from jlgcli.batch.follow import follow_events as follow
+
+    found = target if isinstance(target, Found) else find_run_or_batch(target, cwd)
+    return follow(found, stop=stop)
+
+
+def watch(
+    name: str | None = "latest",
+    *,
+    cwd: str | Path = ".",
+    runs_dir: str | None = None,
+    json_mode: bool = False,
+    stop: threading.Event | None = None,
+) -> int:
+    """``jlgcli watch``: show a run or batch as its own terminal does, to its end (0);
+    Ctrl-C detaches (130) and stops nothing."""
+    from jlgcli.batch.watch import watch as follow_and_show
+
+    return follow_and_show(name, cwd=Path(cwd).resolve(), runs_dir=runs_dir,
+                           json_mode=json_mode, stop=stop)  # fmt: skip

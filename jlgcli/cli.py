@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "backends",
     "doctor",
     "runs",
+    "watch",
     "worktrees",
     "ledger",
     "hook",
@@ -77,6 +78,7 @@ commands:
     backends     list the agent CLIs and whether they are ready
     doctor       diagnose the environment: config, backends, PATH, terminal
     runs         list recent runs (every loop; one-shot runs with --artifacts)
+    watch        follow a running loop or batch from any terminal (Ctrl-C detaches)
     worktrees    list the worktrees and branches batches made, and prune them
     ledger       show the rebound ledger (audit trail of rebound runs)
     hook         pre-commit hook: one agent call over the staged change

@@ -11,12 +11,15 @@ ending is shown — the table, ``--json``, the GitHub outputs — is the caller'
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.child import TASK_ENV, Forking, task_server
+from jlgcli.batch.events import BatchEvents
 from jlgcli.batch.lookup import reopen_answered
 from jlgcli.batch.options import BatchSettings, given_options, resolve, with_recorded
 from jlgcli.batch.record import (
@@ -117,19 +120,46 @@ def _set_up_and_run(
             _commit_the_uncommitted(repo, record, batch_dir(runs_root, record.batchId))
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
-    summaries, signalled = run_tasks(
-        args, record, repo, settings, jobs=jobs, forking=forking, versions=versions,
-        answers=answers,
-    )  # fmt: skip
-    if signalled:  # stopped by a signal: every task's state is written
-        return finish(record, summaries, record.exitCode, settings.notify)
-    if repo is not None and record.merge:
-        from jlgcli.batch.finish import merge_all
+    with _batch_events(runs_root, record, jobs) as events:
+        summaries, signalled = run_tasks(
+            args, record, repo, settings, jobs=jobs, forking=forking, versions=versions,
+            batch_events=events, answers=answers,
+        )  # fmt: skip
+        if not signalled:  # else stopped by a signal: every task's state is written
+            if repo is not None and record.merge:
+                from jlgcli.batch.finish import merge_all
 
-        merge_all(repo, record, settings.gates, save=lambda: save(runs_root, record))
-    record.exitCode = batch_code(record)
-    save(runs_root, record)
+                merge_all(repo, record, settings.gates, save=lambda: save(runs_root, record))
+            record.exitCode = batch_code(record)
+            save(runs_root, record)
+        events.emit("batch-ended", exitCode=record.exitCode)
     return finish(record, summaries, record.exitCode, settings.notify)
+
+
+@contextlib.contextmanager
+def _batch_events(runs_root: Path, record: BatchRecord, jobs: int) -> Iterator[BatchEvents]:
+    """The batch's ``events.ndjson``, and its folder's lock held while it runs: what
+    ``jlgcli watch`` follows, and how it tells a batch still going from one that died."""
+    from jlgcli.artifacts.layout import EVENTS_FILE
+    from jlgcli.config.started import RunLock
+
+    folder = batch_dir(runs_root, record.batchId)
+    lock = RunLock(folder)
+    with contextlib.suppress(OSError):
+        lock.acquire()
+    events = BatchEvents(folder / EVENTS_FILE, record.batchId, warn=_warn)
+    events.emit("batch-started", tasks=[task.name for task in record.tasks], jobs=jobs,
+                merge=record.merge)  # fmt: skip
+    try:
+        yield events
+    finally:
+        events.close()
+        lock.release()
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"jlgcli: warning: {message}\n")
+    sys.stderr.flush()
 
 
 def _commit_the_uncommitted(repo: Path, record: BatchRecord, folder: Path) -> None:

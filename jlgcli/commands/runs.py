@@ -96,19 +96,9 @@ def runs_root(cwd: Path) -> Path:
 def _root(flag: str | None, cwd: Path) -> Path:
     """``--dir`` (relative to the working directory), else the ``artifactsDir`` setting
     relative to the project root: where ``run --artifacts`` writes from any sub-directory."""
-    from jlgcli.artifacts.layout import DEFAULT_ROOT
-    from jlgcli.artifacts.project import under_project
-    from jlgcli.errors import JlgError
+    from jlgcli.config.paths import configured_runs_root
 
-    if flag:
-        return cwd / Path(flag)
-    try:
-        from jlgcli.config.resolve import resolve_settings
-
-        configured = resolve_settings(cwd).values.get("artifactsDir")
-    except JlgError:
-        configured = None  # a broken config must not hide the runs already recorded
-    return under_project(Path(configured) if configured else DEFAULT_ROOT, cwd)
+    return configured_runs_root(cwd, flag)
 
 
 def _list(root: Path, limit: int, want_json: bool, *, quiet: bool = False) -> int:

@@ -74,12 +74,34 @@ class Recorder:
             self.console.detail(f"artifacts: {self.run_dir.path}")
         if spec.is_loop and spec.resumable:
             self._open_state()
+        self._events_in_folder()
         self.events.emit(
             "run-started", command=spec.command, backend=self.record.backend_id,
             completionMode=spec.completion_mode if spec.is_loop else "none",
             maxIterations=spec.max_iterations if spec.is_loop else 1,
             resumedFrom=self.record.resumed_from,
         )  # fmt: skip
+
+    def _events_in_folder(self) -> None:
+        """Every run with a folder writes its events there too (issue 51: ``jlgcli watch``
+        follows them); a folder without a lock (a one-shot run) gets one, so that a reader
+        can tell the run is still going."""
+        from jlgcli.artifacts.layout import EVENTS_FILE
+
+        folder = self._state_dir or (self.run_dir.path if self.run_dir is not None else None)
+        if folder is None:
+            return
+        if self._state_dir is None:
+            from jlgcli.config.started import RunLock
+
+            lock = RunLock(folder)
+            with contextlib.suppress(OSError):
+                if lock.acquire():
+                    self._locks.append(lock)
+        if isinstance(self.events, NoEvents):
+            self.events = EventWriter(None, self.record.run_id, redact=self.redactor.redact,
+                                      warn=self.console.warn)  # fmt: skip
+        self.events.also_to(folder / EVENTS_FILE)
 
     def _open_state(self) -> None:
         """A loop's state folder, held (``run.lock``) while it runs and recorded as started by
@@ -242,7 +264,6 @@ class Recorder:
                 self._state_writes.wait()
 
             sync_directory(self._state_dir)
-        self._release()
         if self.run_dir is not None:
             try:
                 self.run_dir.close()
@@ -259,6 +280,7 @@ class Recorder:
             durationMs=summary.durationMs, costUsd=money(summary.costUsd),
         )  # fmt: skip
         self.events.close()
+        self._release()  # after run-ended: a reader that finds the lock free has read it all
         self._notify_end(summary)  # last: a slow receiver delays nothing but the exit
         return summary
 
