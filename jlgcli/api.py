@@ -21,6 +21,7 @@ its failures raise ``JlgError`` with seed 003's codes 1, 2 or 3 (FR-8.3).
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,16 @@ if TYPE_CHECKING:
     from jlgcli.runner.spec import Command
     from jlgcli.runner.summary import RunSummary
 
-__all__ = ["RunOptions", "agent_call", "dev", "execute", "loop", "run"]
+__all__ = [
+    "RunOptions",
+    "agent_call",
+    "dev",
+    "execute",
+    "loop",
+    "run",
+    "transcript_entries",
+    "transcript_lines",
+]
 
 
 def run(prompt: str | Path, **options: Any) -> RunSummary:
@@ -152,3 +162,38 @@ def execute(
         console = Console(verbosity, json_mode=json_mode or spec.events_path == "-")
     with install_termination_handlers():
         return run_spec(spec, console, cancel=cancel)
+
+
+def transcript_lines(
+    run: str,
+    *,
+    cwd: str | Path,
+    iteration: int | None = None,
+    follow: bool = False,
+    runs_dir: str | Path | None = None,
+) -> Iterator[str]:
+    """A recorded run's transcript as a person reads it, one line at a time (``runs log``).
+
+    ``run``: a run id, a unique prefix of one, or ``"latest"``; ``cwd``: a folder of the
+    project. The assistant's text as text, each tool call on one line, a header per
+    iteration, no terminal control sequences, secrets masked. ``iteration``: only that
+    one; ``follow``: go on while the run is running, until it ends. Raises ``JlgError``
+    (64) for an unknown run, one that kept no transcript, or an iteration it does not have.
+    """
+    return (line for _, line in transcript_entries(
+        run, cwd=cwd, iteration=iteration, follow=follow, runs_dir=runs_dir))  # fmt: skip
+
+
+def transcript_entries(
+    run: str,
+    *,
+    cwd: str | Path,
+    iteration: int | None = None,
+    follow: bool = False,
+    runs_dir: str | Path | None = None,
+) -> Iterator[tuple[int | None, str]]:
+    """``transcript_lines`` with each line's iteration (None: before the first iteration
+    header, in a transcript whose oldest part was cut). The errors are raised at once."""
+    from jlgcli.runner.run_log import transcript_entries as entries
+
+    return entries(run, cwd=Path(cwd), iteration=iteration, follow=follow, runs_dir=runs_dir)

@@ -41,6 +41,7 @@ class Settings(BaseModel):
     noProgressLimit: int = Field(3, ge=1, le=100, description=_DESCRIPTIONS["noProgressLimit"])
     verbosity: int = Field(1, ge=0, le=3, description=_DESCRIPTIONS["verbosity"])
     artifacts: bool = Field(False, description=_DESCRIPTIONS["artifacts"])
+    transcript: bool = Field(True, description=_DESCRIPTIONS["transcript"])
     artifactsDir: str = Field(
         ".jlgcli/runs", min_length=1, description=_DESCRIPTIONS["artifactsDir"]
     )

@@ -68,6 +68,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
                       help="print the full record as one JSON object on stdout")  # fmt: skip
     _add_dir_option(show, default=argparse.SUPPRESS)  # keep `runs --dir X show ID` working
     show.set_defaults(handler=HANDLER, runs_action="show")
+    from jlgcli.commands import runs_log
+
+    runs_log.register(actions, _add_dir_option, HANDLER)
 
 
 def _add_dir_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
@@ -84,6 +87,10 @@ def execute(args: argparse.Namespace) -> int:
     want_json = bool(getattr(args, "json", False))
     if getattr(args, "runs_action", "list") == "show":
         return _show(root, str(args.run_id), want_json)
+    if args.runs_action == "log":
+        from jlgcli.commands import runs_log
+
+        return runs_log.execute(args)
     quiet = getattr(args, "verbosity", None) == 0
     return _list(root, int(getattr(args, "limit", 20)), want_json, quiet=quiet)
 
@@ -96,19 +103,9 @@ def runs_root(cwd: Path) -> Path:
 def _root(flag: str | None, cwd: Path) -> Path:
     """``--dir`` (relative to the working directory), else the ``artifactsDir`` setting
     relative to the project root: where ``run --artifacts`` writes from any sub-directory."""
-    from jlgcli.artifacts.layout import DEFAULT_ROOT
-    from jlgcli.artifacts.project import under_project
-    from jlgcli.errors import JlgError
+    from jlgcli.runner.run_log import runs_root as root_of
 
-    if flag:
-        return cwd / Path(flag)
-    try:
-        from jlgcli.config import resolve_settings
-
-        configured = resolve_settings(cwd).values.get("artifactsDir")
-    except JlgError:
-        configured = None  # a broken config must not hide the runs already recorded
-    return under_project(Path(configured) if configured else DEFAULT_ROOT, cwd)
+    return root_of(cwd, flag)
 
 
 def _list(root: Path, limit: int, want_json: bool, *, quiet: bool = False) -> int:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redacted, Redactor
     from jlgcli.artifacts.rundir import RunDirectory
     from jlgcli.artifacts.started import RunLock
+    from jlgcli.artifacts.transcript import TranscriptSink
     from jlgcli.runner.resume import ResumeState
 
 
@@ -49,6 +50,8 @@ class Recorder:
             limit_wait_s=record.spec.notify_limit_wait_s,
         )  # fmt: skip
         self._state_dir: Path | None = None  # where state.json goes (loops), set by open()
+        self._kept: TranscriptSink | None = None  # the transcript kept without --artifacts
+        self._kept_folder = Path()  # its run folder
         self._state_writes = StateWrites()
         self._locks: list[RunLock] = []
 
@@ -73,6 +76,8 @@ class Recorder:
             self.console.detail(f"artifacts: {self.run_dir.path}")
         if spec.is_loop and spec.resumable:
             self._open_state()
+        if self.run_dir is None and spec.transcript and spec.resumable:
+            self._keep_transcript()
         self.events.emit(
             "run-started", command=spec.command, backend=self.record.backend_id,
             completionMode=spec.completion_mode if spec.is_loop else "none",
@@ -125,6 +130,53 @@ class Recorder:
             self.console.warn(f"could not record this run as yours ({exc}): "
                               f"resume it by id: jlgcli loop --resume {run_id}")  # fmt: skip
 
+    def _keep_transcript(self) -> None:
+        """What the agent said, kept by default in the run folder (issue 51): bounded (the
+        newest 20 MB), redacted like the rest; a failure is a warning, never a failed run.
+        A one-shot run's folder is held (``run.lock``) while it runs, as a loop's is."""
+        from jlgcli.artifacts.layout import TRANSCRIPT_FILE
+        from jlgcli.artifacts.transcript import TranscriptSink
+        from jlgcli.artifacts.transcript_bound import DEFAULT_LIMIT
+
+        folder = self._state_dir
+        try:
+            if folder is None:
+                folder = self._run_folder()
+                from jlgcli.artifacts.started import RunLock
+
+                lock = RunLock(folder)
+                if lock.acquire():
+                    self._locks.append(lock)
+            self._kept = TranscriptSink(
+                folder / TRANSCRIPT_FILE, redactor=self.redactor, start=self.record.started,
+                limit=DEFAULT_LIMIT,
+                on_error=self._transcript_failed,
+            )  # fmt: skip
+        except (OSError, JlgError) as exc:
+            self.console.warn(f"the transcript is not kept: {getattr(exc, 'message', exc)}")
+            return
+        self._kept_folder = folder
+
+    def _run_folder(self) -> Path:
+        """``<runs root>/<run id>/``, created (the root kept out of git: issue 31)."""
+        from jlgcli.artifacts.rundir import _ignore_in_git, _owned_by_jlgcli
+
+        root = runs_root(self.record)
+        if not root.is_dir() or _owned_by_jlgcli(root):
+            root.mkdir(parents=True, exist_ok=True)
+            _ignore_in_git(root)
+        folder = root / self.record.run_id
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def _transcript_failed(self, error: JlgError) -> None:
+        self.console.warn(f"the transcript is no longer kept: {error.message}")
+
+    @property
+    def transcript(self) -> TranscriptSink | None:
+        """Where this run's transcript goes (``--artifacts``' or the one kept by default)."""
+        return self.run_dir.transcript if self.run_dir is not None else self._kept
+
     def _abandon(self, run_dir: Path) -> None:
         """Leave no empty run folder behind a run refused before it started."""
         self._release()
@@ -154,7 +206,8 @@ class Recorder:
 
     # -- each iteration ------------------------------------------------------------------
     def sinks(self) -> tuple[Sink, ...]:
-        return (self.run_dir.transcript,) if self.run_dir is not None else ()
+        transcript = self.transcript
+        return (transcript,) if transcript is not None else ()
 
     def activity(self, iteration: int, text: Redacted) -> None:
         """Live assistant text of an iteration, as the event stream shows it: redacted
@@ -164,8 +217,9 @@ class Recorder:
 
     def prompt(self, iteration: int, backend: str, prompt: str) -> None:
         self.events.emit("iteration-started", iteration=iteration, backend=backend)
+        if self.transcript is not None:
+            self.transcript.write_record("iteration-start", iteration=iteration, backend=backend)
         if self.run_dir is not None:
-            self.run_dir.transcript.write_record("iteration-start", iteration=iteration)
             self.run_dir.write_prompt(iteration, prompt)
 
     def call_ended(self, metrics: IterationMetrics, text: str) -> None:
@@ -179,9 +233,12 @@ class Recorder:
         )  # fmt: skip
         if run_dir is not None:
             run_dir.write_final_message(metrics.index, text)
-            run_dir.transcript.write_record(
+        if self.transcript is not None:
+            self.transcript.write_record(
                 "iteration-end", iteration=metrics.index, exitCode=metrics.exitCode,
                 stopReason=metrics.stopReason, ok=metrics.completion != "backend-error",
+                costUsd=money(metrics.costUsd), inputTokens=metrics.inputTokens,
+                outputTokens=metrics.outputTokens,
             )  # fmt: skip
 
     def iteration_ended(self, metrics: IterationMetrics) -> None:
@@ -235,7 +292,7 @@ class Recorder:
                 self._state_writes.wait()
 
             sync_directory(self._state_dir)
-        self._release()
+        self._close_kept(summary)
         if self.run_dir is not None:
             try:
                 self.run_dir.close()
@@ -252,8 +309,27 @@ class Recorder:
             durationMs=summary.durationMs, costUsd=money(summary.costUsd),
         )  # fmt: skip
         self.events.close()
+        self._release()  # last: a reader that finds the lock free has everything
         self.notifier.run_ended(summary)  # last: a slow receiver delays nothing but the exit
         return summary
+
+    def _close_kept(self, summary: RunSummary) -> None:
+        """Close the kept transcript; a one-shot run's folder gets its ``result.json`` (what
+        ``jlgcli runs`` reads to say how it ended: a loop's ``state.json`` does that)."""
+        if self._kept is None:
+            return
+        self._kept.close()
+        if self._state_dir is not None:
+            return
+        from jlgcli.artifacts.atomic import atomic_write_json
+        from jlgcli.artifacts.layout import RESULT_FILE
+
+        summary.redactions = self.redactor.count
+        try:
+            atomic_write_json(self._kept_folder / RESULT_FILE,
+                              self.redactor.redact_obj(summary.to_json()))  # fmt: skip
+        except OSError as exc:
+            self.console.warn(f"the run's result is not kept: {exc.strerror or exc}")
 
     def _release(self) -> None:
         for lock in self._locks:
@@ -268,4 +344,10 @@ class Recorder:
         if self.run_dir is not None:
             with contextlib.suppress(JlgError):
                 self.run_dir.close()
+        if self._kept is not None:
+            self._kept.close()
+            if self._state_dir is None and self._kept.records == 0:  # nothing was said
+                with contextlib.suppress(OSError):
+                    self._kept.path.unlink()
+                self._abandon(self._kept_folder)
         self.events.close()
