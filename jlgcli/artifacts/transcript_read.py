@@ -11,6 +11,7 @@ reader keeps its place in the whole stream, not in the file.
 
 from __future__ import annotations
 
+import base64
 import binascii
 import json
 import time
@@ -108,7 +109,7 @@ def _parse(line: bytes) -> dict[str, Any] | None:
     encoded = record.pop("b64", None)
     if isinstance(encoded, str) and "text" not in record:
         try:
-            record["text"] = binascii.a2b_base64(encoded).decode("utf-8", "replace")
+            record["text"] = base64.b64decode(encoded, validate=True).decode("utf-8", "replace")
         except (binascii.Error, ValueError):
             return None
     return record

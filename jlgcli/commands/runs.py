@@ -70,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     show.set_defaults(handler=HANDLER, runs_action="show")
     from jlgcli.commands import runs_log
 
-    runs_log.register(actions, _add_dir_option, HANDLER)
+    runs_log.add_log_action(actions, _add_dir_option, HANDLER)
 
 
 def _add_dir_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
@@ -210,11 +210,22 @@ def _short_view(detail: RunDetail) -> list[str]:
         ("hint", _text(error.get("hint"))),
         ("directory", str(info.path)),
         ("transcript", _with_size(detail.transcript)),
+        ("log", f"jlgcli runs log {info.run_id}" if detail.transcript else None),
         ("resume", f"jlgcli loop --resume {info.run_id}" if resumable else None),
     ]
     out = [f"{label:<11} {_one_line(value, 300)}" for label, value in lines if value is not None]
     out.append(f"{'':<11} the full record: jlgcli runs show {info.run_id} --json")
-    return out
+    from jlgcli.commands.runs_table import iteration_table
+
+    table = iteration_table(detail.rows(), _columns())
+    return [*out, "", *table] if table else out
+
+
+def _columns() -> int:
+    """The terminal's width (80 when stdout is not a terminal)."""
+    import shutil
+
+    return max(shutil.get_terminal_size((80, 24)).columns, 40)
 
 
 def _text(value: Any) -> str | None:

@@ -16,7 +16,7 @@ EPILOG = """examples:
 """
 
 
-def register(actions: argparse._SubParsersAction[Any], add_dir: Any, handler: str) -> None:
+def add_log_action(actions: argparse._SubParsersAction[Any], add_dir: Any, handler: str) -> None:
     """Add ``runs log`` to the actions of ``runs`` (``add_dir``: its --dir option)."""
     log = actions.add_parser(
         "log",
