@@ -54,7 +54,7 @@ def test_runs_log_latest_prints_what_the_agent_said_in_a_run_started_without_fla
         "── iteration 2",
     ]
     assert any("notes.txt" in line for line in lines)  # the tool call (or edit), one line
-    assert not [line for line in lines if line.lstrip().startswith("{") or "\"type\"" in line]
+    assert not [line for line in lines if line.lstrip().startswith("{") or '"type"' in line]
     assert "\x1b" not in log.stdout
 
     only = jlg("runs", "log", "latest", "--iteration", "2", cwd=project)
