@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.files import FullDisk
 
 from jlgcli.artifacts.transcript import TranscriptSink
 from jlgcli.artifacts.transcript_bound import (
@@ -139,7 +140,7 @@ def test_a_write_failure_of_a_kept_transcript_is_reported_once(tmp_path: Path) -
     errors: list[JlgError] = []
     sink = TranscriptSink(tmp_path / "t.ndjson", start=0.0, limit=LIMIT, on_error=errors.append)
     sink._fh.close()
-    sink._fh = _FullDisk()  # type: ignore[assignment]
+    sink._fh = FullDisk()  # type: ignore[assignment]
     sink(OutputEvent("stdout", "one\n", 0.0))
     sink(OutputEvent("stdout", "two\n", 0.0))
     sink.write_record("iteration-end", iteration=1)
@@ -150,7 +151,7 @@ def test_a_write_failure_of_a_kept_transcript_is_reported_once(tmp_path: Path) -
 def test_without_on_error_a_write_failure_still_raises(tmp_path: Path) -> None:
     sink = TranscriptSink(tmp_path / "t.ndjson", start=0.0)
     sink._fh.close()
-    sink._fh = _FullDisk()  # type: ignore[assignment]
+    sink._fh = FullDisk()  # type: ignore[assignment]
     with pytest.raises(JlgError):
         sink(OutputEvent("stdout", "one\n", 0.0))
 
@@ -176,16 +177,3 @@ def test_a_missing_file_has_no_records(tmp_path: Path) -> None:
 def _numbered_from(sink: TranscriptSink, start: int, count: int) -> None:
     for i in range(start, start + count):
         sink(OutputEvent("stdout", f"line {i:05d} " + "x" * 60 + "\n", float(i)))
-
-
-class _FullDisk:
-    """A file whose writes fail as on a full disk (ENOSPC)."""
-
-    def write(self, _data: bytes) -> int:
-        raise OSError(28, "No space left on device")
-
-    def flush(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
