@@ -169,9 +169,7 @@ def load_run(root: Path, run_id: str) -> RunDetail:
             message, hint = f"no run {run_id!r} in {root}", "recent runs: " + ", ".join(shown)
         else:
             message = f"no runs recorded in {root}"
-            hint = (
-                "runs are recorded only with --artifacts (or the artifacts setting); " + _HINT_DIR
-            )
+            hint = "runs are recorded where they ran (start one there first); " + _HINT_DIR
         raise JlgError(ExitCode.USAGE, message, hint=hint)
     path = root / matches[0]
     meta, _ = _read_json(path / META_FILE)

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 EPILOG = """examples:
   jlgcli runs                              the 20 most recent runs of this project
-  jlgcli runs show latest                  the most recent run
+  jlgcli runs show latest                  the most recent run, with its iterations
+  jlgcli runs log latest                   what its agent said, readable (--follow: live)
   jlgcli runs --limit 5 --json             the 5 most recent, as one JSON object
   jlgcli runs show 20261122T023015Z        one run (a unique id prefix is enough)
   jlgcli runs --dir build/jlgcli-runs      runs recorded with --artifacts-dir build/jlgcli-runs
@@ -26,8 +27,8 @@ EPILOG = """examples:
 
 HANDLER = "jlgcli.commands.runs:execute"
 NOT_RECORDED = (
-    "every loop is recorded (state.json); a one-shot run only with --artifacts "
-    "(or `jlgcli config set artifacts true`)"
+    "every loop is recorded (state.json), and every one-shot run that keeps its transcript "
+    "(not with --no-transcript) or runs with --artifacts"
 )
 
 
@@ -35,10 +36,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add ``runs`` and ``runs show``."""
     runs = subparsers.add_parser(
         "runs",
-        help="list recent runs (every loop; one-shot runs with --artifacts)",
+        help="list recent runs; show one, or what its agent said (runs log)",
         description="List the runs recorded in this project's .jlgcli/runs (found from any "
         "sub-directory), newest first: id, date, backends, status, iterations, duration, "
-        "cost. Every loop is recorded (its state.json), a one-shot run with --artifacts. "
+        "cost. Every loop is recorded (its state.json), and so is a one-shot run (its transcript "
+        "and result.json; not with --no-transcript). "
         "A run still going is 'running'; a loop killed before it recorded its end "
         "(kill -9, the OOM killer) is 'killed', another run without an end 'incomplete'; "
         "a run directory with corrupt files is 'unreadable'. Batches (jlgcli loop A.md B.md) "
