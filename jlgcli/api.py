@@ -41,7 +41,6 @@ __all__ = [
     "execute",
     "loop",
     "run",
-    "transcript_entries",
     "transcript_lines",
 ]
 
@@ -180,20 +179,9 @@ def transcript_lines(
     one; ``follow``: go on while the run is running, until it ends. Raises ``JlgError``
     (64) for an unknown run, one that kept no transcript, or an iteration it does not have.
     """
-    return (line for _, line in transcript_entries(
-        run, cwd=cwd, iteration=iteration, follow=follow, runs_dir=runs_dir))  # fmt: skip
+    from jlgcli.runner.run_log import transcript_entries
 
-
-def transcript_entries(
-    run: str,
-    *,
-    cwd: str | Path,
-    iteration: int | None = None,
-    follow: bool = False,
-    runs_dir: str | Path | None = None,
-) -> Iterator[tuple[int | None, str]]:
-    """``transcript_lines`` with each line's iteration (None: before the first iteration
-    header, in a transcript whose oldest part was cut). The errors are raised at once."""
-    from jlgcli.runner.run_log import transcript_entries as entries
-
-    return entries(run, cwd=Path(cwd), iteration=iteration, follow=follow, runs_dir=runs_dir)
+    entries = transcript_entries(
+        run, cwd=Path(cwd), iteration=iteration, follow=follow, runs_dir=runs_dir
+    )  # each line's iteration: ``jlgcli.runner.run_log.transcript_entries``
+    return (line for _, line in entries)

@@ -46,7 +46,7 @@ def execute(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from jlgcli.api import transcript_entries
+    from jlgcli.runner.run_log import transcript_entries
 
     entries = transcript_entries(
         str(args.run_id), cwd=Path.cwd(), iteration=args.iteration, follow=bool(args.follow),
