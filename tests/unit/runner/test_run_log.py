@@ -58,3 +58,34 @@ def test_errors_are_raised_at_the_call(tmp_path: Path) -> None:
     with pytest.raises(JlgError) as caught:
         api.transcript_lines(RUN, cwd=tmp_path, iteration=3)
     assert "has 1 iteration(s), not 3" in caught.value.message
+
+
+def test_the_command_prints_lines_or_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jlgcli import cli
+
+    _run(tmp_path / ".jlgcli" / "runs")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["runs", "log", "latest"]) == 0
+    assert "Hello from the agent." in capsys.readouterr().out.splitlines()
+    assert cli.main(["runs", "log", "latest", "--json", "--follow"]) == 0  # ended: no wait
+    entries = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {"iteration": 1, "text": "Hello from the agent."} in entries
+
+
+def test_ctrl_c_while_following_says_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jlgcli import cli
+    from jlgcli.runner import run_log
+
+    def interrupted(*_args: object, **_kwargs: object) -> object:
+        yield (1, "a line")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_log, "transcript_entries", interrupted)
+    assert cli.main(["runs", "log", "latest", "--follow"]) == 130
+    captured = capsys.readouterr()
+    assert captured.out == "a line\n"
+    assert "stopped following run latest: the run goes on" in captured.err
