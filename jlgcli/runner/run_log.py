@@ -28,7 +28,7 @@ def runs_root(cwd: Path, runs_dir: str | Path | None = None) -> Path:
     if runs_dir:
         return cwd / Path(runs_dir)
     try:
-        from jlgcli.config import resolve_settings
+        from jlgcli.config.resolve import resolve_settings
 
         configured = resolve_settings(cwd).values.get("artifactsDir")
     except JlgError:
@@ -53,9 +53,9 @@ def transcript_entries(
     for an unknown run, one without a transcript, or an iteration it does not have.
     """
     from jlgcli.artifacts.layout import TRANSCRIPT_FILE
-    from jlgcli.artifacts.listing import RUNNING, load_run
-    from jlgcli.artifacts.started import is_running
     from jlgcli.artifacts.transcript_read import POLL_S, records
+    from jlgcli.config.started import is_running
+    from jlgcli.runner.listing import RUNNING, load_run
     from jlgcli.runner.readable import readable_entries
 
     detail = load_run(runs_root(cwd, runs_dir), run)
