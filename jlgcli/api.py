@@ -19,11 +19,13 @@ its failures raise ``JlgError`` with seed 003's codes 1, 2 or 3 (FR-8.3).
 
 ``find_run_or_batch("latest", cwd=".")`` finds a run or a batch of a project and
 ``follow_events(target, stop=event)`` yields its events (``events.ndjson``) as they are
-written, until it ends; ``watch`` is ``jlgcli watch``. They only read: nothing is stopped.
+written, until it ends; ``watch`` is ``jlgcli watch``; ``transcript_lines(run, cwd=".")``
+is ``jlgcli runs log``. They only read: nothing is stopped.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +34,6 @@ from jlgcli.runner.options import RunOptions
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Iterator
 
     from jlgcli.batch.follow import Target
     from jlgcli.dev.init import InitReport
@@ -49,6 +50,7 @@ __all__ = [
     "follow_events",
     "loop",
     "run",
+    "transcript_lines",
     "watch",
 ]
 
@@ -217,3 +219,27 @@ def watch(
 
     return follow_and_show(name, cwd=Path(cwd).resolve(), runs_dir=runs_dir,
                            json_mode=json_mode, stop=stop)  # fmt: skip
+
+
+def transcript_lines(
+    run: str,
+    *,
+    cwd: str | Path,
+    iteration: int | None = None,
+    follow: bool = False,
+    runs_dir: str | Path | None = None,
+) -> Iterator[str]:
+    """A recorded run's transcript as a person reads it, one line at a time (``runs log``).
+
+    ``run``: a run id, a unique prefix of one, or ``"latest"``; ``cwd``: a folder of the
+    project. The assistant's text as text, each tool call on one line, a header per
+    iteration, no terminal control sequences, secrets masked. ``iteration``: only that
+    one; ``follow``: go on while the run is running, until it ends. Raises ``JlgError``
+    (64) for an unknown run, one that kept no transcript, or an iteration it does not have.
+    """
+    from jlgcli.runner.run_log import transcript_entries
+
+    entries = transcript_entries(
+        run, cwd=Path(cwd), iteration=iteration, follow=follow, runs_dir=runs_dir
+    )  # each line's iteration: ``jlgcli.runner.run_log.transcript_entries``
+    return (line for _, line in entries)

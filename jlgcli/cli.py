@@ -77,7 +77,7 @@ commands:
     matrix       print the GitHub Actions matrix of task files (fan-out, then gather)
     backends     list the agent CLIs and whether they are ready
     doctor       diagnose the environment: config, backends, PATH, terminal
-    runs         list recent runs (every loop; one-shot runs with --artifacts)
+    runs         list recent runs; show one, or what its agent said (runs log)
     watch        follow a running loop or batch from any terminal (Ctrl-C detaches)
     worktrees    list the worktrees and branches batches made, and prune them
     ledger       show the rebound ledger (audit trail of rebound runs)

@@ -28,6 +28,7 @@ FLAG_KEYS = {  # option field → config key
     "idle_timeout": "idleTimeoutMs",
     "artifacts": "artifacts",
     "artifacts_dir": "artifactsDir",
+    "transcript": "transcript",
     "verbosity": "verbosity",
     "max_iterations": "maxIterations",
     "iteration_timeout": "iterationTimeoutMs",
@@ -59,6 +60,7 @@ class RunOptions:
     session: str | None = None
     artifacts: bool | None = None
     artifacts_dir: str | None = None
+    transcript: bool | None = None  # False: --no-transcript (issue 51)
     replay: str | None = None
     script_timeout: str | int | None = None
     ledger_dir: str | None = None
@@ -277,6 +279,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         extra_args=tuple(options.backend_args),
         artifacts=values["artifacts"],
         artifacts_dir=Path(values["artifactsDir"]),
+        transcript=values["transcript"],
         replay_dir=Path(options.replay).resolve() if options.replay else None,
         custom_backends=settings.custom_backends,
         options={key: values[key] for key in sorted(values)}

@@ -36,6 +36,7 @@ class RunSpec:
     extra_args: tuple[str, ...] = ()
     artifacts: bool = False
     artifacts_dir: Path = Path(".jlgcli/runs")
+    transcript: bool = True  # keep the redacted transcript in the run folder (issue 51)
     replay_dir: Path | None = None
     custom_backends: dict[str, dict[str, Any]] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # what meta.json records
