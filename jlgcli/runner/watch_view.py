@@ -100,6 +100,13 @@ class RunView:
             parts.append(files)
         self.console.progress(" · ".join(parts))
 
+    def _question(self, event: dict[str, Any]) -> None:
+        """The agent asked the user: the run parks on it (issue 51); say how to answer."""
+        self._end_status()
+        self.console.progress(f"question: {_text(event.get('question')) or '?'}")
+        self.console.progress(f'answer it: jlgcli answer {_text(event.get("runId")) or "RUN"} '
+                              '"your answer"')  # fmt: skip
+
     def _run_ended(self, event: dict[str, Any]) -> None:
         self._end_status()
         self.ended = event
@@ -125,7 +132,8 @@ class RunView:
 
 
 _HANDLED = frozenset({"run-started", "iteration-started", "agent-activity", "limit-wait",
-                      "backend-switch", "gate-result", "iteration-ended", "run-ended"})  # fmt: skip
+                      "backend-switch", "gate-result", "iteration-ended", "question",
+                      "run-ended"})  # fmt: skip
 
 
 def _monotonic_at(value: Any) -> float:

@@ -225,3 +225,23 @@ def test_a_stopped_watch_of_a_batch_prints_no_table(tmp_path: Path) -> None:
     err = io.StringIO()
     assert watch(BATCH, cwd=tmp_path, out=io.StringIO(), err=err, stop=stop) == 0
     assert "damaged" not in err.getvalue() and "tasks," not in err.getvalue()
+
+
+def test_a_parked_runs_question_is_shown_with_how_to_answer_it() -> None:
+    """Issue 51: a run that parks on a question (its ``question`` event) is told as such by
+    ``watch``, with the command that answers it; the question's control sequences stripped."""
+    out, err = io.StringIO(), io.StringIO()
+    view = RunView(Console(1, out=out, err=err))
+    for line in [
+        STORY[0],
+        STORY[1],
+        _line("question", iteration=1, question="Which \x1b[2Jdatabase?"),
+        _line("run-ended", status="parked", stopCause="question", exitCode=7, iterations=1),
+    ]:
+        view.show(json.loads(line))
+    view.close()
+    shown = out.getvalue() + err.getvalue()
+    assert "question: Which database?" in shown
+    assert f'jlgcli answer {RUN} "your answer"' in shown
+    assert "\x1b[2J" not in shown
+    assert "run ended: parked (question) · exit 7" in shown
