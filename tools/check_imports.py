@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 PACKAGE = "jlgcli"
+HERE = "tools/check_imports.py"
 HANDLER = re.compile(r"jlgcli(\.\w+)+:\w+")
 
 # Top to bottom: (layer, its parts); a part is (what it is, the names it holds). An import may
@@ -288,7 +289,7 @@ def check(root: Path) -> list[str]:
     for module, path in modules.items():
         claimed = part_of(module)
         if claimed is None:
-            problems.append(f"{module}: no layer claims it (add it to LAYERS in {__file__})")
+            problems.append(f"{module}: no layer claims it (add it to LAYERS in {HERE})")
             continue
         rank, part = claimed
         edges.setdefault(part, set())
@@ -299,7 +300,7 @@ def check(root: Path) -> list[str]:
             other = part_of(target)
             if other is None or other[1] == part:
                 continue
-            here = f"{path.relative_to(root.parent)}:{line}"
+            here = f"{path.relative_to(root.parent).as_posix()}:{line}"
             why = _kept_apart(module, target)
             if why is not None and (here, target) not in seen:
                 seen.add((here, target))

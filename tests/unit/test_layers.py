@@ -95,7 +95,7 @@ UNDER_TYPE_CHECKING = {
         ),
         (
             {"brand_new/__init__.py": ""},
-            f"jlgcli.brand_new: no layer claims it (add it to LAYERS in {checker.__file__})",
+            "jlgcli.brand_new: no layer claims it (add it to LAYERS in tools/check_imports.py)",
         ),
         (
             UNDER_TYPE_CHECKING,
