@@ -49,10 +49,10 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
             ("the GitHub Action", ("jlgcli.integrations.action", "jlgcli.integrations.argv")),
             ("the Invoke collection", ("jlgcli.invoke_tasks",)),
             # One part: cli.py builds its parser from commands/ and dispatches to them, and
-            # `help`, completion and the dev program read that parser back. The batch's door
-            # (`loop A B -j N`) and the dev program's entry are commands too, kept in their
-            # packages' folders: jlgcli.cli, jlgcli.shellcomplete, jlgcli.dev.cli_entry
-            # are import paths users, action.yml and entry points name.
+            # `help`, completion and the dev program (commands/dev_program.py) read that parser
+            # back. The batch's door (`loop A B -j N`) is a command too, still in batch/ (its
+            # command.py was being split); jlgcli.cli and jlgcli.shellcomplete are import paths
+            # entry points and tests name.
             (
                 "the command line",
                 (
@@ -61,8 +61,6 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                     "jlgcli.commands",
                     "jlgcli.shellcomplete",
                     "jlgcli.complete_words",
-                    "jlgcli.dev.cli_entry",
-                    "jlgcli.dev.cli_args",
                     "jlgcli.batch.entry",
                     "jlgcli.batch.command",
                 ),
