@@ -50,9 +50,8 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
             ("the Invoke collection", ("jlgcli.invoke_tasks",)),
             # One part: cli.py builds its parser from commands/ and dispatches to them, and
             # `help`, completion and the dev program (commands/dev_program.py) read that parser
-            # back. The batch's door (`loop A B -j N`) is a command too, still in batch/ (its
-            # command.py was being split); jlgcli.cli and jlgcli.shellcomplete are import paths
-            # entry points and tests name.
+            # back: jlgcli.cli and jlgcli.shellcomplete stay where entry points and tests name
+            # them.
             (
                 "the command line",
                 (
@@ -61,11 +60,8 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                     "jlgcli.commands",
                     "jlgcli.shellcomplete",
                     "jlgcli.complete_words",
-                    "jlgcli.batch.entry",
-                    "jlgcli.batch.command",
                 ),
             ),
-            ("python -m jlgcli.batch (the Action's publish step)", ("jlgcli.batch.__main__",)),
             ("python -m jlgcli.readme_tables", ("jlgcli.readme_tables",)),
             # What the doors share to speak GitHub and pre-commit: below every door.
             ("GitHub and pre-commit glue", ("jlgcli.integrations",)),

@@ -135,17 +135,17 @@ def test_imports_by_name_and_dispatched_handlers_count(tmp_path: Path) -> None:
             "runner/a.py": (
                 "import importlib\n"
                 'importlib.import_module(f"jlgcli.dev.{name}")\n'
-                'HANDLER = "jlgcli.batch.entry:execute_loop"\n'
+                'HANDLER = "jlgcli.commands.loop:execute"\n'
             ),
             "dev/__init__.py": "",
             "dev/b.py": "from jlgcli.runner import a\n",
-            "batch/__init__.py": "",
-            "batch/entry.py": "",
+            "commands/__init__.py": "",
+            "commands/loop.py": "",
         },
     )
     upward, cycle = checker.check(root)
     assert upward.startswith("jlgcli/runner/a.py:3: jlgcli.runner.a (modes) imports")
-    assert upward.endswith("jlgcli.batch.entry (doors), a layer above it")
+    assert upward.endswith("jlgcli.commands.loop (doors), a layer above it")
     assert cycle.startswith("cycle between run and loop: the core, the dev loop")
     assert "jlgcli/runner/a.py:2 imports jlgcli.dev\n" in cycle + "\n"
 
