@@ -10,12 +10,13 @@ Every import counts: at the top of a module, inside a function (only later), und
 ``if TYPE_CHECKING:`` (a cycle in the types is a cycle a reader follows all the same, and
 mypy follows it), ``importlib.import_module`` with a literal name (``f"jlgcli.commands.{x}"``
 counts as ``jlgcli.commands``), and a handler the command line dispatches to by name
-(``"jlgcli.batch.entry:execute_loop"``). The checker fails on
+(``"jlgcli.commands.loop_entry:execute_loop"``). The checker fails on
 
 - an import from a layer to a layer above it;
 - a cycle between parts (packages and top-level modules), inside a layer too;
 - a module that no part of the map claims (a new package must be placed in a layer);
-- an import ``APART`` forbids (the dev loop reaches agents through the core only).
+- an import ``APART`` forbids (the dev loop reaches agents through the core only);
+- an import of a module of jlgcli that does not exist (a name a move left behind).
 
 What it cannot see: a module named by a variable (the task server imports ``WARM_MODULES``,
 plain names it warms up before forking tasks) and a child process (``python -m …``).
@@ -290,10 +291,14 @@ def check(root: Path) -> list[str]:
         for target, line in imports_of(source, module, path.name == "__init__.py", known):
             if target != PACKAGE and not target.startswith(PACKAGE + "."):
                 continue
+            here = f"{path.relative_to(root.parent).as_posix()}:{line}"
+            if target not in known and (here, target) not in seen:
+                seen.add((here, target))  # a name left behind by a move (or a typo)
+                problems.append(f"{here}: {module} imports {target}, which is no module")
+                continue
             other = part_of(target)
             if other is None or other[1] == part:
                 continue
-            here = f"{path.relative_to(root.parent).as_posix()}:{line}"
             why = _kept_apart(module, target)
             if why is not None and (here, target) not in seen:
                 seen.add((here, target))

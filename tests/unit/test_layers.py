@@ -94,6 +94,10 @@ UNDER_TYPE_CHECKING = {
             "loop reaches an agent through the core (jlgcli.runner.entry), not an adapter",
         ),
         (
+            {"cli.py": "def f():\n    from jlgcli.batch.command import finisher\n"},
+            "jlgcli/cli.py:2: jlgcli.cli imports jlgcli.batch.command, which is no module",
+        ),
+        (
             {"brand_new/__init__.py": ""},
             "jlgcli.brand_new: no layer claims it (add it to LAYERS in tools/check_imports.py)",
         ),
@@ -103,7 +107,13 @@ UNDER_TYPE_CHECKING = {
             "imports jlgcli.process.model (backends and process), a layer above it",
         ),
     ],
-    ids=["inside-a-function", "dev-to-an-adapter", "unclaimed", "under-type-checking"],
+    ids=[
+        "inside-a-function",
+        "dev-to-an-adapter",
+        "moved-away",
+        "unclaimed",
+        "under-type-checking",
+    ],
 )
 def test_each_problem_is_named_where_it_is(
     tmp_path: Path, files: dict[str, str], expected: str
