@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from jlgcli.dev.orchestrator import DevResult
     from jlgcli.runner.summary import RunSummary
 
-__all__ = ["RunOptions", "agent_call", "dev", "execute", "loop", "run"]
+__all__ = ["RunOptions", "agent_call", "answer", "dev", "execute", "loop", "run"]
 
 
 def run(prompt: str | Path, **options: Any) -> RunSummary:
@@ -52,6 +52,37 @@ def agent_call(prompt_text: str, *, cwd: str | Path, **options: Any) -> RunSumma
     """
     values = {"prompt_text": prompt_text, "cwd": str(cwd), **options}
     return execute("run", _options(None, values))
+
+
+def answer(run: str, text: str, *, cwd: str | Path = ".", **options: Any) -> RunSummary:
+    """Answer the question a parked run asked, and resume it with the answer (issue 51).
+
+    ``run``: a run id, ``latest`` or a batch id (its one parked task). The run goes on as
+    ``loop --resume`` does — your options at its start applied again, ``options`` (the
+    flags' long names) winning — with the answer in its next prompt, in the session that
+    asked where the backend has one. A batch's task resumes in its worktree and the batch
+    commits and merges it as it would have. Raises ``JlgError`` (64) for an empty answer,
+    an unknown run, or a run that is not parked on a question.
+    """
+    from jlgcli.batch.lookup import locate
+    from jlgcli.errors import JlgError, usage_error
+    from jlgcli.runner.options import runs_root_of
+
+    if not text.strip():
+        raise usage_error("the answer is empty", hint='jlgcli answer RUN "your answer"')
+    values = _options(None, {**options, "cwd": str(Path(cwd).resolve())})
+    found = locate(run, runs_root_of(values))
+    if found is None:  # a single loop's run
+        from jlgcli import records
+
+        return execute("loop", records.replace(values, resume=run, answer=text))
+    from jlgcli.batch.answer import answer_task
+
+    code, summary = answer_task(found, text, values)
+    if summary is None:
+        raise JlgError(code, f"task {found.task} of {found.batch_id} printed no summary",
+                       hint=f"see its log: jlgcli loop --resume {found.batch_id}")  # fmt: skip
+    return summary
 
 
 def dev(command: str = "run", **options: Any) -> DevResult | InitReport:

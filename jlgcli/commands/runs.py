@@ -198,6 +198,7 @@ def _short_view(detail: RunDetail) -> list[str]:
     task = state.get("task") if isinstance(state.get("task"), str) else None
     ended = info.stop_cause not in (None, "done")
     resumable = detail.state is not None and (ended or info.status == KILLED)
+    parked = resumable and info.stop_cause == "question"
     lines = [
         ("run", info.run_id),
         ("status", status),
@@ -213,7 +214,9 @@ def _short_view(detail: RunDetail) -> list[str]:
         ("hint", _text(error.get("hint"))),
         ("directory", str(info.path)),
         ("transcript", _with_size(detail.transcript)),
-        ("resume", f"jlgcli loop --resume {info.run_id}" if resumable else None),
+        ("resume", f"jlgcli loop --resume {info.run_id}" if resumable and not parked else None),
+        ("question", _text(state.get("question")) if parked else None),  # issue 51
+        ("answer", f'jlgcli answer {info.run_id} "your answer"' if parked else None),
     ]
     out = [f"{label:<11} {_one_line(value, 300)}" for label, value in lines if value is not None]
     out.append(f"{'':<11} the full record: jlgcli runs show {info.run_id} --json")

@@ -3,7 +3,8 @@
 Each line is ``{"schemaVersion": 1, "type": …, "time": ISO-8601 UTC, "runId": …, …}``.
 Types: ``run-started``, ``iteration-started``, ``agent-activity`` (text, tool use,
 usage), ``limit-wait``, ``backend-switch``, ``gate-result``, ``iteration-ended``,
-``run-ended`` (with the exit code). Schema: ``docs/schemas/events.schema.json``.
+``run-ended`` (with the exit code), ``question`` (the run parks on it, issue 51).
+Schema: ``docs/schemas/events.schema.json``.
 Every line goes through the redactor; a write failure never stops the run
 (the events are a view, like stdout), it is reported once.
 
@@ -40,6 +41,7 @@ EVENT_TYPES = (
     "gate-result",
     "iteration-ended",
     "run-ended",
+    "question",  # the agent asked the user; the run parks on it (issue 51)
 )
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redacted, Redactor
     from jlgcli.artifacts.rundir import RunDirectory
     from jlgcli.config.started import RunLock
-    from jlgcli.runner.resume import ResumeState
+    from jlgcli.runner.resume import ResumeState, StateTexts
 
 
 def runs_root(record: RunRecord) -> Path:
@@ -50,6 +50,7 @@ class Recorder:
         )  # fmt: skip
         self._state_dir: Path | None = None  # where state.json goes (loops), set by open()
         self._state_writes = StateWrites()
+        self._state_texts: StateTexts | None = None  # state.json's text, entries made once
         self._locks: list[RunLock] = []
 
     # -- start ---------------------------------------------------------------------------
@@ -192,6 +193,10 @@ class Recorder:
             permissionDenials=metrics.permissionDenials or None,
         )  # fmt: skip
 
+    def asked(self, iteration: int, question: Redacted) -> None:
+        """The agent asked the user a question: the run parks on it (issue 51)."""
+        self.events.emit("question", iteration=iteration, question=question)
+
     def limit_wait(self, iteration: int, seconds: float, reason: str) -> None:
         """A rate-limit wait starts: the ``limit-wait`` event, and a notification when long."""
         self.events.emit("limit-wait", iteration=iteration, seconds=round(seconds), reason=reason)
@@ -217,9 +222,11 @@ class Recorder:
         """
         if self._state_dir is None:  # a loop that keeps no state (the demo)
             return
-        from jlgcli.runner.resume import state_text, write_state_text  # loops only
+        from jlgcli.runner.resume import StateTexts, write_state_text  # loops only
 
-        text = state_text(state, self.redactor.redact)  # here: the redactor is not shared
+        if self._state_texts is None:  # here: the redactor is not shared
+            self._state_texts = StateTexts(self.redactor.redact)
+        text = self._state_texts.text(state)
         if not beside_next_call:
             self._state_writes.wait()
         finish = self._state_writes.submit if beside_next_call else None
@@ -252,8 +259,20 @@ class Recorder:
             durationMs=summary.durationMs, costUsd=money(summary.costUsd),
         )  # fmt: skip
         self.events.close()
-        self.notifier.run_ended(summary)  # last: a slow receiver delays nothing but the exit
+        self._notify_end(summary)  # last: a slow receiver delays nothing but the exit
         return summary
+
+    def _notify_end(self, summary: RunSummary) -> None:
+        """A parked run says its question; a batch's task says nothing more (its batch
+        notifies once, at its end)."""
+        task = self.record.spec.batch_task
+        if summary.question is not None:
+            try:
+                self.notifier.parked(summary.question, run_id=summary.runId, task=task)
+            except KeyboardInterrupt:  # the run has ended: its summary and exit code stand
+                self.console.warn("notifications skipped: interrupted")
+        elif task is None:
+            self.notifier.run_ended(summary)
 
     def _release(self) -> None:
         for lock in self._locks:

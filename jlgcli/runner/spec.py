@@ -52,6 +52,7 @@ class RunSpec:
     notify: tuple[str, ...] = ()  # desktop | webhook:URL (issue 51)
     notify_limit_wait_s: float = 300.0  # a rate-limit wait this long is notified
     resume: ResumeState | None = None
+    answer: str | None = None  # ``jlgcli answer``: the first prompt carries it (issue 51)
     notes: tuple[str, ...] = ()  # shown at the start (a resume's options not read back)
     resumable: bool = True  # keep state.json for --resume (the demo leaves no file behind)
     # what the user asked (options_record.asked, as JSON): kept in their config folder at the
