@@ -9,7 +9,7 @@ line of each stream is held back until its newline or ``close()``).
 
 Speed matters (100 MB of output must not slow a run down, issue 18): the sink
 writes the bytes the event carries (``event.data``; text events are encoded
-once), checked and escaped in one pass by pydantic-core (``json_string_utf8``;
+once), checked and escaped by the standard library's C escaper (``json_string_utf8``;
 issue 43), else with a few ``bytes.replace`` calls, which only run when the
 character is present (memchr); ``json.dumps`` per chunk is 3x slower. Bytes
 that are not UTF-8 (a cut character, a binary tool's output) are written as
@@ -20,14 +20,14 @@ nothing is lost.
 from __future__ import annotations
 
 import binascii
-import contextlib
 import json
 import threading
 import time
 from collections.abc import Callable
+from json.encoder import encode_basestring
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from jlgcli.artifacts.probes import INVALID_UTF8, BytesProbe, byte_class
 from jlgcli.artifacts.redact import Redactor, StreamRedactor
@@ -84,15 +84,6 @@ _PROBE_PATTERNS = {
     "invalid utf-8": INVALID_UTF8,
 }
 _probes: dict[str, BytesProbe | None] = {}  # compiled on first need
-
-
-class _ToJson(Protocol):
-    def __call__(self, value: Any, *, bytes_mode: Literal["utf8"]) -> bytes: ...
-
-
-# pydantic_core.to_json, imported on the first chunk: its import (10-30 ms) stays off the
-# path to the agent's spawn, which imports this module (issue 48's agent_spawn.py).
-_to_json: _ToJson | None = None
 
 
 def json_escape_utf8(data: bytes) -> bytes:
@@ -291,25 +282,22 @@ def _incomplete_tail(data: bytes) -> int:
 
 def json_string_utf8(data: bytes) -> bytes | None:
     """``data`` as a JSON string with its quotes (non-ASCII kept as is), or None when
-    ``data`` is not strict UTF-8: the bytes ``json_escape_utf8`` gives, in one pass.
+    ``data`` is not strict UTF-8: the bytes ``json_escape_utf8`` gives, in fewer passes.
 
-    pydantic-core's ``to_json`` (a jlgcli dependency through pydantic; serde_json's
-    escaper) checks and escapes UTF-8 bytes in Rust, in 0.7x the CPU time of the probe
-    and ``bytes.replace`` passes here on agent output, whose quotes and newlines are
-    dense (issue 43; orjson, with a decode first, was no faster). It writes backspace
+    The standard library's C escaper (``json.encoder.encode_basestring``) after a strict
+    UTF-8 decode takes 0.8x the CPU time of the probe and ``bytes.replace`` passes here on
+    agent output, whose quotes and newlines are dense (issue 43). pydantic-core's
+    ``to_json`` was a little faster still, but importing it costs ~30 ms, now paid by
+    every run since each keeps its transcript (issue 51). The escaper writes backspace
     and form feed as ``\\b`` and ``\\f``, where this module writes ``\\u0008`` and
-    ``\\u000c``: text holding either, and any error (an older pydantic-core), takes
-    the passes here, so the bytes written never depend on it.
+    ``\\u000c``: text holding either takes the passes here, so the bytes written never
+    depend on which path ran.
     """
-    global _to_json
     if b"\x08" not in data and b"\x0c" not in data:
-        with contextlib.suppress(Exception):  # not UTF-8, or no such API: asked below
-            to_json = _to_json
-            if to_json is None:
-                from pydantic_core import to_json as loaded
-
-                to_json = _to_json = loaded
-            return to_json(data, bytes_mode="utf8")
+        try:
+            return encode_basestring(data.decode("utf-8")).encode("utf-8")
+        except UnicodeError:  # not strict UTF-8 (a lone surrogate among them): asked below
+            pass
     return b'"%s"' % json_escape_utf8(data) if is_utf8(data) else None
 
 

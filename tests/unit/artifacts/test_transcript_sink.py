@@ -125,23 +125,29 @@ _SPECIALS = st.text(
 @given(st.one_of(st.binary(max_size=60), _TEXT.map(str.encode), _SPECIALS.map(str.encode)))
 @settings(max_examples=300, deadline=None)
 def test_one_pass_json_string_is_byte_for_byte_the_escape_passes(data: bytes) -> None:
-    """pydantic-core's escape writes what json_escape_utf8 writes, and refuses what is not
+    """The one-pass escape writes what json_escape_utf8 writes, and refuses what is not
     UTF-8 (issue 43 speed: the transcript's bytes never depend on which path ran)."""
     expected = b'"' + json_escape_utf8(data) + b'"' if transcript.is_utf8(data) else None
     assert transcript.json_string_utf8(data) == expected
 
 
-def test_json_string_without_the_one_pass_escape(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An older pydantic-core (no such argument) or any error there: the passes here answer."""
-
-    def unavailable(value: object, **_: object) -> bytes:
-        raise TypeError("to_json() got an unexpected keyword argument 'bytes_mode'")
-
-    monkeypatch.setattr(transcript, "_to_json", unavailable)
-    assert (
-        transcript.json_string_utf8('a"\\\n\x1b\u00e9'.encode()) == b'"a\\"\\\\\\n\\u001b\xc3\xa9"'
-    )
+def test_backspace_and_form_feed_are_written_as_the_passes_write_them() -> None:
+    """The C escaper writes \\b and \\f; the transcript's bytes stay \\u0008 / \\u000c."""
+    assert transcript.json_string_utf8('a"\b\x0c\u00e9'.encode()) == b'"a\\"\\u0008\\u000c\xc3\xa9"'
     assert transcript.json_string_utf8(b"\xff") is None
+    assert transcript.json_string_utf8(b"\xed\xa0\x80") is None  # a lone surrogate, encoded
+
+
+def test_keeping_a_transcript_imports_no_pydantic() -> None:
+    """Issue 51 keeps every run's transcript: its escaper must not cost pydantic-core's
+    import (~30 ms) on each run."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from jlgcli.artifacts import transcript; "
+            "transcript.json_string_utf8(b'x'); print('pydantic_core' in sys.modules)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
 
 
 @pytest.fixture(params=["hyperscan", "python"])
