@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "doctor",
     "runs",
     "worktrees",
+    "board",
     "ledger",
     "hook",
     "dev",
@@ -76,6 +77,7 @@ commands:
     doctor       diagnose the environment: config, backends, PATH, terminal
     runs         list recent runs (every loop; one-shot runs with --artifacts)
     worktrees    list the worktrees and branches batches made, and prune them
+    board        a live dashboard of this project's runs and batches in the browser
     ledger       show the rebound ledger (audit trail of rebound runs)
     hook         pre-commit hook: one agent call over the staged change
     dev          plan-driven development loop (implement, validate, review, commit)

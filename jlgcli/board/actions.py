@@ -1,0 +1,36 @@
+"""What the board's buttons do, each through the code the CLI's command runs (issue 52).
+
+An action gets the server (its project and runs root) and the posted form,
+already checked by ``guard``; it returns (title, text, the page to go back to)
+or raises ``JlgError`` as the command would. Form values are input: a run or
+batch id is looked up among the recorded ones, never used as a path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from jlgcli.errors import ExitCode, JlgError
+
+if TYPE_CHECKING:
+    from jlgcli.board.server import Board
+
+Outcome = tuple[str, str, str]
+
+
+def prune(server: Board, form: dict[str, str]) -> Outcome:
+    """``jlgcli worktrees prune`` (never ``--force``: unmerged work stays)."""
+    from jlgcli.batch import worktrees
+
+    repo = worktrees.main_tree(server.project)
+    if repo is None:
+        raise JlgError(ExitCode.USAGE, f"{server.project} is not in a git repository",
+                       hint="start the board in the repository where the batch ran")  # fmt: skip
+    pruned = worktrees.prune(repo, worktrees.survey(repo, server.data.root), [])
+    removed = ", ".join(pruned.removed) or "nothing"
+    kept = "; ".join(f"{name} ({why})" for name, why in pruned.kept.items())
+    return "Worktrees pruned", f"removed: {removed}" + (f". kept: {kept}" if kept else ""), "/"
+
+
+ACTIONS: dict[str, Callable[[Board, dict[str, str]], Outcome]] = {"prune": prune}

@@ -1,0 +1,98 @@
+"""``jlgcli board`` over plain HTTP (issue 52): who is refused, what the pages hold.
+
+The board runs as a user starts it (the installed ``jlgcli``), over runs the
+fake claude made; requests are made by hand so that every header is ours.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from support.batch import make_repo
+from support.board import cookie_for, request, serve
+from support.cli import Runner, fake_script
+
+GATE_OK = f"{sys.executable} -c \"print('gate says fine')\""
+
+
+@pytest.fixture
+def project(jlg: Runner, tmp_path: Path) -> Path:
+    """A repository with one loop of two iterations (a gate, a file changed each time)."""
+    repo = make_repo(tmp_path / "repo")
+    (repo / "task.md").write_text("Write the two files.\n", encoding="utf-8")
+    env = fake_script(tmp_path, {"text": "one file", "files": {"one.txt": "1\n"}},
+                      {"text": "the other\nDONE", "files": {"two.txt": "2\n"}})  # fmt: skip
+    done = jlg("loop", "task.md", "-b", "claude", "--gate", GATE_OK, cwd=repo, env=env)
+    assert done.returncode == 0, done.stderr
+    return repo
+
+
+def test_every_request_needs_the_token_and_a_loopback_host(jlgcli_exe: str, project: Path) -> None:
+    with serve(jlgcli_exe, project) as board:
+        port = board.port
+        assert board.url.startswith(f"http://127.0.0.1:{port}/?token=")
+        for path in ("/", "/static/board.js", "/live", "/api/runs", f"/?token={'x' * 32}"):
+            answer = request(port, path)
+            assert answer.status == 403, (path, answer.status)
+            assert "-abcdef" not in answer.body and board.token not in answer.body
+        # The token once: a cookie for this board only, then the page without the token.
+        answer = request(port, f"/?token={board.token}")
+        assert answer.status == 303 and answer.headers["Location"] == "/"
+        cookie = answer.headers["Set-Cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        assert cookie.startswith(f"jlgcli_board_{port}={board.token};")
+        jar = cookie_for(port, board.token)
+        assert request(port, "/", headers={"Cookie": jar}).status == 200
+        # DNS rebinding: the right cookie and token under another name are refused.
+        for host in (f"evil.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", ""):
+            assert request(port, "/", host=host, headers={"Cookie": jar}).status == 403, host
+            assert request(port, f"/?token={board.token}", host=host).status == 403, host
+        assert request(port, "/", host=f"localhost:{port}", headers={"Cookie": jar}).status == 200
+        assert request(port, "/", headers={"Cookie": f"jlgcli_board_{port}=nope"}).status == 403
+    assert board.process.returncode == 0  # Ctrl-C ends the server
+
+
+def test_actions_need_a_post_with_the_form_token_from_the_board_itself(
+    jlgcli_exe: str, project: Path
+) -> None:
+    with serve(jlgcli_exe, project) as board:
+        port, jar = board.port, cookie_for(board.port, board.token)
+        page = request(port, "/", headers={"Cookie": jar}).body
+        form = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+        assert form is not None and board.token not in page
+        cookie = {"Cookie": jar}
+        assert request(port, "/action/prune", method="POST", body="", headers=cookie).status == 403
+        wrong = "csrf=" + "0" * 64
+        assert request(port, "/action/prune", method="POST", body=wrong,
+                       headers=cookie).status == 403  # fmt: skip
+        right = f"csrf={form.group(1)}"
+        other_site = {**cookie, "Origin": "http://evil.example"}
+        assert request(port, "/action/prune", method="POST", body=right,
+                       headers=other_site).status == 403  # fmt: skip
+        # The form token without the cookie: another local user who read a page's form
+        assert request(port, "/action/prune", method="POST", body=right).status == 403
+        same = {**cookie, "Origin": f"http://127.0.0.1:{port}"}
+        done = request(port, "/action/prune", method="POST", body=right, headers=same)
+        assert done.status == 200 and "Worktrees pruned" in done.body
+
+
+def test_the_pages_show_the_runs_iterations_and_gates(jlgcli_exe: str, project: Path) -> None:
+    with serve(jlgcli_exe, project) as board:
+        port, jar = board.port, {"Cookie": cookie_for(board.port, board.token)}
+        index = request(port, "/", headers=jar)
+        assert index.status == 200
+        assert "default-src 'none'" in index.headers["Content-Security-Policy"]
+        run_id = re.search(r'href="/run/([^"]+)"', index.body)
+        assert run_id is not None, index.body
+        assert "<svg" in index.body  # the cost chart (the fake claude reports costs)
+        page = request(port, f"/run/{run_id.group(1)}", headers=jar)
+        assert page.status == 200
+        assert page.body.count("gate says fine") == 2 and "✓" in page.body
+        assert str(project) not in page.body  # where the user's files are is not served
+        assert request(port, "/run/nope", headers=jar).status == 404
+        assert request(port, "/static/../../etc/passwd", headers=jar).status == 404
+        css = request(port, "/static/board.css", headers=jar)
+        assert css.status == 200 and css.headers["Content-Type"].startswith("text/css")
