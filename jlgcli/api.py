@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from jlgcli.runner.spec import Command
     from jlgcli.runner.summary import RunSummary
 
-__all__ = ["RunOptions", "agent_call", "dev", "execute", "loop", "run"]
+__all__ = ["RunOptions", "agent_call", "dev", "execute", "loop", "run", "stop"]
 
 
 def run(prompt: str | Path, **options: Any) -> RunSummary:
@@ -54,6 +54,15 @@ def agent_call(prompt_text: str, *, cwd: str | Path, **options: Any) -> RunSumma
     """
     values = {"prompt_text": prompt_text, "cwd": str(cwd), **options}
     return execute("run", _options(None, values))
+
+
+def stop(run_id: str, *, runs_dir: str | Path) -> int:
+    """Ask the running loop ``run_id`` (recorded under ``runs_dir``) to stop, as a
+    termination signal does: it writes its ending and can be resumed. Returns the pid
+    signalled; a run not running, or not started by this user, is ``JlgError`` 64."""
+    from jlgcli.runner.stop import stop_run
+
+    return stop_run(Path(runs_dir), run_id)
 
 
 def dev(command: str = "run", **options: Any) -> DevResult | InitReport:

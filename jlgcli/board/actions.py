@@ -33,4 +33,15 @@ def prune(server: Board, form: dict[str, str]) -> Outcome:
     return "Worktrees pruned", f"removed: {removed}" + (f". kept: {kept}" if kept else ""), "/"
 
 
-ACTIONS: dict[str, Callable[[Board, dict[str, str]], Outcome]] = {"prune": prune}
+def stop(server: Board, form: dict[str, str]) -> Outcome:
+    """Stop a running loop, a batch's task or a run alone (``api.stop``)."""
+    from jlgcli import api
+
+    run_id = form.get("run", "")
+    back = form.get("back", "")
+    back = back if back.startswith(("/run/", "/batch/")) and "//" not in back else "/"
+    api.stop(run_id, runs_dir=server.data.root)
+    return "Stopping", f"run {run_id} was asked to stop: it writes its ending, then ends", back
+
+
+ACTIONS: dict[str, Callable[[Board, dict[str, str]], Outcome]] = {"prune": prune, "stop": stop}

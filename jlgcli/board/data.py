@@ -127,6 +127,8 @@ class BoardData:
         for task in data["tasks"]:
             run_id = task.get("runId")
             task["run"] = run_row(self.info(run_id)) if run_id else None
+            if task["run"] and task["run"]["status"] == RUNNING and task["exitCode"] is None:
+                task["status"] = RUNNING
         return data
 
     # --- what a live page watches --------------------------------------------------------

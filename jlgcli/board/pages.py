@@ -132,6 +132,8 @@ def run_page(data: dict[str, Any], transcript: list[str] | None, form: str) -> s
         facts.append(("hint", _e(data["error"].get("hint"))))
     dl = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
     body = f"<h1>Run {_e(r['runId'])}</h1><dl class=facts>{dl}</dl>"
+    if r["status"] == "running":
+        body += stop_button(r["runId"], form, f"/run/{quote(r['runId'])}")
     body += "<h2>Iterations</h2>" + iteration_table(data["iterations"])
     body += "<h2>Transcript</h2>"
     if transcript:
@@ -180,6 +182,8 @@ def batch_page(data: dict[str, Any], form: str) -> str:
             line = (f"iter {_e(run['iterations'] or 0)} · {money(run['costUsd'])} · "
                     f"{duration(run['durationMs'])}")  # fmt: skip
         link = f'<a href="/run/{quote(t["runId"])}">{_e(t["runId"])}</a>' if t["runId"] else "-"
+        if run and run["status"] == "running":
+            link += " " + stop_button(t["runId"], form, f"/batch/{quote(data['batchId'])}")
         merge = "merged" if t["merged"] else _e(t.get("mergeNote") or "-")
         rows.append(
             f'<tr data-task="{_e(t["id"])}"><td>{_e(t["id"])}</td>'
@@ -200,6 +204,17 @@ def batch_page(data: dict[str, Any], form: str) -> str:
         f"<th>branch</th><th>merge</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
     return head + table
+
+
+def stop_button(run_id: str, form: str, back: str) -> str:
+    """A POST form that stops a running run (the board's form token in it)."""
+    return (
+        '<form class="inline" method="post" action="/action/stop">'
+        f'<input type="hidden" name="csrf" value="{_e(form)}">'
+        f'<input type="hidden" name="run" value="{_e(run_id)}">'
+        f'<input type="hidden" name="back" value="{_e(back)}">'
+        '<button type="submit" class="stop">Stop</button></form>'
+    )
 
 
 def message_page(title: str, text: str, back: str = "/") -> str:

@@ -96,3 +96,39 @@ def test_the_pages_show_the_runs_iterations_and_gates(jlgcli_exe: str, project: 
         assert request(port, "/static/../../etc/passwd", headers=jar).status == 404
         css = request(port, "/static/board.css", headers=jar)
         assert css.status == 200 and css.headers["Content-Type"].startswith("text/css")
+
+
+def test_the_stop_button_ends_a_running_loop_as_a_termination_does(
+    jlgcli_exe: str, tmp_path: Path
+) -> None:
+    import json
+    import os
+    import subprocess
+    import time
+
+    repo = make_repo(tmp_path / "repo")
+    (repo / "task.md").write_text("Take your time.\n", encoding="utf-8")
+    env = {**os.environ, **fake_script(tmp_path, {"text": "thinking", "delay_seconds": 120})}
+    with serve(jlgcli_exe, repo) as board, subprocess.Popen(
+        [jlgcli_exe, "loop", "task.md", "-b", "claude"], cwd=repo, env=env,
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    ) as loop:  # fmt: skip
+        port, jar = board.port, {"Cookie": cookie_for(board.port, board.token)}
+        deadline, running = time.monotonic() + 90, None
+        while running is None and time.monotonic() < deadline:
+            runs = json.loads(request(port, "/api/runs", headers=jar).body)["runs"]
+            running = next((r["runId"] for r in runs if r["status"] == "running"), None)
+            time.sleep(0.2)
+        assert running is not None, "the loop never showed as running"
+        page = request(port, f"/run/{running}", headers=jar).body
+        form = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+        assert form is not None and ">Stop</button>" in page
+        body = f"csrf={form.group(1)}&run={running}&back=/run/{running}"
+        done = request(port, "/action/stop", method="POST", body=body, headers=jar)
+        assert done.status == 200 and "Stopping" in done.body, done.body
+        _, err = loop.communicate(timeout=120)
+        assert loop.returncode == 143, err
+        again = request(port, "/action/stop", method="POST", body=body, headers=jar)
+        assert "is not running" in again.body
+        runs = json.loads(request(port, "/api/runs", headers=jar).body)["runs"]
+        assert [r["stopCause"] for r in runs if r["runId"] == running] == ["interrupted"]

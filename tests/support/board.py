@@ -101,3 +101,32 @@ def cookie_for(port: int, token: str) -> str:
 def path_of(url: str) -> str:
     split = urlsplit(url)
     return f"{split.path}?{split.query}" if split.query else split.path
+
+
+def write_run(
+    root: Path,
+    run_id: str,
+    *,
+    cost: float | None = 0.01,
+    backend: str = "claude",
+    cause: str | None = "done",
+    task: str = "Do the thing.",
+    metrics: list[dict[str, object]] | None = None,
+) -> Path:
+    """A loop's run folder holding only its ``state.json`` (what every loop writes)."""
+    folder = root / run_id
+    folder.mkdir(parents=True, exist_ok=True)
+    day, hms = run_id[0:8], run_id[9:15]
+    started = f"{day[:4]}-{day[4:6]}-{day[6:]}T{hms[:2]}:{hms[2:4]}:{hms[4:]}+00:00"
+    if metrics is None:
+        metrics = [{"index": 1, "durationMs": 1200, "stopReason": "exit", "completion": "done",
+                    "outputChars": 10, "backend": backend, "costUsd": cost,
+                    "inputTokens": 100, "outputTokens": 20,
+                    "diffStat": {"files": 1, "insertions": 3, "deletions": 1},
+                    "gates": [{"command": "pytest -q", "exitCode": 0, "durationMs": 50,
+                               "ok": True, "outputTail": "1 passed"}]}]  # fmt: skip
+    state = {"version": 1, "run_id": run_id, "task": task, "backend": backend, "options": {},
+             "iterations": len(metrics), "elapsed_ms": 1200, "cost_usd": cost,
+             "stop_cause": cause, "metrics": metrics, "started_at": started}  # fmt: skip
+    (folder / "state.json").write_text(json.dumps(state), encoding="utf-8")
+    return folder
