@@ -13,6 +13,7 @@ state is kept and ``--resume`` continues it).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from datetime import datetime
@@ -68,14 +69,10 @@ def terminate(pid: int, *, is_windows: bool = sys.platform == "win32") -> None:
     if is_windows:
         import psutil
 
-        try:
+        with contextlib.suppress(psutil.NoSuchProcess):  # it ended meanwhile: what was asked
             psutil.Process(pid).terminate()
-        except psutil.NoSuchProcess:
-            pass
         return
     import signal
 
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass  # it ended meanwhile: what was asked

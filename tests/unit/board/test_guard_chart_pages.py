@@ -70,7 +70,8 @@ def test_the_chart_keeps_the_last_sixty_days_and_escapes_names() -> None:
 
 def _run(**over: object) -> dict[str, object]:
     row: dict[str, object] = {
-        "runId": "20261128T220000Z-abcdef", "outcome": "done", "status": "done", "backendWords": "claude",
+        "runId": "20261128T220000Z-abcdef", "outcome": "done", "status": "done",
+        "backendWords": "claude",
         "iterations": 1, "costUsd": 0.5, "durationMs": 1500, "startedAt": "2026-11-28T22:00:00",
         "exitCode": 0, "task": None,
     }  # fmt: skip
@@ -85,7 +86,8 @@ def test_every_recorded_value_is_escaped_never_markup() -> None:
     assert "<script>alert" not in html and "&lt;script&gt;" in html
     gate = {"command": evil, "ok": False, "exitCode": 1, "output": evil}
     it = {"n": 1, "backend": evil, "durationMs": 5, "inputTokens": None, "outputTokens": None,
-          "costUsd": None, "completion": evil, "summary": evil, "diff": None, "gates": [gate]}  # fmt: skip
+          "costUsd": None, "completion": evil, "summary": evil, "diff": None,
+          "gates": [gate]}  # fmt: skip
     view = {"run": _run(), "task": evil, "error": {"message": evil, "hint": evil},
             "iterations": [it], "transcript": False, "batch": None}  # fmt: skip
     html = pages.run_page(view, [evil], "f" * 64)
