@@ -1,6 +1,9 @@
-"""The cost-over-time chart: an inline SVG of stacked bars, a day each, a colour a backend.
+"""The cost-over-time chart: an SVG of stacked bars, a day each, a colour a backend.
 
-Drawn on the server from plain numbers (no chart library, nothing fetched):
+Drawn on the server from plain numbers (no chart library, nothing fetched) and
+served as its own image (``/chart.svg``), so that the runs list never waits
+for the chart to read every run; its colours are attributes (the page's
+stylesheet does not reach an image, and no inline style is allowed):
 a day's bar stacks its backends' costs; the legend names each backend with
 its total. Every text is escaped; the numbers are the runs' recorded costs.
 """
@@ -13,6 +16,7 @@ from typing import Any
 
 WIDTH, HEIGHT, PAD = 720, 220, 40
 COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#9c755f")
+TICK, LEGEND = 'fill="#888" font-size="11"', 'fill="#888" font-size="12"'
 MAX_DAYS = 60  # the last sixty days with a cost (older ones: the runs list)
 
 
@@ -38,19 +42,22 @@ def svg(points: list[dict[str, Any]]) -> str:
     """The chart, or a sentence when no run recorded a cost."""
     days, backends, cost = totals(points)
     if not days:
-        return '<p class="muted">No run recorded a cost yet.</p>'
+        return (
+            '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 30" role="img">'
+            '<text x="0" y="20" fill="#888" font-size="13">No run recorded a cost yet.</text></svg>'
+        )
     day_total = {day: sum(cost.get((day, b), 0.0) for b in backends) for day in days}
     top = max(day_total.values()) or 1.0
     inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
     step = inner_w / len(days)
-    bar = max(step * 0.7, 1.0)
+    bar = min(max(step * 0.7, 1.0), 48.0)
     parts = [
-        f'<svg class="chart" role="img" viewBox="0 0 {WIDTH} {HEIGHT + 20 * len(backends)}" '
+        f'<svg role="img" viewBox="0 0 {WIDTH} {HEIGHT + 20 * len(backends)}" '
         f'xmlns="http://www.w3.org/2000/svg" aria-label="cost per day and backend">',
         f'<line x1="{PAD}" y1="{PAD + inner_h}" x2="{WIDTH - PAD}" y2="{PAD + inner_h}" '
-        'class="axis"/>',
-        f'<text x="{PAD - 4}" y="{PAD + 4}" text-anchor="end" class="tick">${top:.2f}</text>',
-        f'<text x="{PAD - 4}" y="{PAD + inner_h}" text-anchor="end" class="tick">$0</text>',
+        'stroke="#888"/>',
+        f'<text x="{PAD - 4}" y="{PAD + 4}" text-anchor="end" {TICK}>${top:.2f}</text>',
+        f'<text x="{PAD - 4}" y="{PAD + inner_h}" text-anchor="end" {TICK}>$0</text>',
     ]
     for i, day in enumerate(days):
         x = PAD + i * step + (step - bar) / 2
@@ -69,7 +76,7 @@ def svg(points: list[dict[str, Any]]) -> str:
         if i == 0 or i == len(days) - 1 or len(days) <= 10:
             parts.append(
                 f'<text x="{x + bar / 2:.1f}" y="{PAD + inner_h + 14}" text-anchor="middle" '
-                f'class="tick">{escape(day[5:])}</text>'
+                f"{TICK}>{escape(day[5:])}</text>"
             )
     for j, backend in enumerate(backends):
         spent = sum(cost.get((day, backend), 0.0) for day in days)
@@ -77,7 +84,7 @@ def svg(points: list[dict[str, Any]]) -> str:
         parts.append(
             f'<rect x="{PAD}" y="{y - 10}" width="12" height="12" '
             f'fill="{COLOURS[j % len(COLOURS)]}"/>'
-            f'<text x="{PAD + 18}" y="{y}" class="legend">{escape(backend)} ${spent:.4f}</text>'
+            f'<text x="{PAD + 18}" y="{y}" {LEGEND}>{escape(backend)} ${spent:.4f}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)

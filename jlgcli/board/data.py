@@ -46,7 +46,19 @@ class BoardData:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._cache: dict[str, tuple[Any, RunInfo]] = {}
+        self._ids: tuple[Any, list[str]] = (None, [])
         self._lock = threading.Lock()
+
+    def run_ids(self) -> list[str]:
+        """The run ids, newest first; listed again only when the runs folder changed."""
+        mark = file_mark(self.root)
+        with self._lock:
+            if mark is not None and self._ids[0] == mark:
+                return self._ids[1]
+        ids = run_ids(self.root)
+        with self._lock:
+            self._ids = (mark, ids)
+        return ids
 
     # --- runs --------------------------------------------------------------------------
 
@@ -66,7 +78,7 @@ class BoardData:
 
     def runs_page(self, page: int, size: int = PAGE_SIZE) -> dict[str, Any]:
         """Page ``page`` (from 1) of the runs, newest first, each with its batch task."""
-        ids = run_ids(self.root)
+        ids = self.run_ids()
         pages = max(1, -(-len(ids) // size))
         page = min(max(page, 1), pages)
         shown = ids[(page - 1) * size : page * size]
@@ -92,15 +104,18 @@ class BoardData:
         }
 
     def costs(self) -> list[dict[str, Any]]:
-        """Every run's day, backend and cost (the chart's points), oldest first."""
-        points = []
-        for run_id in reversed(run_ids(self.root)):
-            info = self.info(run_id)
+        """The cost of the runs by day and backend (the chart's points), oldest day first."""
+        spent: dict[tuple[str, str], float] = {}
+        with self._lock:
+            ended = {run_id: info for run_id, (_, info) in self._cache.items()}
+        for run_id in self.run_ids():
+            # An ended run's cost is final: the chart does not look at its files again.
+            info = ended.get(run_id) or self.info(run_id)
             if info.cost_usd is None or info.started_at is None:
                 continue
-            day = info.started_at.astimezone().date().isoformat()
-            points.append({"day": day, "backend": info.backend or "-", "cost": info.cost_usd})
-        return points
+            key = (info.started_at.astimezone().date().isoformat(), info.backend or "-")
+            spent[key] = spent.get(key, 0.0) + info.cost_usd
+        return [{"day": d, "backend": b, "cost": c} for (d, b), c in sorted(spent.items())]
 
     # --- batches -----------------------------------------------------------------------
 
@@ -144,7 +159,7 @@ class BoardData:
             for run_id in _task_runs(folder / RECORD):
                 marks += [file_mark(self.root / run_id / STATE_FILE)]
             return tuple(marks)
-        newest = run_ids(self.root)[:PAGE_SIZE]
+        newest = self.run_ids()[:PAGE_SIZE]
         marks = [tuple(list_batches(self.root)[:20]), tuple(newest)]
         marks += [file_mark(self.root / BATCHES / b / RECORD) for b in list_batches(self.root)[:20]]
         marks += [file_mark(self.root / run_id / STATE_FILE) for run_id in newest]

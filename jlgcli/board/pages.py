@@ -54,7 +54,7 @@ def status(word: Any) -> str:
     return f'<span class="status s-{quote(word.split(" ")[0], safe="")}">{word}</span>'
 
 
-def index(runs: dict[str, Any], batches: list[dict[str, Any]], chart: str, form: str) -> str:
+def index(runs: dict[str, Any], batches: list[dict[str, Any]], form: str) -> str:
     """The runs and batches list, with the cost chart."""
     rows = "".join(
         "<tr>"
@@ -75,11 +75,18 @@ def index(runs: dict[str, Any], batches: list[dict[str, Any]], chart: str, form:
     )
     return (
         f"<h1>Runs</h1>{table}<h2>Batches</h2>{batch_list(batches)}"
-        f"<h2>Cost per day</h2>{chart}"
+        # a new address when the runs change, or a redrawn list would keep the old image
+        f'<h2>Cost per day</h2><img class="chart" src="/chart.svg?v={_chart_version(runs)}" '
+        'alt="the cost of the runs per day and backend">'
         f'<h2>Worktrees</h2><form method="post" action="/action/prune">'
         f'<input type="hidden" name="csrf" value="{_e(form)}">'
         '<button type="submit">Prune merged and empty worktrees</button></form>'
     )
+
+
+def _chart_version(runs: dict[str, Any]) -> str:
+    shown = sum(r["costUsd"] or 0 for r in runs["runs"] if isinstance(r["costUsd"], (int, float)))
+    return f"{runs['total']}-{shown:.6f}"
 
 
 def _pager(current: int, pages: int, total: int) -> str:

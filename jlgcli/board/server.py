@@ -117,10 +117,8 @@ class Handler(BaseHTTPRequestHandler):
         elif parts == ["live"]:
             self._live(query.get("watch", "index"), query.get("id"))
         elif not parts or parts == ["index.html"]:
-            from jlgcli.board.chart import svg
-
             runs = red(data.runs_page(_int(query.get("page"), 1)))
-            body = pages.index(runs, red(data.batches()), svg(red(data.costs())), form)
+            body = pages.index(runs, red(data.batches()), form)
             self._html(pages.page("Runs", body, watch="index") if whole else body)
         elif len(parts) == 2 and parts[0] in ("run", "batch"):
             try:
@@ -134,6 +132,10 @@ class Handler(BaseHTTPRequestHandler):
                 body = pages.batch_page(red(view), form)
             title = f"{parts[0]} {parts[1]}"
             self._html(pages.page(title, body, watch=parts[0], ident=parts[1]) if whole else body)
+        elif parts == ["chart.svg"]:
+            from jlgcli.board.chart import svg
+
+            self._send(HTTPStatus.OK, "image/svg+xml", svg(red(data.costs())).encode("utf-8"))
         elif parts == ["api", "runs"]:
             self._json(red(data.runs_page(_int(query.get("page"), 1))))
         else:

@@ -87,7 +87,10 @@ def test_the_pages_show_the_runs_iterations_and_gates(jlgcli_exe: str, project: 
         assert "default-src 'none'" in index.headers["Content-Security-Policy"]
         run_id = re.search(r'href="/run/([^"]+)"', index.body)
         assert run_id is not None, index.body
-        assert "<svg" in index.body  # the cost chart (the fake claude reports costs)
+        chart = re.search(r'<img class="chart" src="(/chart\.svg\?v=[^"]+)"', index.body)
+        assert chart is not None, index.body
+        drawn = request(port, chart.group(1), headers=jar)  # the fake claude reports costs
+        assert drawn.headers["Content-Type"] == "image/svg+xml" and "claude $0.0" in drawn.body
         page = request(port, f"/run/{run_id.group(1)}", headers=jar)
         assert page.status == 200
         assert page.body.count("gate says fine") == 2 and "✓" in page.body

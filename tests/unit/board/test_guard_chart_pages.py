@@ -57,6 +57,7 @@ def test_the_chart_stacks_each_days_backends_and_fills_the_empty_days() -> None:
     assert backends == ["claude", "codex"] and cost[("2026-11-01", "codex")] == 0.5
     drawn = chart.svg(points)
     assert drawn.startswith("<svg") and drawn.count("<rect") == 3 + 2  # bars + legend
+    assert "class=" not in drawn and "style" not in drawn  # an image: attributes only
     assert "claude $3.0000" in drawn and "codex $0.5000" in drawn
 
 
@@ -82,7 +83,7 @@ def _run(**over: object) -> dict[str, object]:
 def test_every_recorded_value_is_escaped_never_markup() -> None:
     evil = '<script>alert(1)</script>"'
     listing = {"runs": [_run(backendWords=evil, task=evil)], "page": 1, "pages": 1, "total": 1}
-    html = pages.index(listing, [], "", "f" * 64)
+    html = pages.index(listing, [], "f" * 64)
     assert "<script>alert" not in html and "&lt;script&gt;" in html
     gate = {"command": evil, "ok": False, "exitCode": 1, "output": evil}
     it = {"n": 1, "backend": evil, "durationMs": 5, "inputTokens": None, "outputTokens": None,
@@ -97,11 +98,11 @@ def test_every_recorded_value_is_escaped_never_markup() -> None:
 
 def test_the_runs_list_pages_through_a_thousand_runs() -> None:
     listing = {"runs": [_run()], "page": 2, "pages": 20, "total": 1000}
-    html = pages.index(listing, [], "", "f" * 64)
+    html = pages.index(listing, [], "f" * 64)
     assert 'href="/?page=1"' in html and 'href="/?page=3"' in html and "1000 runs" in html
-    first = pages.index({**listing, "page": 1}, [], "", "f" * 64)
+    first = pages.index({**listing, "page": 1}, [], "f" * 64)
     assert 'href="/?page=0"' not in first and 'href="/?page=2"' in first
-    empty = pages.index({"runs": [], "page": 1, "pages": 1, "total": 0}, [], "", "f")
+    empty = pages.index({"runs": [], "page": 1, "pages": 1, "total": 0}, [], "f")
     assert "No runs recorded here yet" in empty
 
 

@@ -64,7 +64,9 @@ def test_a_page_of_runs_reads_only_its_own_rows(tmp_path: Path) -> None:
     assert last["page"] == 3 and len(last["runs"]) == 20
     assert data.runs_page(-4)["page"] == 1
     assert "path" not in first["runs"][0]  # the user's folders are not the page's business
-    assert len(data.costs()) == 120 and data.costs()[0]["day"] == "2026-11-28"
+    [spent] = data.costs()  # a day's runs summed per backend
+    assert (spent["day"], spent["backend"]) == ("2026-11-28", "claude")
+    assert spent["cost"] == pytest.approx(1.2)
 
 
 def test_an_ended_run_is_read_again_only_when_its_files_change(root: Path) -> None:
