@@ -6,8 +6,8 @@ gate, as every loop leaves) and a batch, then times, in paired rounds
 
 - baseline: ``artifacts.listing.list_runs(root, 50)``, what ``jlgcli runs`` reads;
 - the runs list page, served over HTTP by a running board (warm: ended runs cached);
-- the same page on a new board (cold: every shown run read once, and the cost
-  chart reads all of them);
+- the same page on a new board (cold: every shown run read once);
+- the cost chart (its own image: it reads every run once, then only the live ones);
 - a run's page and its live-update check (``marks``: what each open tab does
   every 0.4 s).
 
@@ -92,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             "board: runs page, warm (HTTP)": lambda: request(port, "/", headers=jar),
             "board: runs page, new board (HTTP)": cold,
             "board: a run's page (HTTP)": lambda: request(port, f"/run/{ids[7]}", headers=jar),
+            "board: the cost chart, warm (HTTP)": lambda: request(port, "/chart.svg", headers=jar),
             "board: live check of the list": lambda: warm.data.marks("index", None),
         }
         times: dict[str, list[float]] = {name: [] for name in cases}
