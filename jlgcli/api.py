@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from jlgcli.runner.spec import Command
     from jlgcli.runner.summary import RunSummary
 
-__all__ = ["RunOptions", "agent_call", "dev", "execute", "loop", "run", "stop"]
+__all__ = ["RunOptions", "agent_call", "dev", "execute", "loop", "retry_conflicts", "run", "stop"]
 
 
 def run(prompt: str | Path, **options: Any) -> RunSummary:
@@ -63,6 +63,26 @@ def stop(run_id: str, *, runs_dir: str | Path) -> int:
     from jlgcli.runner.stop import stop_run
 
     return stop_run(Path(runs_dir), run_id)
+
+
+def retry_conflicts(batch_id: str, *, cwd: str | Path, runs_dir: str | Path) -> int:
+    """Run batch ``batch_id``'s tasks whose merge stopped on a conflict again, on the merged
+    result: ``jlgcli loop --resume BATCH_ID --retry-conflicts`` in ``cwd``, started in a
+    process of its own (output in the batch's ``retry.log``); returns its pid. A batch
+    with no such task is ``JlgError`` 64 before anything starts."""
+    from jlgcli.batch.record import batch_dir, load
+    from jlgcli.batch.retry import conflicting
+    from jlgcli.errors import ExitCode, JlgError
+    from jlgcli.process.detached import start_self
+
+    root = Path(runs_dir)
+    record = load(root, batch_id)
+    if not conflicting(record):
+        raise JlgError(ExitCode.USAGE, f"no task of {record.batchId} stopped on a conflict",
+                       hint=f"see its tasks: jlgcli runs show {record.batchId}")  # fmt: skip
+    argv = ["loop", "--resume", record.batchId, "--retry-conflicts", "-q",
+            "--artifacts-dir", str(root.resolve())]  # fmt: skip
+    return start_self(argv, cwd=Path(cwd), log=batch_dir(root, record.batchId) / "retry.log")
 
 
 def dev(command: str = "run", **options: Any) -> DevResult | InitReport:

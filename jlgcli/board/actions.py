@@ -38,10 +38,26 @@ def stop(server: Board, form: dict[str, str]) -> Outcome:
     from jlgcli import api
 
     run_id = form.get("run", "")
-    back = form.get("back", "")
-    back = back if back.startswith(("/run/", "/batch/")) and "//" not in back else "/"
+    back = form.get("back", "/")
     api.stop(run_id, runs_dir=server.data.root)
     return "Stopping", f"run {run_id} was asked to stop: it writes its ending, then ends", back
 
 
-ACTIONS: dict[str, Callable[[Board, dict[str, str]], Outcome]] = {"prune": prune, "stop": stop}
+def retry(server: Board, form: dict[str, str]) -> Outcome:
+    """``jlgcli loop --resume BATCH --retry-conflicts`` (``api.retry_conflicts``)."""
+    from urllib.parse import quote
+
+    from jlgcli import api
+
+    batch_id = form.get("batch", "")
+    pid = api.retry_conflicts(batch_id, cwd=server.project, runs_dir=server.data.root)
+    text = (f"the conflicting tasks of {batch_id} run again on the merged result "
+            f"(process {pid}; its output: the batch's retry.log)")  # fmt: skip
+    return "Retrying", text, f"/batch/{quote(batch_id)}"
+
+
+ACTIONS: dict[str, Callable[[Board, dict[str, str]], Outcome]] = {
+    "prune": prune,
+    "retry": retry,
+    "stop": stop,
+}

@@ -206,6 +206,14 @@ def batch_page(data: dict[str, Any], form: str) -> str:
         f"<dt>totals</dt><dd>{_e(totals['tasks'])} tasks, {_e(totals['done'])} done, "
         f"{_e(totals['merged'])} merged, {money(totals['costUsd'])}</dd></dl>"
     )
+    if any(t.get("conflict") for t in data["tasks"]):
+        head += (
+            '<form method="post" action="/action/retry">'
+            f'<input type="hidden" name="csrf" value="{_e(form)}">'
+            f'<input type="hidden" name="batch" value="{_e(data["batchId"])}">'
+            '<button type="submit">Retry the conflicting tasks on the merged result</button>'
+            "</form>"
+        )
     table = (
         '<table id="tasks"><thead><tr><th>task</th><th>state</th><th>line</th><th>run</th>'
         f"<th>branch</th><th>merge</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -203,7 +203,7 @@ class Handler(BaseHTTPRequestHandler):
         except JlgError as exc:
             title, text, back = "Refused", f"{exc.message} ({exc.hint})", form.get("back", "/")
         red = self.server.redactor.redact
-        self._page(HTTPStatus.OK, title, pages.message_page(red(title), red(text), back))
+        self._page(HTTPStatus.OK, title, pages.message_page(red(title), red(text), _local(back)))
 
     # --- answers ---------------------------------------------------------------------
 
@@ -240,6 +240,12 @@ class Handler(BaseHTTPRequestHandler):
 
 class _NotFoundError(Exception):
     pass
+
+
+def _local(path: str) -> str:
+    """A page of the board to go back to (a posted value: never another site)."""
+    ok = path.startswith(("/run/", "/batch/")) and "//" not in path and "\\" not in path
+    return path if ok else "/"
 
 
 def _int(text: str | None, default: int) -> int:

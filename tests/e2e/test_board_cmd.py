@@ -135,3 +135,46 @@ def test_the_stop_button_ends_a_running_loop_as_a_termination_does(
         assert "is not running" in again.body
         runs = json.loads(request(port, "/api/runs", headers=jar).body)["runs"]
         assert [r["stopCause"] for r in runs if r["runId"] == running] == ["interrupted"]
+
+
+def test_retry_runs_a_conflicting_task_again_on_the_merged_result(
+    jlg: Runner, jlgcli_exe: str, tmp_path: Path
+) -> None:
+    import json
+    import time
+
+    from support.batch import make_tasks
+
+    repo = make_repo(tmp_path / "repo")
+    turns = {
+        "alpha": [{"text": "did alpha\nDONE", "files": {"shared.txt": "alpha\n"}}],
+        "gamma": [{"text": "did gamma\nDONE", "files": {"shared.txt": "gamma\n"}},
+                  {"text": "gamma again\nDONE", "files": {"g.txt": "g\n"}}],
+    }  # fmt: skip
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    env = {"JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    first = jlg("loop", *tasks, "-j", "1", "--merge", "-b", "claude", cwd=repo, env=env)
+    assert first.returncode != 0, first.stderr  # gamma's merge stopped on a conflict
+    (batch_file,) = (repo / ".jlgcli" / "runs" / ".batches").glob("*/batch.json")
+    batch_id = batch_file.parent.name
+    with serve(jlgcli_exe, repo, env=env) as board:
+        port, jar = board.port, {"Cookie": cookie_for(board.port, board.token)}
+        page = request(port, f"/batch/{batch_id}", headers=jar).body
+        assert 'action="/action/retry"' in page
+        form = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
+        assert form is not None
+        body = f"csrf={form.group(1)}&batch={batch_id}"
+        done = request(port, "/action/retry", method="POST", body=body, headers=jar)
+        assert done.status == 200 and "Retrying" in done.body, done.body
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            record = json.loads(batch_file.read_text("utf-8"))
+            gamma = next(t for t in record["tasks"] if t["name"] == "gamma")
+            if gamma["merged"]:
+                break
+            time.sleep(0.3)
+        log = (batch_file.parent / "retry.log").read_text("utf-8", "replace")
+        assert gamma["merged"] and not gamma["conflict"], log
+        assert (repo / "g.txt").read_text("utf-8") == "g\n"
+        again = request(port, "/action/retry", method="POST", body=body, headers=jar)
+        assert "stopped on a conflict" in again.body  # nothing left to retry

@@ -143,3 +143,21 @@ def test_a_post_without_its_length_or_too_big_is_refused(board: Board) -> None:
     outside_git = request(port, "/action/prune", method="POST", body=f"csrf={form.group(1)}",
                           headers=jar)  # fmt: skip
     assert outside_git.status == 200 and "not in a git repository" in outside_git.body
+
+
+def test_retry_and_stop_refuse_what_they_cannot_do(board: Board) -> None:
+    port, jar = board.guard.port, _jar(board)
+    page = request(port, f"/batch/{BATCH}", headers=jar).body
+    assert 'action="/action/retry"' not in page  # no task of it stopped on a conflict
+    form = re.search(r'name="csrf" value="([0-9a-f]{64})"', request(port, "/", headers=jar).body)
+    assert form is not None
+    token = form.group(1)
+    retry = request(port, "/action/retry", method="POST", body=f"csrf={token}&batch={BATCH}",
+                    headers=jar)  # fmt: skip
+    assert "no task of" in retry.body and "stopped on a conflict" in retry.body
+    bad = request(port, "/action/retry", method="POST", body=f"csrf={token}&batch=../x",
+                  headers=jar)  # fmt: skip
+    assert "is not a batch id" in bad.body
+    stop = request(port, "/action/stop", method="POST",
+                   body=f"csrf={token}&run={RUN}&back=//evil.example/", headers=jar)  # fmt: skip
+    assert "is not running" in stop.body and "evil.example" not in stop.body  # never elsewhere
