@@ -30,7 +30,9 @@ HEADERS = {
     "base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: under no-referrer Chrome sends a form's POST with
+    # "Origin: null", which the action check refuses; no page links elsewhere anyway
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 MAX_FORM = 64 * 1024
@@ -188,7 +190,8 @@ class Handler(BaseHTTPRequestHandler):
         if not guard.form_ok(form.get(FORM_FIELD)) or not guard.origin_ok(
             self.headers.get("Origin"), str(self.headers.get("Host"))
         ):
-            self._forbidden()
+            text = b"forbidden: this form is not one of this board's pages\n"
+            self._send(HTTPStatus.FORBIDDEN, "text/plain", text)
             return
         from jlgcli.board.actions import ACTIONS
         from jlgcli.errors import JlgError
