@@ -33,7 +33,16 @@ if TYPE_CHECKING:
     from jlgcli.runner.spec import Command
     from jlgcli.runner.summary import RunSummary
 
-__all__ = ["RunOptions", "agent_call", "dev", "execute", "loop", "retry_conflicts", "run", "stop"]
+__all__ = [
+    "RunOptions",
+    "agent_call",
+    "dev",
+    "execute",
+    "loop",
+    "retry_conflicts",
+    "run",
+    "stop",
+]
 
 
 def run(prompt: str | Path, **options: Any) -> RunSummary:

@@ -130,4 +130,6 @@ def test_a_batch_seen_live_then_a_run_with_its_iterations(
         page.wait_for_selector("#runs")
         assert len(page.query_selector_all("#runs tbody tr")) == 2
         _shot(page, "runs")
+        page.click("text=Prune merged and empty worktrees")  # a POST from the page itself
+        page.wait_for_selector("text=Worktrees pruned")
         page.close()
