@@ -11,6 +11,7 @@ a page or a JSON answer is made of it. Nothing of the environment is served.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from http import HTTPStatus
@@ -44,6 +45,8 @@ class Board(ThreadingHTTPServer):
     """The server: its data, its guard, and the event that ends its live streams."""
 
     daemon_threads = True  # Ctrl-C ends the server without waiting for open streams
+    # Windows: SO_REUSEADDR would let another program bind the same port beside the board
+    allow_reuse_address = sys.platform != "win32"
 
     def __init__(self, root: Path, project: Path, port: int = 0) -> None:
         super().__init__(("127.0.0.1", port), Handler)
