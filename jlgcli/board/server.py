@@ -193,8 +193,8 @@ class Handler(BaseHTTPRequestHandler):
         if not guard.form_ok(form.get(FORM_FIELD)) or not guard.origin_ok(
             self.headers.get("Origin"), str(self.headers.get("Host"))
         ):
-            text = b"forbidden: this form is not one of this board's pages\n"
-            self._send(HTTPStatus.FORBIDDEN, "text/plain", text)
+            refused = b"forbidden: this form is not one of this board's pages\n"
+            self._send(HTTPStatus.FORBIDDEN, "text/plain", refused)
             return
         from jlgcli.board.actions import ACTIONS
         from jlgcli.errors import JlgError
