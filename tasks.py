@@ -26,13 +26,14 @@ def test(c, args=""):
 
 @task(help={"fix": "apply ruff's fixes and format the code"})
 def lint(c, fix=False):
-    """ruff check and ruff format --check (or fix both)."""
+    """ruff check and ruff format --check (or fix both), then the layers' import check."""
     if fix:
         c.run(f"{PY} -m ruff check --fix .")
         c.run(f"{PY} -m ruff format .")
         return
     c.run(f"{PY} -m ruff check .")
     c.run(f"{PY} -m ruff format --check .")
+    c.run(f"{PY} tools/check_imports.py")
 
 
 @task

@@ -20,17 +20,15 @@ its failures raise ``JlgError`` with seed 003's codes 1, 2 or 3 (FR-8.3).
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jlgcli.runner.entry import execute
 from jlgcli.runner.options import RunOptions
 
 if TYPE_CHECKING:
     from jlgcli.dev.init import InitReport
     from jlgcli.dev.orchestrator import DevResult
-    from jlgcli.runner.console import Console
-    from jlgcli.runner.spec import Command
     from jlgcli.runner.summary import RunSummary
 
 __all__ = [
@@ -165,28 +163,3 @@ def _options(prompt: str | Path | None, options: dict[str, Any]) -> RunOptions:
 
         raise usage_error(f"jlgcli.api: {exc}", hint="options are the flags' long names "
                           "with underscores, e.g. max_iterations=5") from None  # fmt: skip
-
-
-def execute(
-    command: Command,
-    options: RunOptions,
-    *,
-    console: Console | None = None,
-    json_mode: bool = False,
-    cancel: threading.Event | None = None,
-) -> RunSummary:
-    """Resolve ``options`` into a RunSpec and run it (the CLI passes its own console)."""
-    from jlgcli.process import install_termination_handlers, warm_up
-
-    warm_up()  # the fork server starts while the options are resolved (issue 49)
-    from jlgcli.runner.engine import execute as run_spec
-    from jlgcli.runner.options import build_spec
-
-    spec, verbosity = build_spec(options, command)
-    if console is None:
-        from jlgcli.runner.console import Console
-
-        # --events - owns stdout as --json does: the live text goes to stderr (issue 31)
-        console = Console(verbosity, json_mode=json_mode or spec.events_path == "-")
-    with install_termination_handlers():
-        return run_spec(spec, console, cancel=cancel)

@@ -291,14 +291,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if arguments[:1] == ["__jlgcli_run_script__"]:
         from jlgcli import startup_gc
-        from jlgcli.frozen import run_script_command  # hidden: rebound scripts, frozen exe
+        from jlgcli.rebound.execute import run_script_command  # hidden: scripts, frozen exe
 
         startup_gc.resume()  # a model's script may run long: it gets a working collector
         return run_script_command(arguments[1:])
     if arguments[:1] == ["__jlgcli_task_server__"] and sys.platform.startswith("linux"):
         from jlgcli.batch.task_server import serve  # hidden: forks a batch's tasks (issue 37)
 
-        return serve(arguments[1:])
+        return serve(arguments[1:], main)
     if len(arguments) == 2 and arguments[0] == "__jlgcli_print_file__":
         from jlgcli.selfcmd import print_file_entry  # hidden: the replay backend's child
 

@@ -238,7 +238,7 @@ def _comma_list(ids: Sequence[str], current: str) -> list[Offer]:
 
 def backend_ids(cwd: Path, *, with_auto: bool = True) -> list[str]:
     """The built-in backends, the custom ones the user and project config files declare, auto."""
-    from jlgcli.backends.ids import AUTO, known_backend_ids
+    from jlgcli.config.backend_ids import AUTO, known_backend_ids
 
     ids = list(known_backend_ids(tuple(configured_backends(cwd))))
     return ids if with_auto else [name for name in ids if name != AUTO]
@@ -246,7 +246,7 @@ def backend_ids(cwd: Path, *, with_auto: bool = True) -> list[str]:
 
 def configured_backends(cwd: Path) -> list[str]:
     """Custom backend ids of the user and project config files; a broken file adds none."""
-    from jlgcli.config import (
+    from jlgcli.config.resolve import (
         custom_backends_of,
         find_project_config,
         read_config_file,
@@ -273,14 +273,14 @@ def _fallbacks(walk: _Walk, current: str, cwd: Path) -> Reply:
 
 
 def _config_keys(walk: _Walk, current: str, cwd: Path) -> Reply:
-    from jlgcli.config_keys import KEYS
+    from jlgcli.config.keys import KEYS
 
     return Reply(_matching([(spec.name, spec.description) for spec in KEYS], current))
 
 
 def _config_values(walk: _Walk, current: str, cwd: Path) -> Reply:
     """``config set KEY <TAB>``: the values ``KEY`` accepts, when they can be listed."""
-    from jlgcli.config_keys import lookup_key
+    from jlgcli.config.keys import lookup_key
 
     spec = lookup_key(walk.positionals[0]) if walk.positionals else None
     if spec is None:
@@ -302,8 +302,8 @@ def _run_ids(walk: _Walk, current: str, cwd: Path) -> Reply:
     """Recorded run ids, newest first, the batches' ids, then ``latest``; ``--resume`` only
     resumable loop runs. Read through the listings ``runs`` uses, so a folder that is no run
     (the batches' own ``.batches``) is never offered."""
-    from jlgcli.artifacts.listing import run_ids
     from jlgcli.batch.record import list_batches
+    from jlgcli.runner.listing import run_ids
 
     flag = walk.values.get("runs_dir") or walk.values.get("artifacts_dir")
     root = runs_root(flag, cwd)
@@ -324,7 +324,7 @@ def runs_root(flag: str | None, cwd: Path) -> Path:
         return cwd / flag
     configured: object = None
     with contextlib.suppress(Exception):  # a broken config must not break the TAB key
-        from jlgcli.config import resolve_settings
+        from jlgcli.config.resolve import resolve_settings
 
         configured = resolve_settings(cwd).values.get("artifactsDir")
     return under_project(Path(str(configured)) if configured else DEFAULT_ROOT, cwd)

@@ -86,7 +86,7 @@ def redaction_check(loads: bool | None = None) -> Check:
 
 def config_checks(cwd: Path, env: Mapping[str, str]) -> tuple[list[Check], dict[str, Any]]:
     """Each config file (absent is fine) and the custom backends they declare."""
-    from jlgcli.config import describe_config_files, resolve_settings
+    from jlgcli.config.resolve import describe_config_files, resolve_settings
 
     checks = []
     for status in describe_config_files(cwd, env):
@@ -120,7 +120,7 @@ def config_checks(cwd: Path, env: Mapping[str, str]) -> tuple[list[Check], dict[
 
 def _trust_checks(project: Any, custom: Mapping[str, Any]) -> list[Check]:
     """Whether the project file is trusted, and which of its commands are held back."""
-    from jlgcli.trust import TRUSTED, untrusted_file_of
+    from jlgcli.config.trust import TRUSTED, untrusted_file_of
 
     if project.trust is None:
         return []
@@ -328,7 +328,7 @@ def run_checks(
 
 
 def _configured_backend(cwd: Path, env: Mapping[str, str]) -> str | None:
-    from jlgcli.config import resolve_settings
+    from jlgcli.config.resolve import resolve_settings
 
     try:
         value = resolve_settings(cwd, env=env).values.get("backend")

@@ -12,7 +12,7 @@ Two differences matter (PyInstaller docs, "Launching external programs" and
   sees the user's environment, as under the package.
 * A frozen interpreter ignores ``PYTHON*`` variables, yet a rebound script is
   started with ``PYTHONIOENCODING=utf-8`` and ``PYTHONUNBUFFERED=1``.
-  :func:`run_script_command` applies them before running the script.
+  :func:`jlgcli.rebound.execute.run_script_command` applies them before running the script.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 import os
 import sys
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping
 from typing import Any, TextIO
 
 # PyInstaller's private bookkeeping; a child that inherits them may take itself
@@ -123,11 +123,3 @@ def apply_python_io_environment(
             )
         result.append(stream)
     return result[0], result[1]
-
-
-def run_script_command(argv: Sequence[str]) -> int:
-    """Hidden command ``__jlgcli_run_script__ SCRIPT [ARG...]``: ``python SCRIPT``, frozen."""
-    from jlgcli.rebound.execute import run_script_entry
-
-    sys.stdout, sys.stderr = apply_python_io_environment(os.environ, sys.stdout, sys.stderr)
-    return run_script_entry(argv)

@@ -39,7 +39,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError("jlgcli's Invoke tasks need Invoke: pip install 'jlgcli[invoke]'") from exc
 
-from jlgcli.backends.ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
+from jlgcli.config.backend_ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.integrations.argv import dev_argv, door_options, split_args
 from jlgcli.runner.summary import RunSummary

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from jlgcli.config_keys import reference_table
+from jlgcli.config.keys import reference_table
 from jlgcli.runner.causes import EXIT_CODE_MEANINGS
 
 

@@ -1,6 +1,6 @@
 """The pydantic model of the configuration keys (F-001), used by the runner and for the schema.
 
-``jlgcli.config_keys.KEYS`` holds the same keys as plain data for the fast
+``jlgcli.config.keys.KEYS`` holds the same keys as plain data for the fast
 paths (``config get`` must not import pydantic); ``tests/unit/test_settings.py``
 checks that both agree on names, defaults, bounds and descriptions.
 """
@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jlgcli.config_keys import KEYS
+from jlgcli.config.keys import KEYS
 
 _DESCRIPTIONS = {spec.name: spec.description for spec in KEYS}
 

@@ -14,16 +14,6 @@ if TYPE_CHECKING:
     from jlgcli.artifacts.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
     from jlgcli.artifacts.ids import coerce_run_id, is_safe_run_id, new_run_id, run_id_time
     from jlgcli.artifacts.layout import DEFAULT_ROOT, default_root
-    from jlgcli.artifacts.listing import (
-        INCOMPLETE,
-        UNREADABLE,
-        IterationFiles,
-        RunDetail,
-        RunInfo,
-        list_runs,
-        load_run,
-        read_run,
-    )
     from jlgcli.artifacts.project import project_root, under_project
     from jlgcli.artifacts.redact import MASK, Redactor, StreamRedactor, is_secret_name
     from jlgcli.artifacts.rundir import RunDirectory
@@ -33,8 +23,6 @@ _WHERE = {
     "atomic": ("atomic_write_bytes", "atomic_write_json", "atomic_write_text"),
     "ids": ("coerce_run_id", "is_safe_run_id", "new_run_id", "run_id_time"),
     "layout": ("DEFAULT_ROOT", "default_root"),
-    "listing": ("INCOMPLETE", "UNREADABLE", "IterationFiles", "RunDetail", "RunInfo",
-                "list_runs", "load_run", "read_run"),
     "project": ("project_root", "under_project"),
     "redact": ("MASK", "Redactor", "StreamRedactor", "is_secret_name"),
     "rundir": ("RunDirectory",),
@@ -44,14 +32,9 @@ _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names
 
 __all__ = [
     "DEFAULT_ROOT",
-    "INCOMPLETE",
     "MASK",
-    "UNREADABLE",
-    "IterationFiles",
     "Redactor",
-    "RunDetail",
     "RunDirectory",
-    "RunInfo",
     "StreamRedactor",
     "TranscriptSink",
     "atomic_write_bytes",
@@ -62,11 +45,8 @@ __all__ = [
     "is_safe_run_id",
     "is_secret_name",
     "json_escape_utf8",
-    "list_runs",
-    "load_run",
     "new_run_id",
     "project_root",
-    "read_run",
     "run_id_time",
     "under_project",
 ]

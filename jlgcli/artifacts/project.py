@@ -15,7 +15,7 @@ from pathlib import Path
 
 from jlgcli.errors import ExitCode, JlgError
 
-PROJECT_FILE_NAME = ".jlgcli.json"  # the same name jlgcli.config reads (kept in sync by a test)
+PROJECT_FILE_NAME = ".jlgcli.json"  # the name jlgcli.config.paths reads (kept in sync by a test)
 
 
 def project_root(cwd: Path | None = None) -> Path:

@@ -30,8 +30,24 @@ from jlgcli.artifacts.probes import INVALID_UTF8, BytesProbe, byte_class
 from jlgcli.artifacts.redact import Redactor, StreamRedactor
 from jlgcli.errors import ExitCode, JlgError
 
-if TYPE_CHECKING:  # importing jlgcli.process at run time would load the whole process layer
-    from jlgcli.process.model import OutputEvent
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class OutputEvent(Protocol):
+        """What the sink reads of an event (``jlgcli.process.model.OutputEvent``: the
+        process layer is above artifacts, so it is named by its shape, not imported)."""
+
+        @property
+        def stream(self) -> str: ...
+        @property
+        def t(self) -> float: ...
+        @property
+        def redacted(self) -> bool: ...
+        @property
+        def data(self) -> bytes: ...
+        @property
+        def text(self) -> str: ...
+
 
 WRITE_HINT = (
     "pass --artifacts-dir DIR (a writable directory), free some disk space, or fix permissions"

@@ -1,6 +1,6 @@
 """Backend adapters: one module per agent CLI, plus the registry.
 
-Public surface (imported from its module, so that importing ``jlgcli.backends.ids``
+Public surface (imported from its module, so that importing the backend ids
 for config validation stays cheap):
 
 - ``jlgcli.backends.registry``: ``get_backend(id, *, custom=None)``,

@@ -4,7 +4,7 @@
 update it, the oldest supported version, its adapter class and whether it
 reports what a call cost. ``BUILTIN_CLIS`` is the one table of built-in
 backends: the registry's factories and ``--max-cost``'s check read it, so a
-fifth CLI is one adapter module, one row here, its id in ``ids.py``, a fake
+fifth CLI is one adapter module, one row here, its id in ``config/backend_ids.py``, a fake
 and its tests (issue 34). What the adapter knows (flags, permission mapping,
 session resume, signal tables) stays in its module. They live here, apart from the
 adapters, so listing the backends on a machine where a CLI is not installed

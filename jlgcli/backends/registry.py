@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from jlgcli.backends.base import Availability, Backend, BackendRequest, StreamParser
 from jlgcli.backends.cli_facts import BUILTIN_CLIS, not_on_path
-from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS, SPECIAL_BACKENDS
+from jlgcli.config.backend_ids import AUTO, BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process.spawn import resolve_executable
 
@@ -43,7 +43,7 @@ BUILTINS: dict[str, Callable[[], Backend]] = {
 # probe_all waits at most this long past the probes' own timeout (kill ladder, thread start).
 PROBE_SLACK = 0.8
 MAX_PROBE_WALL = 3.0
-assert tuple(BUILTINS) == BUILTIN_BACKENDS  # auto order is ids.py's
+assert tuple(BUILTINS) == BUILTIN_BACKENDS  # auto order is config/backend_ids.py's
 
 
 def get_backend(
@@ -64,7 +64,7 @@ def get_backend(
         return BUILTINS[backend_id]()
     if custom and backend_id in custom:
         from jlgcli.backends.command import CommandBackend, parse_settings
-        from jlgcli.trust import (
+        from jlgcli.config.trust import (
             untrusted_error,
             untrusted_file_of,
             untrusted_state_of,
@@ -100,7 +100,7 @@ def all_backends(custom: Mapping[str, Mapping[str, Any]] | None = None) -> list[
 def listed_backend(name: str, custom: Mapping[str, Mapping[str, Any]] | None = None) -> Backend:
     """``get_backend``, except that an untrusted custom backend is an ``UntrustedBackend``
     and a built-in one a ``ListedBuiltin`` (its adapter imported only if its CLI is found)."""
-    from jlgcli.trust import untrusted_file_of, untrusted_state_of, without_mark
+    from jlgcli.config.trust import untrusted_file_of, untrusted_state_of, without_mark
 
     if name in BUILTINS and not (custom and name in custom):
         return ListedBuiltin(name)
@@ -168,7 +168,7 @@ class UntrustedBackend:
         )
 
     def _refuse(self) -> JlgError:
-        from jlgcli.trust import untrusted_error
+        from jlgcli.config.trust import untrusted_error
 
         return untrusted_error(f"backend {self.id!r}", self.source, self.state)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from jlgcli import records
 from jlgcli.backends.base import Availability, AvailabilityStatus
-from jlgcli.backends.ids import AUTO
 from jlgcli.backends.registry import auto_select
+from jlgcli.config.backend_ids import AUTO
 from jlgcli.errors import ExitCode
 from jlgcli.records import record
 

@@ -29,8 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from jlgcli.batch.entry import TASK_ENV  # there: the loop door needs it, not this module
 from jlgcli.process.model import ForkServer, OutputEvent
+
+# Set in each task's environment for its agent: an agent's own ``jlgcli loop a b`` is refused
+# there (a batch door check). The core never reads it: a loop is a batch's task when its
+# options say so (``RunOptions.batch_task``, handed down with ``--task-options``, issue 44).
+TASK_ENV = "JLGCLI_BATCH_TASK"
 
 
 @dataclass

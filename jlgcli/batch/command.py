@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.batch.board import Board, Row
-from jlgcli.batch.child import ChildRun, Forking, task_server
-from jlgcli.batch.entry import TASK_ENV
+from jlgcli.batch.child import TASK_ENV, ChildRun, Forking, task_server
 from jlgcli.batch.options import BatchSettings, given_options, resolve, with_recorded
 from jlgcli.batch.record import (
     BatchRecord,
@@ -92,8 +91,8 @@ def is_batch_ref(ref: str, runs_root: Path) -> bool:
     from datetime import datetime, timezone
 
     from jlgcli.artifacts.ids import run_id_time
-    from jlgcli.artifacts.started import started_here
     from jlgcli.batch.record import latest
+    from jlgcli.config.started import started_here
 
     if ref.startswith("batch-"):
         return True
@@ -401,7 +400,7 @@ def _finish(
     code: int | None,
 ) -> int:
     if args.github or os.environ.get("GITHUB_ACTIONS"):  # one set of outputs for the batch
-        from jlgcli.batch.github import publish_batch
+        from jlgcli.integrations.github_batch import publish_batch
 
         publish_batch(record)
     if args.json:

@@ -8,11 +8,6 @@ from __future__ import annotations
 
 import argparse
 
-# Set in each task's environment for its agent: an agent's own ``jlgcli loop a b`` is refused
-# there (a batch door check). The core never reads it: a loop is a batch's task when its
-# options say so (``RunOptions.batch_task``, handed down with ``--task-options``, issue 44).
-TASK_ENV = "JLGCLI_BATCH_TASK"
-
 
 def execute_loop(args: argparse.Namespace) -> int:
     """``jlgcli loop``: several tasks, ``-j``, ``--merge`` or ``--resume`` go to the batch

@@ -79,7 +79,7 @@ def resolve(options: RunOptions, cwd: Path) -> BatchSettings:
     ``options`` hold every setting resolved (``options_record.asked``), so that each task and
     a resume get exactly these whatever the config says meanwhile."""
     from jlgcli.artifacts.project import under_project
-    from jlgcli.config import parse_flag_value, require_trusted_gates, resolve_settings
+    from jlgcli.config.resolve import parse_flag_value, require_trusted_gates, resolve_settings
     from jlgcli.runner.options import flag_settings
     from jlgcli.runner.options_record import asked
 
@@ -101,7 +101,7 @@ def resolve(options: RunOptions, cwd: Path) -> BatchSettings:
 
 def save_asked(batch_id: str, settings: BatchSettings) -> None:
     """Record what the user asked for this batch in their config folder (73: cannot)."""
-    from jlgcli.artifacts import asked
+    from jlgcli.config import asked
     from jlgcli.runner.options_record import to_json
 
     try:
@@ -135,7 +135,7 @@ def task_options(
 
 def write_task_options(batch_id: str, name: str, options: RunOptions) -> Path:
     """The task's options, where its loop reads them (the user's config folder)."""
-    from jlgcli.artifacts import asked
+    from jlgcli.config import asked
     from jlgcli.runner.options_record import to_json
 
     try:

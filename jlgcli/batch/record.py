@@ -161,7 +161,7 @@ def load(runs_root: Path, ref: str) -> BatchRecord:
 def latest(runs_root: Path) -> str | None:
     """The newest batch this user started under ``runs_root`` (the user's own record of
     starts, as for ``--resume latest`` of a loop: never a record a repository brought)."""
-    from jlgcli.artifacts.started import started_here
+    from jlgcli.config.started import started_here
 
     for name in started_here(runs_root):
         if _BATCH_RE.fullmatch(name) and (batch_dir(runs_root, name) / RECORD).is_file():
@@ -173,7 +173,7 @@ def record_started(runs_root: Path, record: BatchRecord) -> None:
     """Note in the user's record that they started this batch (what ``latest`` reads)."""
     from datetime import datetime, timezone
 
-    from jlgcli.artifacts.started import record_start
+    from jlgcli.config.started import record_start
 
     try:
         record_start(runs_root, record.batchId, datetime.now(timezone.utc))

@@ -41,7 +41,7 @@ def probe_for_tasks(name: str | None) -> tuple[tuple[str, str], ...]:
     round. Only for the backends whose run probe leaves the login to the call (claude,
     codex); the others, auto and custom ones are probed by each task as in a single loop.
     """
-    from jlgcli.backends.ids import BUILTIN_BACKENDS
+    from jlgcli.config.backend_ids import BUILTIN_BACKENDS
 
     if name not in BUILTIN_BACKENDS:
         return ()

@@ -43,7 +43,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 assert sys.platform.startswith("linux"), "the task server forks: Linux only"
 
@@ -76,14 +76,12 @@ SERVER_ENVIRONMENT_PREFIXES = ("LC_", "PYTHON", "COVERAGE_PROCESS_")
 # no other module of jlgcli or of the standard library.
 WARM_MODULES = (
     "jlgcli.api",
-    "jlgcli.artifacts.asked",
     "jlgcli.artifacts.atomic",
     "jlgcli.artifacts.ids",
     "jlgcli.artifacts.layout",
     "jlgcli.artifacts.oslock",
     "jlgcli.artifacts.project",
     "jlgcli.artifacts.rundir",
-    "jlgcli.artifacts.started",
     "jlgcli.artifacts.streaming",
     "jlgcli.artifacts.transcript",
     "jlgcli.backends.claude",
@@ -102,15 +100,20 @@ WARM_MODULES = (
     "jlgcli.commands.loop",
     "jlgcli.cmdline",
     "jlgcli.commands.run_actions",
-    "jlgcli.config",
-    "jlgcli.config_keys",
-    "jlgcli.config_paths",
+    "jlgcli.config.asked",
+    "jlgcli.config.keys",
+    "jlgcli.config.paths",
+    "jlgcli.config.resolve",
+    "jlgcli.config.spec",
+    "jlgcli.config.started",
+    "jlgcli.config.trust",
     "jlgcli.durations",
     "jlgcli.process.pipe",
     "jlgcli.process.std_streams",
     "jlgcli.process.warm",
     "jlgcli.runner.denials",
     "jlgcli.runner.engine",
+    "jlgcli.runner.entry",
     "jlgcli.runner.gates",
     "jlgcli.runner.iterations",
     "jlgcli.runner.options_record",
@@ -125,7 +128,6 @@ WARM_MODULES = (
     "jlgcli.runner.stuck_gates",
     "jlgcli.runner.worktree",
     "jlgcli.startup_gc",
-    "jlgcli.trust",
     "base64",
     "ctypes",
     "encodings.utf_8_sig",
@@ -179,8 +181,12 @@ def server_environment(environ: dict[str, str] | os._Environ[str]) -> dict[str, 
     }
 
 
-def serve(args: list[str]) -> int:
-    """``__jlgcli_task_server__ PARENT CONTROL_FD``: warm up, then fork a task per request."""
+def serve(args: list[str], program: Callable[[list[str]], int]) -> int:
+    """``__jlgcli_task_server__ PARENT CONTROL_FD``: warm up, then fork a task per request.
+
+    ``program`` is what each task runs on its arguments: ``jlgcli.cli.main``, handed down by
+    the command line that started this server (the batch is below the doors: it never
+    imports them)."""
     parent, control_fd = int(args[0]), int(args[1])
     call = prctl()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the batch passes Ctrl-C on to each task
@@ -199,13 +205,19 @@ def serve(args: list[str]) -> int:
     while (request := receive(control)) is not None:
         if request.argv[:1] == [os.fsencode(TASK_MARK)]:
             request.argv = request.argv[1:]
-            fork_task(parent, control, request, call)
+            fork_task(parent, control, request, call, program)
         else:  # the batch's own spawn (a git): as the supervisors' fork server would
             fork_supervisor(parent, control_fd, request, call)
     return 0
 
 
-def fork_task(parent: int, control: socket.socket, request: Request, call: Prctl) -> None:
+def fork_task(
+    parent: int,
+    control: socket.socket,
+    request: Request,
+    call: Prctl,
+    program: Callable[[list[str]], int],
+) -> None:
     """Fork twice (``supervisor.fork_twice``); the grandchild, adopted by the batch, runs
     the task and never comes back here: it ends with ``SystemExit``, as the program."""
     middle = fork_twice(control.fileno(), request)
@@ -213,7 +225,7 @@ def fork_task(parent: int, control: socket.socket, request: Request, call: Prctl
         return
     control.detach()  # closed by fork_twice: the socket object must not close it again
     try:
-        code = run_task(parent, middle, request, call)
+        code = run_task(parent, middle, request, call, program)
     except SystemExit:  # the program's own exit (argparse's, for --help): as it ends
         raise
     except BaseException:  # anything else never goes back into the server's loop
@@ -221,7 +233,9 @@ def fork_task(parent: int, control: socket.socket, request: Request, call: Prctl
     raise SystemExit(code)
 
 
-def run_task(parent: int, middle: int, request: Request, call: Prctl) -> int:
+def run_task(
+    parent: int, middle: int, request: Request, call: Prctl, program: Callable[[list[str]], int]
+) -> int:
     """In the grandchild: become the task once the batch is the parent; its exit code."""
     while os.getppid() == middle:  # the middle process is exiting: the batch adopts us then
         os.sched_yield()
@@ -249,7 +263,6 @@ def run_task(parent: int, middle: int, request: Request, call: Prctl) -> int:
     renew_token()
     request.close()  # the status pipe's end-of-file: started
     sys.argv = ["jlgcli", *arguments]
-    from jlgcli.cli import main
     from jlgcli.process import adopt_orphans
     from jlgcli.startup_gc import run_console
 
@@ -258,7 +271,7 @@ def run_task(parent: int, middle: int, request: Request, call: Prctl) -> int:
     if own is not None:
         warm.serve_from(own)
 
-    return run_console(lambda: main(arguments))
+    return run_console(lambda: program(arguments))
 
 
 def _reopen_standard_streams() -> None:

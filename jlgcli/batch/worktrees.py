@@ -91,7 +91,7 @@ def _running_in(runs_root: Path) -> set[Path]:
     says where). Only run folders with a lock file are opened."""
     import json
 
-    from jlgcli.artifacts.started import LOCK_FILE, is_running
+    from jlgcli.config.started import LOCK_FILE, is_running
 
     found: set[Path] = set()
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from jlgcli.backends.ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
+from jlgcli.config.backend_ids import BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.input_limits import path_arg
 
 PERMISSIONS = ("read-only", "edit", "full")

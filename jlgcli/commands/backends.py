@@ -33,7 +33,7 @@ def execute(args: argparse.Namespace) -> int:
     from jlgcli.backends.registry import all_backends, probe_all
     from jlgcli.backends.report import build_report
     from jlgcli.commands import quiet
-    from jlgcli.config import resolve_settings
+    from jlgcli.config.resolve import resolve_settings
     from jlgcli.output import emit_json, err, print_table
 
     settings = resolve_settings()

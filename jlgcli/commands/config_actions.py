@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 from jlgcli.commands import quiet
-from jlgcli.config import describe_config_files, resolve_settings
-from jlgcli.config_keys import KEYS, lookup_key, unknown_key_message
+from jlgcli.config.keys import KEYS, lookup_key, unknown_key_message
+from jlgcli.config.resolve import describe_config_files, resolve_settings
+from jlgcli.config.trust import TRUSTED
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.output import emit_json, err, print_table
-from jlgcli.trust import TRUSTED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def get(args: argparse.Namespace) -> int:
 
 def set_(args: argparse.Namespace) -> int:
     """``config set <key> <value>``: validate, then write atomically."""
-    from jlgcli.config_write import set_value
+    from jlgcli.config.write import set_value
 
     file = Path(args.file) if args.file else None
     spec, value, path = set_value(args.key, args.value, project=args.project, file=file)
@@ -71,7 +71,7 @@ def _warn_if_shadowed(name: str, project: bool) -> None:
 
 def unset(args: argparse.Namespace) -> int:
     """``config unset <key>``: remove the key from the file (back to the default)."""
-    from jlgcli.config_write import unset_value
+    from jlgcli.config.write import unset_value
 
     file = Path(args.file) if args.file else None
     spec, path, removed = unset_value(args.key, project=args.project, file=file)
@@ -159,7 +159,7 @@ def path(args: argparse.Namespace) -> int:
 
 def trust(args: argparse.Namespace) -> int:
     """``config trust [PATH]``: record the project files' paths and hashes in the user config."""
-    from jlgcli.config_write import trust_files
+    from jlgcli.config.write import trust_files
 
     files = _trust_targets(args.path)
     recorded = trust_files(files) if files else {}
@@ -173,7 +173,7 @@ def trust(args: argparse.Namespace) -> int:
 
 def untrust(args: argparse.Namespace) -> int:
     """``config untrust [PATH]``: forget those files; their commands stop running."""
-    from jlgcli.config_write import untrust_files
+    from jlgcli.config.write import untrust_files
 
     removed = untrust_files(_trust_targets(args.path))
     if args.json:
@@ -187,7 +187,7 @@ def untrust(args: argparse.Namespace) -> int:
 
 
 def _trust_targets(raw: str | None) -> list[Path]:
-    from jlgcli.trust import project_files_to_trust
+    from jlgcli.config.trust import project_files_to_trust
 
     target = Path(raw) if raw else Path.cwd()
     if not target.exists():

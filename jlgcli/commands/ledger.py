@@ -55,7 +55,7 @@ def _ledger_root(args: argparse.Namespace) -> Path:
     if getattr(args, "dir", None):
         return Path(args.dir)
     from jlgcli.artifacts.project import under_project
-    from jlgcli.config import resolve_settings
+    from jlgcli.config.resolve import resolve_settings
 
     cwd = Path.cwd()
     configured = resolve_settings(cwd).values.get("ledgerDir")

@@ -11,7 +11,7 @@ from jlgcli.input_limits import bounded_int, path_arg
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from jlgcli.artifacts.listing import RunDetail
+    from jlgcli.runner.listing import RunDetail
 
 EPILOG = """examples:
   jlgcli runs                              the 20 most recent runs of this project
@@ -103,7 +103,7 @@ def _root(flag: str | None, cwd: Path) -> Path:
     if flag:
         return cwd / Path(flag)
     try:
-        from jlgcli.config import resolve_settings
+        from jlgcli.config.resolve import resolve_settings
 
         configured = resolve_settings(cwd).values.get("artifactsDir")
     except JlgError:
@@ -112,9 +112,9 @@ def _root(flag: str | None, cwd: Path) -> Path:
 
 
 def _list(root: Path, limit: int, want_json: bool, *, quiet: bool = False) -> int:
-    from jlgcli.artifacts.listing import list_runs
     from jlgcli.batch.listing import batch_lines, batches, tasks_of_runs
     from jlgcli.output import emit_json, err, print_table
+    from jlgcli.runner.listing import list_runs
 
     runs, groups = list_runs(root, limit), batches(root, limit)  # batches: issues 37, 44
     task_of = tasks_of_runs(groups)
@@ -166,8 +166,8 @@ def _newest_first(runs: list[Any], groups: list[dict[str, Any]]) -> list[str]:
 def _show(root: Path, run_id: str, want_json: bool) -> int:
     import sys
 
-    from jlgcli.artifacts.listing import load_run
     from jlgcli.output import emit_json
+    from jlgcli.runner.listing import load_run
 
     if run_id.startswith("batch-"):  # a batch and its tasks (issue 44)
         from jlgcli.batch.listing import show, show_lines
@@ -188,7 +188,7 @@ def _show(root: Path, run_id: str, want_json: bool) -> int:
 
 def _short_view(detail: RunDetail) -> list[str]:
     """A few lines a person reads: how it ended, on what, for how much, and what next."""
-    from jlgcli.artifacts.listing import KILLED
+    from jlgcli.runner.listing import KILLED
 
     info = detail.info
     status = info.outcome if info.exit_code is None else f"{info.outcome} (exit {info.exit_code})"

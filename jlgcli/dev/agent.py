@@ -3,7 +3,7 @@
 ``AgentCaller.call(prompt, cwd) -> AgentReply`` is all the orchestrator
 knows, so tests can pass a fake. ``BackendAgent`` runs any jlgcli backend
 (claude, copilot, codex, gemini or a custom command backend from the jlgcli
-config) as a one-shot run of the core (``jlgcli.api``), with edit
+config) as a one-shot run of the core (``jlgcli.runner.entry``), with edit
 permissions: every guardrail of a run applies (rate-limit waits, the default
 total and idle timeouts, Ctrl-C), each call is a recorded, redacted run that
 ``jlgcli runs`` lists, and its cost and tokens come back in the reply. The
@@ -14,17 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from jlgcli.backends.ids import BUILTIN_BACKENDS
+from jlgcli.config.backend_ids import BUILTIN_BACKENDS
 from jlgcli.dev.proc import stopped
 from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.process.model import Limits
 from jlgcli.records import record
 from jlgcli.runner.console import Console
-
-if TYPE_CHECKING:
-    from jlgcli.backends.base import Backend
 
 
 @record
@@ -60,7 +57,7 @@ def custom_backends_for(llm: str, root: Path) -> dict[str, dict[str, Any]]:
     """The custom command backends of the jlgcli config, read only when ``llm`` is not built in."""
     if llm in BUILTIN_BACKENDS:
         return {}
-    from jlgcli.config import resolve_settings
+    from jlgcli.config.resolve import resolve_settings
 
     return dict(resolve_settings(cwd=root).custom_backends)
 
@@ -82,22 +79,15 @@ class BackendAgent:
         self._limits = limits or Limits()
         self._on_text = on_text
         self._on_line = on_line
-        self._backend: Backend | None = None
-
-    def backend(self) -> Backend:
-        """The backend object (looked up once); unknown id → ``JlgError`` exit 2."""
-        if self._backend is None:
-            from jlgcli.backends.registry import get_backend
-
-            try:
-                self._backend = get_backend(self.name, custom=self._custom)
-            except JlgError as exc:
-                raise JlgError(DevExitCode.CONFIGURATION, exc.message, exc.hint) from None
-        return self._backend
 
     def check(self) -> None:
-        """Probe the backend; missing, logged out or unsupported → ``JlgError`` exit 2."""
-        availability = self.backend().probe()
+        """Probe the backend; unknown, missing, logged out or unsupported → ``JlgError`` exit 2."""
+        from jlgcli.runner.entry import probe_backend
+
+        try:
+            availability = probe_backend(self.name, self._custom)
+        except JlgError as exc:
+            raise JlgError(DevExitCode.CONFIGURATION, exc.message, exc.hint) from None
         if availability.status in ("missing", "unauthenticated", "unsupported"):
             words = {
                 "missing": "is not installed",
@@ -112,7 +102,7 @@ class BackendAgent:
             )
 
     def call(self, prompt: str, cwd: Path) -> AgentReply:
-        from jlgcli.api import execute
+        from jlgcli.runner.entry import execute
         from jlgcli.runner.options import RunOptions
 
         def seconds(value: float | None) -> str | None:

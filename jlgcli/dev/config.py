@@ -16,7 +16,7 @@ from typing import Any, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 
-from jlgcli.backends.ids import BUILTIN_BACKENDS
+from jlgcli.config.backend_ids import BUILTIN_BACKENDS
 from jlgcli.errors import DevExitCode, JlgError
 from jlgcli.records import record
 
@@ -131,8 +131,8 @@ def require_trusted_commands(loaded: LoadedConfig, env: Mapping[str, str] | None
     the user's own choice and counts as trusted; a file without commands runs
     nothing and needs no trust. Call it before the first validation command runs.
     """
-    from jlgcli.config import read_config_file, user_config_file
-    from jlgcli.trust import TRUSTED, trust_state, untrusted_error
+    from jlgcli.config.resolve import read_config_file, user_config_file
+    from jlgcli.config.trust import TRUSTED, trust_state, untrusted_error
 
     commands = loaded.config.validation.commands
     declared = [kind for kind in VALIDATION_KINDS if getattr(commands, kind) is not None]

@@ -87,6 +87,14 @@ def script_argv(script: Path, *, frozen: bool, executable: str) -> list[str]:
     return [executable, str(script)]
 
 
+def run_script_command(argv: Sequence[str]) -> int:
+    """Hidden command ``__jlgcli_run_script__ SCRIPT [ARG...]``: ``python SCRIPT``, frozen."""
+    from jlgcli.frozen import apply_python_io_environment
+
+    sys.stdout, sys.stderr = apply_python_io_environment(os.environ, sys.stdout, sys.stderr)
+    return run_script_entry(argv)
+
+
 def run_script_entry(argv: Sequence[str]) -> int:
     """Hidden entry point of the frozen exe: run ``argv[0]`` as ``__main__`` with ``argv[1:]``.
 

@@ -167,7 +167,7 @@ def repository_git_dirs(root: Path, git: str | None = None) -> list[Path]:
 
 def private_folders(euid: int, env: dict[str, str] | None = None) -> list[Path]:
     """What the script must not see: the user's home, jlgcli's config folder, /root, /run/user."""
-    from jlgcli.config_paths import user_config_dir
+    from jlgcli.config.paths import user_config_dir
     from jlgcli.errors import JlgError
 
     env = dict(os.environ) if env is None else env

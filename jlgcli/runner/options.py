@@ -18,7 +18,7 @@ from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
 
 if TYPE_CHECKING:
-    from jlgcli.config import ResolvedSettings
+    from jlgcli.config.resolve import ResolvedSettings
     from jlgcli.runner.resume_options import Resumed
     from jlgcli.runner.spec import Command, RunSpec
 
@@ -121,7 +121,7 @@ def _cwd(raw: str | None) -> Path:
 
 def flag_settings(options: RunOptions) -> dict[str, Any]:
     """The config keys the options set, parsed and validated (exit 64 names the flag)."""
-    from jlgcli.config import parse_flag_value
+    from jlgcli.config.resolve import parse_flag_value
 
     parsed: dict[str, Any] = {}
     for name, key in FLAG_KEYS.items():
@@ -152,13 +152,14 @@ def _notify_targets(settings: ResolvedSettings) -> tuple[tuple[str, ...], tuple[
     says: they apply once the file is trusted (``jlgcli config trust``), like
     its gates; until then the user's own config file's targets apply.
     """
-    from jlgcli.trust import TRUSTED
+    from jlgcli.config.trust import TRUSTED
 
     targets = tuple(settings["notify"])
     if settings.sources.get("notify") != "project" or settings.project_trust == TRUSTED:
         return targets, ()
-    from jlgcli.config import read_config_file, user_config_file
-    from jlgcli.config_keys import ValueProblemError, lookup_key
+    from jlgcli.config.keys import lookup_key
+    from jlgcli.config.resolve import read_config_file, user_config_file
+    from jlgcli.config.spec import ValueProblemError
 
     spec = lookup_key("notify")
     assert spec is not None
@@ -175,7 +176,7 @@ def _resumed(options: RunOptions) -> tuple[RunOptions, Resumed]:
     """``--resume``: the recorded task and session under the options given now (flags win);
     what else is read back and what is not: ``runner.resume_options``."""
     from jlgcli.artifacts.project import under_project
-    from jlgcli.config import resolve_settings
+    from jlgcli.config.resolve import resolve_settings
     from jlgcli.runner.resume_options import resumed_options
 
     cwd = _cwd(options.cwd)
@@ -197,7 +198,7 @@ def _resume_notes(
 
 def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     """The RunSpec of these options (flags > env > project > user > defaults) and the verbosity."""
-    from jlgcli.config import parse_flag_value, resolve_settings
+    from jlgcli.config.resolve import parse_flag_value, resolve_settings
     from jlgcli.prompts import Prompt, read_prompt
     from jlgcli.runner.spec import RunSpec
 
@@ -226,7 +227,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
     project_gates = command == "loop" and settings.sources.get("gates") == "project"
     sandbox_keys = ("completionMode", "reboundIsolation", "reboundNetwork")
     if project_gates or any(settings.sources.get(key) == "project" for key in sandbox_keys):
-        from jlgcli.config import require_trusted_gates
+        from jlgcli.config.resolve import require_trusted_gates
 
         require_trusted_gates(settings, gates=project_gates)
     notify, notify_notes = _notify_targets(settings)

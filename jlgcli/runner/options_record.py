@@ -4,7 +4,7 @@ Two uses, one format: what the user asked for a run or a batch (its gates,
 backend, fallbacks, permissions, budgets — resolved, so a resume applies
 exactly those again), and the options a batch hands each task (its loop
 reads them instead of re-parsing a command line). Both are kept in the
-user's own config folder (``jlgcli.artifacts.asked``); read back they are
+user's own config folder (``jlgcli.config.asked``); read back they are
 still checked field by field, and every value goes through the same parsing
 as a flag (``runner.options.flag_settings``).
 """

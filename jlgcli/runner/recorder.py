@@ -21,7 +21,7 @@ from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redacted, Redactor
     from jlgcli.artifacts.rundir import RunDirectory
-    from jlgcli.artifacts.started import RunLock
+    from jlgcli.config.started import RunLock
     from jlgcli.runner.resume import ResumeState
 
 
@@ -82,8 +82,8 @@ class Recorder:
 
     def _open_state(self) -> None:
         """A loop's state folder, held (``run.lock``) while it runs and recorded as started by
-        this user (``artifacts.started``); a resumed run holds the old run's lock too."""
-        from jlgcli.artifacts.started import RunLock, record_start
+        this user (``config.started``); a resumed run holds the old run's lock too."""
+        from jlgcli.config.started import RunLock, record_start
         from jlgcli.errors import ExitCode
 
         root = runs_root(self.record)
@@ -117,7 +117,7 @@ class Recorder:
         try:
             record_start(root, self.record.run_id, self.record.started_at)
             if self.record.spec.asked:  # what a resume applies again (issue 44)
-                from jlgcli.artifacts import asked
+                from jlgcli.config import asked
 
                 asked.save(self.record.run_id, self.record.spec.asked)
         except (OSError, JlgError) as exc:  # the run goes on; only `--resume latest` misses it

@@ -12,7 +12,7 @@ Read back, the file is input, not authority (issue 31, DESIGN "state is
 input"): it is checked against ``state_schema`` (65 naming the file and the
 field), and what runs, with which rights and where comes from the current
 flags and trusted config (``resume_options``). ``latest`` is the newest run
-this user started under the runs root (``artifacts.started``), never the
+this user started under the runs root (``config.started``), never the
 highest name.
 """
 
@@ -128,7 +128,7 @@ def _cannot_write(run_dir: Path) -> Iterator[None]:
 def find_state(runs_root: Path, ref: str) -> Path:
     """The ``state.json`` of run ``ref`` (an id, or ``latest``: the newest run this user
     started under ``runs_root``); exit 64 when there is none, or when it is still running."""
-    from jlgcli.artifacts.started import is_running, started_here
+    from jlgcli.config.started import is_running, started_here
 
     if ref == "latest":
         for run_id in started_here(runs_root):

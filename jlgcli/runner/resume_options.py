@@ -2,7 +2,7 @@
 
 What the user asked at a run's start (gates, backend — a custom one too —,
 fallbacks, permissions, budgets, resolved) is kept in the user's own config
-folder (``artifacts.asked``): a resume applies exactly that again, under the
+folder (``config.asked``): a resume applies exactly that again, under the
 flags given now (``--gate`` replaces the gates, ``--no-gates`` drops them),
 and says so at its start. The hint a stopped run prints therefore goes on as
 before.
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from jlgcli.backends.ids import BUILTIN_BACKENDS
+from jlgcli.config.backend_ids import BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import field, record
 
@@ -70,7 +70,7 @@ class Resumed:
 
 def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, Resumed]:
     """The options of ``loop --resume``: the recorded task and session under the flags given,
-    and what the user asked at the run's start (``artifacts.asked``) under the flags given."""
+    and what the user asked at the run's start (``config.asked``) under the flags given."""
     from jlgcli import records
     from jlgcli.runner.options import RunOptions
     from jlgcli.runner.resume import find_state, read_state
@@ -118,7 +118,7 @@ def user_asked(run_id: str, given: RunOptions) -> RunOptions | None:
     before this record existed), made to agree with the gates given now: ``--gate`` replaces
     the recorded gates, ``--no-gates`` drops them."""
     from jlgcli import records
-    from jlgcli.artifacts import asked
+    from jlgcli.config import asked
     from jlgcli.runner.options_record import from_json
 
     try:
@@ -136,7 +136,8 @@ def user_asked(run_id: str, given: RunOptions) -> RunOptions | None:
 
 
 def _recorded_limits(path: Path, saved: dict[str, Any]) -> dict[str, Any]:
-    from jlgcli.config_keys import ValueProblemError, lookup_key
+    from jlgcli.config.keys import lookup_key
+    from jlgcli.config.spec import ValueProblemError
     from jlgcli.runner.state_schema import damaged, shown
 
     limits: dict[str, Any] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jlgcli.backends.base import Availability, Backend
 from jlgcli.backends.cli_facts import BUILTIN_CLIS
-from jlgcli.backends.ids import AUTO, BUILTIN_BACKENDS
+from jlgcli.config.backend_ids import AUTO, BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
 from jlgcli.runner.console import Console

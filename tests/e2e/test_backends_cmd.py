@@ -17,7 +17,7 @@ from support.cli import Runner
 
 from jlgcli.backends.report_schema import SCHEMA_PATH, BackendsReport
 from jlgcli.commands import backends as command
-from jlgcli.config_write import trust_files
+from jlgcli.config.write import trust_files
 from jlgcli.errors import JlgError
 
 

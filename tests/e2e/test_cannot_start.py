@@ -27,7 +27,7 @@ def test_a_backend_whose_interpreter_is_missing_is_a_backend_error(
     (tmp_path / "task.md").write_text("Say hi.\n", encoding="utf-8")
     config = {"backend": "broken", "backends": {"broken": {"argv": [str(agent)]}}}
     (tmp_path / ".jlgcli.json").write_text(json.dumps(config), encoding="utf-8")
-    from jlgcli.config_write import trust_files  # the test's own project: trusted (issue 15)
+    from jlgcli.config.write import trust_files  # the test's own project: trusted (issue 15)
 
     trust_files(
         [tmp_path / ".jlgcli.json"], env={"JLGCLI_CONFIG_DIR": os.environ["JLGCLI_CONFIG_DIR"]}

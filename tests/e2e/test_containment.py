@@ -51,7 +51,7 @@ def configure(project: Path, mode: str, *, prompt: str = "stdin") -> None:
     (project / ".jlgcli.json").write_text(
         json.dumps({"backend": "grand", "backends": {"grand": backend}}), encoding="utf-8"
     )
-    from jlgcli.config_write import trust_files  # the test's own project: trusted (issue 15)
+    from jlgcli.config.write import trust_files  # the test's own project: trusted (issue 15)
 
     trust_files(
         [project / ".jlgcli.json"], env={"JLGCLI_CONFIG_DIR": os.environ["JLGCLI_CONFIG_DIR"]}

@@ -27,7 +27,7 @@ from support.cli import Runner, task_project
 from support.reachable import AS_NOBODY, NOBODY, Runtime, give_to_nobody, nobody_workspace
 from support.rebound_turns import run_one_script
 
-from jlgcli.config_write import trust_files
+from jlgcli.config.write import trust_files
 
 pytestmark = [
     pytest.mark.slow,

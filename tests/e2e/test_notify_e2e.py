@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from support.cli import Runner, fake_script, task_project
 
-from jlgcli.config_write import trust_files
+from jlgcli.config.write import trust_files
 
 SECRET = "sk-ant-api03-" + "NotifyE2eSecret0123456789abcdef"
 

@@ -536,7 +536,7 @@ def test_bad_flags_are_64(jlg: Runner, task: Path) -> None:
 
 def test_a_prompt_too_long_for_an_argument_is_66_not_a_crash(jlg: Runner, tmp_path: Path) -> None:
     """Issue 15: argument mode with a huge prompt: exit 66 with a hint, no crash log."""
-    from jlgcli.config_write import trust_files
+    from jlgcli.config.write import trust_files
 
     (tmp_path / ".jlgcli.json").write_text(
         '{"backends": {"echoer": {"argv": ["echo", "{prompt}"], "prompt": "argument"}}}', "utf-8"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from support.cli import Runner
 
-from jlgcli.config_write import trust_files
+from jlgcli.config.write import trust_files
 
 CANARY = "PWNED"
 

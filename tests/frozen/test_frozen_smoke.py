@@ -18,7 +18,7 @@ import pytest
 
 from jlgcli._version import __version__
 from jlgcli.cli import COMMAND_MODULES
-from jlgcli.config_write import trust_files
+from jlgcli.config.write import trust_files
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICKSTART = ROOT / "examples" / "quickstart"

@@ -34,7 +34,7 @@ def make_project(
         (root / ".aidevloop.json").write_text(json.dumps(config), encoding="utf-8")
     folder = trust_dir or os.environ.get("JLGCLI_CONFIG_DIR")
     if folder:
-        from jlgcli.config_write import trust_files
+        from jlgcli.config.write import trust_files
 
         trust_files([root / ".aidevloop.json"], env={"JLGCLI_CONFIG_DIR": str(folder)})
     git(root, "init", "-q")

@@ -170,5 +170,7 @@ def test_run_script_command_runs_the_script(
     monkeypatch.setattr(sys, "argv", list(sys.argv))
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.setenv("PYTHONUNBUFFERED", "1")
-    assert frozen.run_script_command([str(script), "a"]) == 3
+    from jlgcli.rebound.execute import run_script_command
+
+    assert run_script_command([str(script), "a"]) == 3
     assert "hello ['a']" in capfd.readouterr().out

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import jlgcli
-from jlgcli.config_keys import PERMISSION_LEVELS
+from jlgcli.config.keys import PERMISSION_LEVELS
 
 PACKAGE = Path(jlgcli.__file__).parent
 DOCS = PACKAGE.parent / "docs"

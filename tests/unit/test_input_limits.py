@@ -14,7 +14,8 @@ import pytest
 
 from jlgcli import cli
 from jlgcli.boundary import DEV_CODES, run_guarded
-from jlgcli.config_keys import ValueProblemError, lookup_key
+from jlgcli.config.keys import lookup_key
+from jlgcli.config.spec import ValueProblemError
 from jlgcli.durations import parse_duration_flag
 from jlgcli.errors import JlgError
 from jlgcli.input_limits import NAME_MAX, bounded_int, clipped, path_arg, path_max, path_problem

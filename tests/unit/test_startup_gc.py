@@ -75,7 +75,7 @@ def test_dispatch_collects_again_once_the_command_module_is_in(
 
 
 def test_a_rebound_script_runs_with_a_working_collector(monkeypatch: pytest.MonkeyPatch) -> None:
-    from jlgcli import frozen
+    from jlgcli.rebound import execute
 
     seen: list[bool] = []
 
@@ -83,7 +83,7 @@ def test_a_rebound_script_runs_with_a_working_collector(monkeypatch: pytest.Monk
         seen.append(gc.isenabled())
         return 0
 
-    monkeypatch.setattr(frozen, "run_script_command", run_script)
+    monkeypatch.setattr(execute, "run_script_command", run_script)
     monkeypatch.setattr(sys, "argv", ["jlgcli", "__jlgcli_run_script__", "script.py"])
     assert cli.console_main() == 0
     assert seen == [True]

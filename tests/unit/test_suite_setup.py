@@ -190,7 +190,7 @@ def test_the_windows_proxy_collects_what_used_a_posix_name_at_import(tmp_path: P
     modules = [
         "tests/e2e/test_process_interrupt.py", "tests/e2e/test_dev_resume.py",
         "tests/unit/test_suite_setup.py", "tests/unit/artifacts/test_run_directory.py",
-        "tests/unit/artifacts/test_runs_listing.py", "tests/unit/backends/test_doctor.py",
+        "tests/unit/runner/test_runs_listing.py", "tests/unit/backends/test_doctor.py",
     ]  # fmt: skip
     env = tool_environ(**{platform_names.SIMULATE_VARIABLE: "1"})
     argv = [sys.executable, "-m", "pytest", "-n", "0", "-p", "no:cacheprovider", "-q"]

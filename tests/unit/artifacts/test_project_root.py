@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from jlgcli import config
 from jlgcli.artifacts import project_root, under_project
 from jlgcli.artifacts.project import PROJECT_FILE_NAME, require_own_folder
+from jlgcli.config import resolve as config
 from jlgcli.errors import ExitCode, JlgError
 
 

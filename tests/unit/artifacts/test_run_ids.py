@@ -98,7 +98,7 @@ def test_package_surface_is_lazy_and_complete() -> None:
         "print(' '.join(loaded))\n"
         "import jlgcli.artifacts as a\n"
         "assert sorted(a.__all__) == sorted(a._MODULE_OF)\n"
-        "assert all(getattr(a, n) is not None for n in a.__all__) and 'RunInfo' in dir(a)\n"
+        "assert all(getattr(a, n) is not None for n in a.__all__) and 'RunDirectory' in dir(a)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == [

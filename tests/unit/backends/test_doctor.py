@@ -9,6 +9,7 @@ import pytest
 from support.platform_names import chmod_stops_us
 
 from jlgcli.backends.base import Availability
+from jlgcli.config.trust import without_mark
 from jlgcli.doctor import (
     Check,
     backend_checks,
@@ -22,7 +23,6 @@ from jlgcli.doctor import (
     terminal_check,
 )
 from jlgcli.errors import ExitCode
-from jlgcli.trust import without_mark
 
 
 def test_runtime_says_how_jlgcli_runs() -> None:

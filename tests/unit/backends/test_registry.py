@@ -11,8 +11,8 @@ import pytest
 
 from jlgcli.backends.base import Availability, Backend
 from jlgcli.backends.command import CommandBackend
-from jlgcli.backends.ids import BUILTIN_BACKENDS
 from jlgcli.backends.registry import BUILTINS, all_backends, auto_select, get_backend, probe_all
+from jlgcli.config.backend_ids import BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -192,8 +192,8 @@ def test_a_listed_builtin_not_on_path_is_missing_as_the_probe_says(
 def test_one_row_per_backend() -> None:
     """Issue 34: the registry and --max-cost read cli_facts' one table of built-in CLIs."""
     from jlgcli.backends.cli_facts import BUILTIN_CLIS
-    from jlgcli.backends.ids import BUILTIN_BACKENDS
     from jlgcli.backends.registry import BUILTINS
+    from jlgcli.config.backend_ids import BUILTIN_BACKENDS
     from jlgcli.runner.select import COST_REPORTING
 
     assert tuple(BUILTIN_CLIS) == tuple(BUILTINS) == BUILTIN_BACKENDS

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from jlgcli.backends.base import BackendRequest
-from jlgcli.backends.ids import BUILTIN_BACKENDS
 from jlgcli.backends.registry import get_backend
+from jlgcli.config.backend_ids import BUILTIN_BACKENDS
 
 from .conftest import run_backend
 

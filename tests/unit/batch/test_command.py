@@ -157,6 +157,28 @@ def test_the_publish_step_entry(
     assert "published=false" in (tmp_path / "out").read_text("utf-8")
 
 
+def test_the_publish_step_runs_inside_the_one_error_boundary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 45: a fourth boundary caught errors itself; a bug was a bare traceback
+    from jlgcli.batch import matrix
+    from jlgcli.batch.__main__ import main as publish_main
+
+    def broken(*_: object) -> dict[str, str]:
+        raise RuntimeError("a bug")
+
+    monkeypatch.chdir(make_repo(tmp_path / "repo"))
+    monkeypatch.setattr(matrix, "publish", broken)
+    assert publish_main() == 70
+    assert "internal error" in capsys.readouterr().err
+
+    def interrupted(*_: object) -> dict[str, str]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(matrix, "publish", interrupted)
+    assert publish_main() == 130
+
+
 def test_a_task_of_a_batch_cannot_start_a_batch(
     repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

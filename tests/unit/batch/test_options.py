@@ -10,9 +10,9 @@ import pytest
 from support.batch import git, make_tasks
 
 from jlgcli import records
-from jlgcli.artifacts import asked
 from jlgcli.batch.options import BATCH_FLAGS, given_options, resolve, save_asked
 from jlgcli.cli import main
+from jlgcli.config import asked
 from jlgcli.errors import JlgError
 from jlgcli.runner.options import RunOptions
 

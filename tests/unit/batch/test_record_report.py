@@ -80,7 +80,7 @@ def test_a_damaged_record_is_65(tmp_path: Path, change: object) -> None:
 def test_a_start_that_cannot_be_recorded_is_73(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jlgcli.artifacts.started import RECORD_FILE
+    from jlgcli.config.started import RECORD_FILE
 
     (tmp_path / "cfg" / RECORD_FILE).mkdir(parents=True)  # the record cannot be written
     monkeypatch.setenv("JLGCLI_CONFIG_DIR", str(tmp_path / "cfg"))

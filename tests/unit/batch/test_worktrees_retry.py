@@ -95,7 +95,7 @@ def test_worktrees_states_and_what_prune_does(
     (run / "meta.json").write_text(json.dumps({"cwd": str(root / "busy")}), "utf-8")
     holder = subprocess.Popen(  # another process holds the run's lock, as a live loop does
         [sys.executable, "-c", "import sys,time; from pathlib import Path; "
-         "from jlgcli.artifacts.started import RunLock; "
+         "from jlgcli.config.started import RunLock; "
          f"assert RunLock(Path({str(run)!r})).acquire(); print('held', flush=True); "
          "time.sleep(60)"], stdout=subprocess.PIPE, text=True)  # fmt: skip
     try:

@@ -8,8 +8,9 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 
-from jlgcli import config, config_write
-from jlgcli.config_keys import KEYS, lookup_key, unknown_key_message
+from jlgcli.config import resolve as config
+from jlgcli.config import write as config_write
+from jlgcli.config.keys import KEYS, lookup_key, unknown_key_message
 from jlgcli.errors import ExitCode, JlgError
 
 

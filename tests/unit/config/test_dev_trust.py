@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jlgcli.config_write import trust_files
+from jlgcli.config.write import trust_files
 from jlgcli.dev.config import load_config, require_trusted_commands
 from jlgcli.errors import DevExitCode, JlgError
 

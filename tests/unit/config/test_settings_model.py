@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jlgcli.config_keys import KEYS
+from jlgcli.config.keys import KEYS
 from jlgcli.settings import Settings
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from jlgcli.backends.registry import UntrustedBackend, all_backends, get_backend
-from jlgcli.config import require_trusted, resolve_settings
-from jlgcli.config_write import trust_files, untrust_files
+from jlgcli.config.resolve import require_trusted, resolve_settings
+from jlgcli.config.trust import CHANGED, TRUSTED, UNTRUSTED, project_files_to_trust, trust_state
+from jlgcli.config.write import trust_files, untrust_files
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.trust import CHANGED, TRUSTED, UNTRUSTED, project_files_to_trust, trust_state
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def test_a_symlink_is_trusted_as_itself_not_through_its_target(project: Path) ->
     ],
 )
 def test_relative_programs(program: str, relative: bool) -> None:
-    from jlgcli.trust import is_relative_program
+    from jlgcli.config.trust import is_relative_program
 
     assert is_relative_program(program) is relative
 
@@ -142,7 +142,7 @@ def test_a_trusted_files_relative_program_is_refused(project: Path) -> None:
 
 
 def test_rebound_and_gates_from_the_project_need_trust(project: Path) -> None:
-    from jlgcli.config import require_trusted_gates
+    from jlgcli.config.resolve import require_trusted_gates
 
     file = project / ".jlgcli.json"
     file.write_text(json.dumps({"completionMode": "rebound", "gates": ["true"]}), "utf-8")
@@ -159,7 +159,7 @@ def test_rebound_and_gates_from_the_project_need_trust(project: Path) -> None:
 )
 def test_a_project_setting_the_sandbox_needs_trust(project: Path, data: dict[str, object]) -> None:
     """Issue 46: a repository may not open the network, nor loosen a user's strict isolation."""
-    from jlgcli.config import require_trusted_gates
+    from jlgcli.config.resolve import require_trusted_gates
 
     file = project / ".jlgcli.json"
     file.write_text(json.dumps(data), "utf-8")

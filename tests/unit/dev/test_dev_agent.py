@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from jlgcli.config_write import trust_files
+from jlgcli.config.write import trust_files
 from jlgcli.dev.agent import BackendAgent, custom_backends_for
 from jlgcli.errors import DevExitCode, JlgError
 
@@ -75,7 +75,7 @@ def test_missing_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def test_unknown_backend_id() -> None:
     with pytest.raises(JlgError) as info:
-        BackendAgent("nope").backend()
+        BackendAgent("nope").check()
     assert info.value.code == DevExitCode.CONFIGURATION
 
 
@@ -107,8 +107,10 @@ def test_custom_command_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 def test_refused_invocation_is_a_failed_reply(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    from jlgcli.backends.registry import get_backend
+
     agent = BackendAgent("claude")
-    backend = agent.backend()
+    backend = get_backend("claude")
 
     def refuse(_self: object, request: object) -> object:
         raise JlgError(64, "prompt too long for the command line", "use a file")

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from jlgcli.artifacts.redact import Redactor
-from jlgcli.config_keys import ValueProblemError, lookup_key
+from jlgcli.config.keys import lookup_key
+from jlgcli.config.spec import ValueProblemError
 from jlgcli.runner import notify
 from jlgcli.runner.notify import Notifier, desktop_command, payload, split_webhook
 from jlgcli.runner.summary import ErrorInfo, RunSummary
@@ -305,8 +306,8 @@ def test_an_untrusted_project_files_targets_give_way_to_the_users_own_with_a_not
 ) -> None:
     import json
 
-    from jlgcli.config import user_config_file
-    from jlgcli.config_write import trust_files
+    from jlgcli.config.resolve import user_config_file
+    from jlgcli.config.write import trust_files
     from jlgcli.runner.options import RunOptions, build_spec
 
     project = tmp_path / "p"

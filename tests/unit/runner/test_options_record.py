@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from jlgcli import records
-from jlgcli.artifacts import asked
+from jlgcli.config import asked
 from jlgcli.errors import JlgError
 from jlgcli.runner.options import RunOptions, build_spec, flag_settings
 from jlgcli.runner.options_record import SCHEMA, describe, from_json, to_json

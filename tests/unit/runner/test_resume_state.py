@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from support.fake_backend import FakeBackend, FakeClock, caller, opener, selector
 
-from jlgcli.artifacts import started
+from jlgcli.config import started
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.prompts import Prompt
 from jlgcli.runner.console import Console
@@ -183,7 +183,7 @@ def test_latest_is_the_newest_start_recorded_for_this_root_even_in_the_same_seco
 def test_the_record_skips_damaged_lines_and_keeps_the_newest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jlgcli.config import user_config_dir
+    from jlgcli.config.resolve import user_config_dir
 
     root = tmp_path / "runs"
     record = user_config_dir() / started.RECORD_FILE

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from jlgcli.batch.github import batch_status, markdown, output_values, publish_batch
 from jlgcli.batch.record import BatchRecord, TaskRecord
+from jlgcli.integrations.github_batch import batch_status, markdown, output_values, publish_batch
 
 
 def _record(*tasks: TaskRecord, merge: bool = False) -> BatchRecord:

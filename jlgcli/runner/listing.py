@@ -272,7 +272,7 @@ def _backends_of(facts: dict[str, Any]) -> tuple[str, ...]:
 def _unended(path: Path) -> str:
     """The status of a run with no ending recorded: its lock held (running), left by a
     process that died without writing its end (killed), or neither (incomplete)."""
-    from jlgcli.artifacts.started import LOCK_FILE, is_running
+    from jlgcli.config.started import LOCK_FILE, is_running
 
     if is_running(path):
         return RUNNING

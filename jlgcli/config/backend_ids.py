@@ -1,4 +1,4 @@
-"""Backend ids known without importing any adapter (config validation, ``--help``)."""
+"""Backend ids the config keys and flags accept, known without importing any adapter."""
 
 from __future__ import annotations
 

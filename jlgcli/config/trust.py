@@ -166,7 +166,7 @@ def project_files_to_trust(target: Path) -> list[Path]:
     ``.jlgcli.json`` (walking up, as reading does) and the ``.aidevloop.*``
     files in that folder.
     """
-    from jlgcli.config import find_project_config
+    from jlgcli.config.resolve import find_project_config
 
     if target.is_file():
         return [Path(trust_key(target))]

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from jlgcli.config import (
+from jlgcli.config.resolve import (
     PROJECT_FILE_NAME,
     custom_backends_of,
     find_project_config,
@@ -29,9 +29,9 @@ from jlgcli.config import (
     user_config_dir,
     user_config_file,
 )
-from jlgcli.config_keys import KeySpec, ValueProblemError
+from jlgcli.config.spec import KeySpec, ValueProblemError
+from jlgcli.config.trust import TRUST_KEY, file_digest, trust_key, trusted_map
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.trust import TRUST_KEY, file_digest, trust_key, trusted_map
 
 LOCK_FILE_NAME = "config.lock"
 LOCK_TIMEOUT_S = 30.0

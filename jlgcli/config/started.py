@@ -28,7 +28,7 @@ _LOCK_WAIT_S = 10.0
 
 
 def _record_path() -> Path:
-    from jlgcli.config import user_config_dir
+    from jlgcli.config.paths import user_config_dir
 
     return user_config_dir() / RECORD_FILE
 

@@ -14,16 +14,16 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from jlgcli.config_keys import KEYS, KeySpec, ValueProblemError, lookup_key, unknown_key_message
-from jlgcli.config_paths import PROJECT_FILE_NAME as PROJECT_FILE_NAME
-from jlgcli.config_paths import USER_FILE_NAME as USER_FILE_NAME
-from jlgcli.config_paths import default_user_config_dir as default_user_config_dir
-from jlgcli.config_paths import find_project_config as find_project_config
-from jlgcli.config_paths import repository_root as repository_root
-from jlgcli.config_paths import user_config_dir as user_config_dir
-from jlgcli.config_paths import user_config_file as user_config_file
-from jlgcli.errors import ExitCode, JlgError
-from jlgcli.trust import (
+from jlgcli.config.keys import KEYS, lookup_key, unknown_key_message
+from jlgcli.config.paths import PROJECT_FILE_NAME as PROJECT_FILE_NAME
+from jlgcli.config.paths import USER_FILE_NAME as USER_FILE_NAME
+from jlgcli.config.paths import default_user_config_dir as default_user_config_dir
+from jlgcli.config.paths import find_project_config as find_project_config
+from jlgcli.config.paths import repository_root as repository_root
+from jlgcli.config.paths import user_config_dir as user_config_dir
+from jlgcli.config.paths import user_config_file as user_config_file
+from jlgcli.config.spec import KeySpec, ValueProblemError
+from jlgcli.config.trust import (
     RELATIVE,
     TRUST_KEY,
     TRUSTED,
@@ -35,6 +35,7 @@ from jlgcli.trust import (
     untrusted_file_of,
     untrusted_state_of,
 )
+from jlgcli.errors import ExitCode, JlgError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ class ResolvedSettings:
     """Effective values with their sources (``flag``/``env``/``project``/``user``/``default``).
 
     ``custom_backends`` holds every custom command backend; those declared by a
-    project file that is not trusted carry ``jlgcli.trust.UNTRUSTED_MARK`` and
+    project file that is not trusted carry ``jlgcli.config.trust.UNTRUSTED_MARK`` and
     are listed in ``untrusted_backends`` (name → file): ``get_backend`` refuses
     to build them and ``require_trusted`` raises exit 78 for them.
     """

@@ -2,7 +2,7 @@
 
 The user file lives in platformdirs' roaming user config dir (``%APPDATA%\\jlgcli``
 on Windows) unless ``JLGCLI_CONFIG_DIR`` says otherwise; the project file is the
-nearest ``.jlgcli.json`` walking up from the cwd. ``jlgcli.config`` re-exports
+nearest ``.jlgcli.json`` walking up from the cwd. ``jlgcli.config.resolve`` re-exports
 these names: most callers import them from there.
 """
 

@@ -22,7 +22,7 @@ _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,159}")
 
 
 def folder() -> Path:
-    from jlgcli.config import user_config_dir
+    from jlgcli.config.paths import user_config_dir
 
     return user_config_dir() / FOLDER
 

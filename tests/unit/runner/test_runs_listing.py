@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from support.platform_names import chmod_stops_us
 
-from jlgcli.artifacts.listing import INCOMPLETE, UNREADABLE, list_runs, load_run, read_run
 from jlgcli.artifacts.rundir import RunDirectory
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.runner.listing import INCOMPLETE, UNREADABLE, list_runs, load_run, read_run
 
 OLD, MID, NEW = "20260101T000000Z-aaaaaa", "20260102T000000Z-bbbbbb", "20260103T000000Z-cccccc"
 
@@ -264,7 +264,7 @@ def test_a_loop_without_artifacts_is_read_from_its_state(root: Path) -> None:
 
 
 def test_a_state_without_an_ending_is_running_while_its_lock_is_held(root: Path) -> None:
-    from jlgcli.artifacts.started import RunLock
+    from jlgcli.config.started import RunLock
 
     path = _with_state(root, _state(stop_cause=None))
     assert read_run(path).status == INCOMPLETE  # killed before it recorded its end

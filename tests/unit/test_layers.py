@@ -1,0 +1,164 @@
+"""The layers DESIGN.md draws hold in jlgcli's imports (issue 45): ``tools/check_imports.py``.
+
+The first test runs the checker on the package, so the README's test command fails on a new
+cycle between packages or an import from a lower layer up; the others build small trees and
+show what the checker counts (imports inside functions, under ``TYPE_CHECKING``, by name
+through ``importlib``, a dispatched ``"module:function"``) and what it reports.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import jlgcli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_checker() -> ModuleType:
+    path = ROOT / "tools" / "check_imports.py"
+    spec = importlib.util.spec_from_file_location("check_imports", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+checker = _load_checker()
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A package named ``jlgcli`` under ``tmp_path`` with ``files`` (path → source)."""
+    root = tmp_path / "jlgcli"
+    for name, source in {"__init__.py": "", **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return root
+
+
+def test_jlgcli_holds_its_layers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert checker.main([str(Path(jlgcli.__file__).parent)]) == 0, capsys.readouterr().err
+
+
+def test_every_module_of_jlgcli_has_a_layer() -> None:
+    root = Path(jlgcli.__file__).parent
+    unclaimed = [
+        name
+        for path in root.rglob("*.py")
+        if checker.part_of(name := checker.module_name(root, path)) is None
+    ]
+    assert unclaimed == []
+
+
+def test_an_import_inside_a_function_from_a_lower_layer_up_fails(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "errors.py": "def f():\n    from jlgcli.runner import engine\n",
+            "runner/__init__.py": "",
+            "runner/engine.py": "",
+        },
+    )
+    (problem,) = checker.check(root)
+    assert "jlgcli/errors.py:2" in problem
+    assert "(artifacts and base) imports jlgcli.runner.engine (modes), a layer above it" in problem
+
+
+def test_a_type_checking_import_counts_too(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "process/__init__.py": "",
+            "process/model.py": "",
+            "artifacts/__init__.py": "",
+            "artifacts/transcript.py": """
+                TYPE_CHECKING = False
+                if TYPE_CHECKING:
+                    from jlgcli.process.model import OutputEvent
+            """,
+        },
+    )
+    (problem,) = checker.check(root)
+    assert "imports jlgcli.process.model (backends and process), a layer above it" in problem
+
+
+def test_a_cycle_between_packages_of_one_layer_fails(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "runner/__init__.py": "",
+            "runner/engine.py": "from jlgcli.batch import child\n",
+            "batch/__init__.py": "",
+            "batch/child.py": "def f():\n    from ..runner import engine\n",  # relative
+        },
+    )
+    (problem,) = checker.check(root)
+    assert problem.startswith("cycle between many tasks, run and loop: the core")
+    assert "jlgcli/runner/engine.py:1 imports jlgcli.batch.child" in problem
+    assert "jlgcli/batch/child.py:2 imports jlgcli.runner.engine" in problem
+
+
+def test_imports_by_name_and_dispatched_handlers_count(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "runner/__init__.py": "",
+            "runner/a.py": (
+                "import importlib\n"
+                'importlib.import_module(f"jlgcli.dev.{name}")\n'
+                'HANDLER = "jlgcli.batch.entry:execute_loop"\n'
+            ),
+            "dev/__init__.py": "",
+            "dev/b.py": "from jlgcli.runner import a\n",
+            "batch/__init__.py": "",
+            "batch/entry.py": "",
+        },
+    )
+    upward, cycle = checker.check(root)
+    assert upward.startswith("jlgcli/runner/a.py:3: jlgcli.runner.a (modes) imports")
+    assert upward.endswith("jlgcli.batch.entry (doors), a layer above it")
+    assert cycle.startswith("cycle between run and loop: the core, the dev loop")
+    assert "jlgcli/runner/a.py:2 imports jlgcli.dev\n" in cycle + "\n"
+
+
+def test_a_module_no_layer_claims_fails(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"brand_new/__init__.py": ""})
+    (problem,) = checker.check(root)
+    assert problem.startswith("jlgcli.brand_new: no layer claims it")
+
+
+def test_imports_inside_one_part_are_its_own(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "runner/__init__.py": "",
+            "runner/a.py": "from jlgcli.runner import b\n",
+            "runner/b.py": "def f():\n    from jlgcli.runner import a\n",
+            "errors.py": "import os\nfrom collections import abc\n",
+        },
+    )
+    assert checker.check(root) == []
+
+
+def test_the_dev_loop_reaches_agents_through_the_core_only(tmp_path: Path) -> None:
+    # issue 45: dev/agent.py looked backends up itself; modes call agents through the core
+    root = _tree(
+        tmp_path,
+        {
+            "dev/__init__.py": "",
+            "dev/agent.py": "def check():\n    from jlgcli.backends.registry import get_backend\n",
+            "backends/__init__.py": "",
+            "backends/registry.py": "",
+        },
+    )
+    (problem,) = checker.check(root)
+    assert problem.startswith("jlgcli/dev/agent.py:2: jlgcli.dev.agent imports")
+    assert problem.endswith("through the core (jlgcli.runner.entry), not an adapter")
