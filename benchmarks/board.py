@@ -4,7 +4,7 @@ Writes ``--runs`` loop runs (each a ``state.json`` of five iterations with a
 gate, as every loop leaves) and a batch, then times, in paired rounds
 (round-robin, so machine noise hits each alike):
 
-- baseline: ``artifacts.listing.list_runs(root, 50)``, what ``jlgcli runs`` reads;
+- baseline: ``runner.listing.list_runs(root, 50)``, what ``jlgcli runs`` reads;
 - the runs list page, served over HTTP by a running board (warm: ended runs cached);
 - the same page on a new board (cold: every shown run read once);
 - the cost chart (its own image: it reads every run once, then only the live ones);
@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 
 from support.board import cookie_for, request, write_run
 
-from jlgcli.artifacts.listing import list_runs
 from jlgcli.board.server import Board
+from jlgcli.runner.listing import list_runs
 
 
 def _metrics(n: int) -> list[dict[str, object]]:

@@ -1,6 +1,6 @@
 """What the board shows, read through the CLI's own readers (issue 52).
 
-``runs``/``runs show`` read runs with ``artifacts.listing``, batches with
+``runs``/``runs show`` read runs with ``runner.listing``, batches with
 ``batch.listing``: so does the board, into plain JSON-like dicts that the
 server redacts once before any page is drawn. Records are input: shown, never
 run. A run that has ended is read once and kept while its files are unchanged
@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.artifacts.layout import META_FILE, RESULT_FILE
-from jlgcli.artifacts.listing import (
+from jlgcli.batch.record import BATCHES, RECORD, list_batches
+from jlgcli.runner.listing import (
     INCOMPLETE,
     KILLED,
     RUNNING,
@@ -25,7 +26,6 @@ from jlgcli.artifacts.listing import (
     read_run,
     run_ids,
 )
-from jlgcli.batch.record import BATCHES, RECORD, list_batches
 
 PAGE_SIZE = 50
 _LIVE = frozenset({RUNNING, INCOMPLETE, KILLED})  # may change with no file changing

@@ -39,9 +39,10 @@ def money(value: Any) -> str:
 
 
 def duration(ms: Any) -> str:
-    from jlgcli.commands.runs import format_duration
+    from jlgcli.durations import format_duration_ms
 
-    return format_duration(ms if isinstance(ms, int) else None)
+    ok = isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0
+    return format_duration_ms(ms) if ok else "-"
 
 
 def when(text: Any) -> str:

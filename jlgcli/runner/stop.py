@@ -1,7 +1,7 @@
 """Stopping a run from elsewhere (issue 52): ``api.stop``, what the board's Stop button calls.
 
 The process to stop comes from the user's own record of starts
-(``artifacts.started``: id, root, time, pid), never from the run's folder,
+(``config.started``: id, root, time, pid), never from the run's folder,
 and is signalled only while the run's lock is held and when that process is
 older than the run (a pid reused since is someone else's). POSIX: SIGTERM, the
 path of any termination: the run stops its agent's tree, writes its ending
@@ -28,7 +28,7 @@ def stop_run(root: Path, run_id: str) -> int:
     """Ask the live run ``run_id`` under ``root`` to stop; its pid. ``JlgError`` 64 when it
     is not running or its process cannot be told."""
     from jlgcli.artifacts.ids import is_safe_run_id
-    from jlgcli.artifacts.started import is_running, started_pid
+    from jlgcli.config.started import is_running, started_pid
 
     if not is_safe_run_id(run_id) or not (root / run_id).is_dir():
         raise JlgError(ExitCode.USAGE, f"no run {run_id!r} in {root}", hint=_HINT)
@@ -48,7 +48,7 @@ def stop_run(root: Path, run_id: str) -> int:
 
 
 def _started_at(root: Path, run_id: str) -> datetime | None:
-    from jlgcli.artifacts.listing import read_run
+    from jlgcli.runner.listing import read_run
 
     return read_run(root / run_id).started_at
 

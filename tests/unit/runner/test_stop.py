@@ -11,7 +11,7 @@ import pytest
 from support.board import write_run
 
 from jlgcli import api
-from jlgcli.artifacts.started import RunLock, record_start, started_pid
+from jlgcli.config.started import RunLock, record_start, started_pid
 from jlgcli.errors import JlgError
 from jlgcli.runner import stop
 
@@ -74,7 +74,7 @@ def test_a_process_younger_than_the_run_is_a_reused_pid_and_left_alone(
     run_id = "20200101T000000Z-abcdef"
     lock = RunLock(root / run_id)
     assert lock.acquire()
-    import jlgcli.artifacts.started as started
+    import jlgcli.config.started as started
 
     monkeypatch.setattr(started, "started_pid", lambda r, i: sleeper.pid)
     try:
@@ -94,7 +94,7 @@ def test_the_runs_own_process_is_signalled(
     write_run(root, run_id)
     lock = RunLock(root / run_id)
     assert lock.acquire()
-    import jlgcli.artifacts.started as started
+    import jlgcli.config.started as started
 
     monkeypatch.setattr(started, "started_pid", lambda r, i: sleeper.pid)
     try:
