@@ -149,11 +149,14 @@ class BoardData:
     # --- what a live page watches --------------------------------------------------------
 
     def marks(self, kind: str, ident: str | None) -> tuple[Any, ...]:
-        """The files whose change redraws page ``kind``; equal tuples: nothing new."""
-        if kind == "run" and ident:
+        """The files whose change redraws page ``kind``; equal tuples: nothing new. ``ident``
+        comes from the address: only a run or batch id names a folder (never a path)."""
+        from jlgcli.artifacts.ids import is_safe_run_id
+
+        if kind == "run" and ident and is_safe_run_id(ident):
             folder = self.root / ident
             return tuple(file_mark(folder / name) for name in _RUN_FILES)
-        if kind == "batch" and ident:
+        if kind == "batch" and ident and ident in list_batches(self.root):
             folder = self.root / BATCHES / ident
             marks: list[Any] = [file_mark(folder / RECORD), file_mark(folder / _EVENTS)]
             for run_id in _task_runs(folder / RECORD):

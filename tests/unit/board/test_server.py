@@ -92,6 +92,8 @@ def test_the_batch_page_has_each_task_with_its_run_line(root: Path) -> None:
     (root / RUN / "state.json").write_text("{}", "utf-8")
     os.utime(root / RUN / "state.json", ns=(2, 2))
     assert data.marks("batch", BATCH) != before  # a task's run changed: the page redraws
+    # what the address names is an id, never a path: anything else watches the list
+    assert data.marks("run", "../../etc") == data.marks("batch", "../x") == data.marks("", None)
 
 
 def test_pages_are_redacted_and_serve_nothing_of_the_user(board: Board, root: Path) -> None:
