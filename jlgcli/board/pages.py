@@ -193,6 +193,10 @@ def batch_page(data: dict[str, Any], form: str) -> str:
         if run and run["status"] == "running":
             link += " " + stop_button(t["runId"], form, f"/batch/{quote(data['batchId'])}")
         merge = "merged" if t["merged"] else _e(t.get("mergeNote") or "-")
+        if t["branch"]:
+            changes = _e(t.get("diffStat") or "")
+            href = f"/batch/{quote(data['batchId'])}/diff/{quote(t['id'])}"
+            merge += f' · <a href="{href}">diff</a> <span class="muted">{changes}</span>'.rstrip()
         rows.append(
             f'<tr data-task="{_e(t["id"])}"><td>{_e(t["id"])}</td>'
             f'<td class="state">{status(t["status"])}</td><td>{line}</td><td>{link}</td>'
@@ -231,6 +235,15 @@ def stop_button(run_id: str, form: str, back: str) -> str:
         f'<input type="hidden" name="back" value="{_e(back)}">'
         '<button type="submit" class="stop">Stop</button></form>'
     )
+
+
+def diff_page(batch_id: str, shown: dict[str, Any]) -> str:
+    """A task's branch's diff, or why there is none."""
+    back = f'<p><a href="/batch/{quote(batch_id)}">{_e(batch_id)}</a></p>'
+    note = f'<p class="muted">{_e(shown["note"])}</p>' if shown.get("note") else ""
+    text = f'<pre id="diff">{_e(shown["text"])}</pre>' if shown.get("text") else ""
+    title = f"{_e(shown['task'])}: {_e(shown['branch'] or 'no branch')}"
+    return f"<h1>{title}</h1>{back}{note}{text}"
 
 
 def message_page(title: str, text: str, back: str = "/") -> str:

@@ -137,6 +137,17 @@ class Handler(BaseHTTPRequestHandler):
                 body = pages.batch_page(red(view), form)
             title = f"{parts[0]} {parts[1]}"
             self._html(pages.page(title, body, watch=parts[0], ident=parts[1]) if whole else body)
+        elif len(parts) == 4 and parts[0] == "batch" and parts[2] == "diff":
+            from jlgcli.batch.worktrees import main_tree
+            from jlgcli.board.diffs import task_diff
+
+            try:
+                view = data.batch(parts[1])
+            except JlgError as exc:
+                raise _NotFoundError(exc.message) from None
+            shown = red(task_diff(main_tree(self.server.project), view, parts[3]))
+            body = pages.diff_page(view["batchId"], shown)
+            self._html(pages.page(f"diff {parts[3]}", body, watch="none") if whole else body)
         elif parts == ["chart.svg"]:
             from jlgcli.board.chart import svg
 

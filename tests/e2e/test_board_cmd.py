@@ -161,6 +161,10 @@ def test_retry_runs_a_conflicting_task_again_on_the_merged_result(
         port, jar = board.port, {"Cookie": cookie_for(board.port, board.token)}
         page = request(port, f"/batch/{batch_id}", headers=jar).body
         assert 'action="/action/retry"' in page
+        assert f'href="/batch/{batch_id}/diff/gamma"' in page  # its branch, kept on conflict
+        diff = request(port, f"/batch/{batch_id}/diff/gamma", headers=jar).body
+        assert "+gamma" in diff and "shared.txt" in diff and ".jlgcli" not in diff
+        assert "no such task" in request(port, f"/batch/{batch_id}/diff/nope", headers=jar).body
         form = re.search(r'name="csrf" value="([0-9a-f]{64})"', page)
         assert form is not None
         body = f"csrf={form.group(1)}&batch={batch_id}"
@@ -176,5 +180,6 @@ def test_retry_runs_a_conflicting_task_again_on_the_merged_result(
         log = (batch_file.parent / "retry.log").read_text("utf-8", "replace")
         assert gamma["merged"] and not gamma["conflict"], log
         assert (repo / "g.txt").read_text("utf-8") == "g\n"
+
         again = request(port, "/action/retry", method="POST", body=body, headers=jar)
         assert "stopped on a conflict" in again.body  # nothing left to retry
