@@ -30,6 +30,14 @@ appearing in the file (polled every 2 ms). Per task: the median and the 95th per
 folder holding a ``jlgcli`` package, e.g. ``git archive main jlgcli | tar -x -C SRC``),
 as ``python -m jlgcli`` with ``PYTHONPATH=SRC``: before/after figures, paired.
 
+``--cold`` also runs, in the same rounds, the same batch without its task server (issue
+45): each task a fresh ``python -m jlgcli loop`` under its supervisor, as a batch does
+where the server is not used (not Linux, the frozen exe, a host program). The one seam
+is ``jlgcli.batch.child.task_server``, replaced in the batch's process only
+(``COLD_ENTRY``), so the product keeps no switch made for a benchmark. Use long calls
+(``--delay 30``, ``--delay 120``) to see whether the warm start still pays once the
+agents' own time dominates.
+
 Targets (issue 37): batch wall ≤ ideal + 1 s; extra memory ≤ 10 MB per task; no task's
 median line latency above the single loop's of the same round by more than 5 ms (this
 2-core machine's scheduling noise; polling the task's events every 0.1 s would add ~50).
@@ -55,6 +63,16 @@ AGENT = Path(__file__).resolve().with_name("fanout_agent.py")
 GIT_ID = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com",
           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com"}  # fmt: skip
 LATENCY_SLACK_MS = 5.0
+# The batch with each task started cold: the task server's one seam answers "none".
+COLD_ENTRY = (
+    "import contextlib, sys\n"
+    "from jlgcli.batch import child\n"
+    "def cold():\n"
+    "    yield child.Forking()\n"
+    "child.task_server = contextlib.contextmanager(cold)\n"
+    "from jlgcli.cli import console_main\n"
+    "sys.exit(console_main())\n"
+)
 
 
 def _setup(work: Path, tasks: int, delay: float) -> tuple[dict[str, str], list[str], Path]:
@@ -249,9 +267,12 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--delay", type=float, default=2.0)
     parser.add_argument("--compare", type=Path, help="another source tree, timed alike")
+    cold_help = "also the batch without its task server (each task a fresh interpreter)"
+    parser.add_argument("--cold", action="store_true", help=cold_help)
     args = parser.parse_args()
     jlgcli = shutil.which("jlgcli") or sys.exit("jlgcli is not on PATH")
     other: list[Run] = []
+    cold: list[Run] = []
     ideal = -(-args.tasks // args.jobs) * args.delay
     rounds = -(-args.tasks // args.jobs)
     pairs: list[tuple[Run, Run]] = []
@@ -276,6 +297,16 @@ def main() -> int:
                 late = max(_lat(v)[0] for v in other[-1].latency.values())
                 print(f"         compare: batch {other[-1].wall:.2f} s, USS {other[-1].uss:.1f} MB"
                       f" ({', '.join(f'{k} {v:.1f}' for k, v in sorted(other[-1].split.items()))})"
+                      f", worst task's median line latency {late:.1f} ms")  # fmt: skip
+            if args.cold:
+                repos_cold = [_repo(work, env, next(made)) for _ in range(2)]
+                cold.append(_measured([sys.executable, "-c", COLD_ENTRY, "loop", *tasks, "-j",
+                                       str(args.jobs), "-b", "claude"], repos_cold, env,
+                                      work / f"cold{n}.jsonl", args.jobs))  # fmt: skip
+                late = max(_lat(v)[0] for v in cold[-1].latency.values())
+                print(f"         cold: batch {cold[-1].wall:.2f} s, USS {cold[-1].uss:.1f} MB"
+                      f" ({', '.join(f'{k} {v:.1f}' for k, v in sorted(cold[-1].split.items()))})"
+                      f", steady {_median(cold[-1].steady):.1f} MB"
                       f", worst task's median line latency {late:.1f} ms")  # fmt: skip
             worst = max(_lat(v)[0] for v in batch.latency.values())
             split = ", ".join(f"{k} {v:.1f}" for k, v in sorted(batch.split.items()))
@@ -316,6 +347,19 @@ def main() -> int:
               f"{gain:+.2f} s faster and {mem:+.1f} MB USS per task smaller at the peak, "
               f"{calm:+.1f} MB while the agents run (medians of the rounds' differences)"
               )  # fmt: skip
+    if cold:
+        pairs_cold = list(zip(cold, pairs, strict=True))
+        gain = statistics.median(c.wall - b.wall for c, (b, _) in pairs_cold)
+        mem = statistics.median((c.uss - b.uss) / args.jobs for c, (b, _) in pairs_cold)
+        calm = statistics.median(
+            (_median(c.steady) - _median(b.steady)) / args.jobs for c, (b, _) in pairs_cold
+        )
+        walls_cold = [c.wall for c in cold]
+        print(f"cold start (no task server): batch median {statistics.median(walls_cold):.2f} s "
+              f"(range {min(walls_cold):.2f}-{max(walls_cold):.2f}); the task server saves "
+              f"{gain:+.2f} s of wall time ({gain / batch_wall:+.1%}), {mem:+.1f} MB USS per "
+              f"task at the peak, {calm:+.1f} MB per task while the agents run (medians of the "
+              "rounds' differences)")  # fmt: skip
     late_ok = True
     for n, (b, s) in enumerate(pairs, 1):
         base, base95 = _lat(s.latency["single"])

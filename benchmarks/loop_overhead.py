@@ -15,6 +15,10 @@ same interleaved rounds, so a change is judged against its baseline under the sa
 the median over rounds of the two trees' own difference is printed too (on a loaded
 machine the least noisy figure: both loops of a round share its load).
 
+``--git``: run the loop in a git repository where the agent changes a file every turn, so
+every iteration's snapshot runs git (``add -A -v``, ``write-tree``, ``diff --numstat``):
+the per-iteration git calls are then part of the overhead measured (issue 45).
+
 Compile the trees first (``python -m compileall -q jlgcli SRC/jlgcli``): with
 ``PYTHONDONTWRITEBYTECODE=1`` and no ``__pycache__``, every start compiles jlgcli (~70 ms,
 ~3 ms per iteration here), which an installed jlgcli never does.
@@ -46,11 +50,14 @@ def _launcher(bin_dir: Path) -> None:
     launcher.chmod(0o755)
 
 
-def _script(work: Path, iterations: int) -> Path:
-    turns = [
+def _script(work: Path, iterations: int, *, edits: bool = False) -> Path:
+    turns: list[dict[str, object]] = [
         {"text": f"step {i}: progress on a different part " * (i + 1)} for i in range(1, iterations)
     ]
     turns.append({"text": "all done\nDONE"})
+    for number, turn in enumerate(turns):
+        if edits:  # a changed tree every turn: every snapshot asks git
+            turn["files"] = {"work.txt": f"step {number}\n" * (number + 1)}
     path = work / "script.json"
     path.write_text(json.dumps({"turns": turns, "repeat_last": True}), "utf-8")
     return path
@@ -61,6 +68,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--compare", metavar="SRC", help="another jlgcli source tree to time")
+    parser.add_argument("--git", action="store_true", help="in a git repository, a file changed "
+                        "every turn (every snapshot runs git)")  # fmt: skip
     args = parser.parse_args()
     # `python -m jlgcli` runs each tree's own entry point (this tree's console_main is
     # newer than the --compare tree's), the same way for both.
@@ -71,13 +80,20 @@ def main() -> int:
     bin_dir = work / "bin"
     bin_dir.mkdir()
     _launcher(bin_dir)
-    (work / "task.md").write_text("Benchmark task.\n", "utf-8")
+    cwd = work / "repo" if args.git else work
+    cwd.mkdir(exist_ok=True)
+    (cwd / "task.md").write_text("Benchmark task.\n", "utf-8")
     env = dict(
         os.environ,
         PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
         JLGCLI_CONFIG_DIR=str(work / "cfg"),
         HOME=str(work),
     )
+    if args.git:
+        ident = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com",
+                 "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com"}  # fmt: skip
+        for step in (["init", "-q"], ["add", "task.md"], ["commit", "-q", "-m", "init"]):
+            subprocess.run(["git", *step], cwd=cwd, env={**env, **ident}, check=True)
     loop_argv = ["loop", "task.md", "-b", "claude", "-q", "-n", str(args.iterations)]
     loop_argv += ["--no-progress-limit", "100"]
     variants = {"this tree": (jlgcli, env)}
@@ -91,26 +107,26 @@ def main() -> int:
     for round_number in range(args.rounds):
         order = list(variants.items())
         for name, (program, variant_env) in order[:: -1 if round_number % 2 else 1]:
-            script = _script(work, args.iterations)
+            script = _script(work, args.iterations, edits=args.git)
             (work / "script.json.state").unlink(missing_ok=True)
             shutil.rmtree(work / "script.json.prompts", ignore_errors=True)
             variant_env["JLGCLI_FAKE_SCRIPT"] = str(script)
             started, used = time.perf_counter(), _children_cpu()
             result = subprocess.run(
-                [*program, *loop_argv], cwd=work, env=variant_env, capture_output=True, text=True
+                [*program, *loop_argv], cwd=cwd, env=variant_env, capture_output=True, text=True
             )
             times[name].append(time.perf_counter() - started)
             cpu[name].append(_children_cpu() - used)
             if result.returncode != 0:
                 sys.exit(f"loop failed ({name}, {result.returncode}): {result.stderr[-2000:]}")
-        env["JLGCLI_FAKE_SCRIPT"] = str(_script(work, args.iterations))
+        env["JLGCLI_FAKE_SCRIPT"] = str(_script(work, args.iterations, edits=args.git))
 
         (work / "script.json.state").unlink(missing_ok=True)
         started, used = time.perf_counter(), _children_cpu()
         for _ in range(args.iterations):
             subprocess.run(
                 [str(bin_dir / "claude"), "-p", "--output-format", "stream-json", "--verbose"],
-                cwd=work,
+                cwd=cwd,
                 env=env,
                 input="Benchmark task.\n",
                 capture_output=True,

@@ -17,16 +17,15 @@ written. The values are input: plain ids, at most ``MAX_DEPENDENCIES``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import record
 
 KEY = "depends-on"
 MAX_DEPENDENCIES = 64
 _OPEN = "---\n"
 
 
-@dataclass(frozen=True)
+@record
 class TaskText:
     """A task's text without jlgcli's front matter, and the ids it depends on."""
 

@@ -105,7 +105,6 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
         (
             ("run artifacts, redaction", ("jlgcli.artifacts",)),
             ("configuration and trust", ("jlgcli.config",)),
-            ("the pydantic twin of the config keys", ("jlgcli.settings",)),
             ("the demo's recording", ("jlgcli.demo",)),
             ("the package", ("jlgcli", "jlgcli._version")),
             *(

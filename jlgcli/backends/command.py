@@ -43,6 +43,7 @@ from jlgcli.process.model import (
     StreamName,
 )
 from jlgcli.process.windows import prompt_delivery
+from jlgcli.records import record
 
 FINAL_TEXT_CHARS = 1_000_000  # the tail of stdout kept as the final message
 PROMPT = "{prompt}"
@@ -350,14 +351,12 @@ class CommandParser:
         )
 
 
+@record
 class ArgumentLimit:
     """How much a command line may hold on this OS (bytes), for one argument and in all."""
 
-    __slots__ = ("per_argument", "total")
-
-    def __init__(self, per_argument: int, total: int) -> None:
-        self.per_argument = per_argument
-        self.total = total
+    per_argument: int
+    total: int
 
 
 def argument_limit(*, is_windows: bool, platform: str | None = None) -> ArgumentLimit:

@@ -5,7 +5,8 @@ Each task runs as its own ``jlgcli loop`` process in its own git worktree
 time, under one shared cost budget; done tasks are committed on their branch
 and, with ``--merge``, integrated one at a time only when their gates pass on
 the rebased result. Modules: ``entry`` (the loop handler: a single loop imports
-nothing else), ``command`` (the batch door), ``setup`` (checks, names,
+nothing else), ``command`` (the batch door: set up or resume, report),
+``run_tasks`` (the tasks' children, scheduled, their events), ``setup`` (checks, names,
 worktrees), ``record`` (the batch record for ``--resume``), ``child``
 (one task's process), ``schedule`` (N at a time, the budget, Ctrl-C),
 ``finish`` (commit, merge), ``board`` and ``report`` (what a person sees),

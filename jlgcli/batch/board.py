@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
 from typing import TextIO
+
+from jlgcli.records import record
 
 HEARTBEAT_S = 60.0
 
 
-@dataclass
+@record(frozen=False)
 class Row:
     """One task's line: what it is doing now."""
 

@@ -25,11 +25,11 @@ import json
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from jlgcli.process.model import ForkServer, OutputEvent
+from jlgcli.records import field, record
 
 # Set in each task's environment for its agent: an agent's own ``jlgcli loop a b`` is refused
 # there (a batch door check). The core never reads it: a loop is a batch's task when its
@@ -37,7 +37,7 @@ from jlgcli.process.model import ForkServer, OutputEvent
 TASK_ENV = "JLGCLI_BATCH_TASK"
 
 
-@dataclass
+@record(frozen=False)
 class Forking:
     """The batch's task server while the batch runs (``task_server``): ``tasks`` forks a
     task (None: each task starts its own interpreter); ``take_spawns`` has it start the
@@ -71,7 +71,7 @@ def task_server() -> Iterator[Forking]:
         forking.retire_server(server)
 
 
-@dataclass
+@record(frozen=False)
 class Live:
     """What the parent knows of a running task, from its events file."""
 
@@ -89,7 +89,7 @@ class Live:
 Hook = Callable[["ChildRun"], None]
 
 
-@dataclass
+@record(frozen=False)
 class ChildRun:
     """A task's child process: its argv, files and the thread that runs it.
 

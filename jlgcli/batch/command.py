@@ -3,7 +3,8 @@
 One task with neither ``-j`` nor ``--merge`` is the ordinary loop. Several
 tasks are a batch: each its own child loop in its own worktree and branch
 (``jlgcli.batch.child`` says why a child process), N at a time, one shared
-cost budget, results merged back only with evidence (``jlgcli.batch.finish``).
+cost budget (``jlgcli.batch.run_tasks``), results merged back only with evidence
+(``jlgcli.batch.finish``). This module sets a batch up (or resumes it) and reports it.
 """
 
 from __future__ import annotations
@@ -11,35 +12,23 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from jlgcli.batch.board import Board, Row
-from jlgcli.batch.child import TASK_ENV, ChildRun, Forking, task_server
+from jlgcli.batch.child import TASK_ENV, Forking, task_server
 from jlgcli.batch.options import BatchSettings, given_options, resolve, with_recorded
-from jlgcli.batch.record import (
-    BatchRecord,
-    TaskRecord,
-    batch_dir,
-    load,
-    record_started,
-    save,
-)
+from jlgcli.batch.record import BatchRecord, batch_dir, load, record_started, save
 from jlgcli.batch.report import batch_code, render, to_json
-from jlgcli.batch.schedule import SETTLE_S, Schedule, Slot
+from jlgcli.batch.run_tasks import run_tasks
 from jlgcli.batch.setup import (
-    WorktreeMaker,
     check_tasks,
     make_worktrees,
     new_record,
     probe_for_tasks,
     repository,
-    worktree_of,
     worktrees_folder,
 )
-from jlgcli.batch.waves import Waves, read_dependencies
+from jlgcli.batch.waves import read_dependencies
 from jlgcli.errors import ExitCode, JlgError
 
 
@@ -174,7 +163,7 @@ def _set_up_and_run(
             _commit_the_uncommitted(repo, record, batch_dir(runs_root, record.batchId))
     save(runs_root, record)
     jobs = args.jobs or (2 if repo is not None else 1)
-    summaries, signalled = _run(
+    summaries, signalled = run_tasks(
         args, record, repo, settings, jobs=jobs, forking=forking, versions=versions
     )
     if signalled:  # stopped by a signal: every task's state is written
@@ -203,193 +192,6 @@ def _commit_the_uncommitted(repo: Path, record: BatchRecord, folder: Path) -> No
             else:
                 summary = read_summary(folder / f"{task.name}.out.json")
                 commit_done(repo, record, task, summary=summary)
-
-
-def _run(
-    args: argparse.Namespace,
-    record: BatchRecord,
-    repo: Path | None,
-    settings: BatchSettings,
-    *,
-    jobs: int,
-    forking: Forking,
-    versions: tuple[tuple[str, str], ...],
-) -> tuple[dict[str, dict[str, Any] | None], bool]:
-    from jlgcli.batch.options import task_options, write_task_options
-    from jlgcli.process import install_termination_handlers
-    from jlgcli.process.signals import Interrupted
-    from jlgcli.selfcmd import self_argv
-
-    runs_root, budget = settings.runs_root, settings.budget
-    folder = batch_dir(runs_root, record.batchId)
-    summaries: dict[str, dict[str, Any] | None] = {}
-    events = open(args.events, "a", encoding="utf-8") if args.events else None  # noqa: SIM115
-    emit = _writer(events)
-    by_name = {task.name: task for task in record.tasks}
-    slots: list[Slot] = []
-
-    maker = WorktreeMaker(repo, record) if repo is not None else None
-    waves = Waves(record, repo)
-
-    def prepare(child: ChildRun) -> None:  # in the task's thread: its worktree, if missing
-        if maker is not None and repo is not None:
-            task = by_name[child.name]
-            waves.start_point(task)  # a dependent task starts from its dependencies' result
-            maker.make(task)
-            waves.merge_rest(task, worktree_of(repo, task.name))
-
-    def after(child: ChildRun) -> None:  # in the task's thread: what it ended with, its commit
-        slot = next(slot for slot in slots if slot.child is child)
-        task = by_name[child.name]
-        if task.skipped:  # its dependencies' branches conflict (Waves.merge_rest)
-            return
-        _note_ending(task, slot, child.summary)
-        if repo is not None:
-            from jlgcli.batch.finish import commit_done, merge_one
-
-            schedule.settled.wait(SETTLE_S)  # after the next tasks' start (Schedule.settled)
-            commit_done(repo, record, task, summary=child.summary)
-            waves.after_done(task, lambda done: merge_one(repo, record, done, settings.gates))
-
-    for task in record.tasks:
-        where = (
-            worktree_of(repo, task.name) if repo is not None else Path(args.cwd or ".").resolve()
-        )
-        child = ChildRun(
-            task.name,
-            [],
-            where,
-            folder / f"{task.name}.events.jsonl",
-            folder / f"{task.name}.out.json",
-            folder / f"{task.name}.err.log",
-            prepare=prepare,
-            after=after,
-            on_event=_tagged(emit, task.name),
-            fork_server=forking.tasks,
-        )
-        slot = Slot(child, Row(task.name), cost_before=task.costUsd or 0.0)
-        slot.ended = task.finished
-        slot.row.state = "finished before" if task.finished else "queued"
-        slots.append(slot)
-
-    def on_start(slot: Slot, left: float | None) -> None:  # its options, resolved once (44)
-        task = by_name[slot.child.name]
-        start = {"resume": task.runId} if task.runId else {"prompt": task.task}
-        options = task_options(
-            settings, name=task.name, start=start, cwd=slot.child.cwd,
-            shared=folder / "limits", left=left, versions=versions,
-        )  # fmt: skip
-        path = write_task_options(record.batchId, task.name, options)
-        slot.child.argv = [*self_argv(), "loop", "--task-options", str(path)]
-
-    def on_end(slot: Slot) -> None:  # in the main thread, once the task's thread is done
-        task = by_name[slot.child.name]
-        summaries[task.name] = slot.child.summary
-        slot.row.state = task.skipped or (
-            "done" if task.exitCode == 0 else (task.stopCause or f"exit {task.exitCode}")
-        )
-        save(runs_root, record)
-
-    if repo is not None:  # a resume: a dependency done before but not yet merged
-        from jlgcli.batch.finish import merge_one
-
-        waves.catch_up(lambda done: merge_one(repo, record, done, settings.gates))
-
-    def ready(slot: Slot) -> bool | str:  # in the main thread: dependency waves
-        return waves.verdict(by_name[slot.child.name], (s.child.name for s in slots if s.ended))
-
-    quiet = bool(args.json) or args.verbosity == 0
-    board = Board([slot.row for slot in slots], quiet=quiet)
-    schedule = Schedule(slots, jobs, budget, board, on_start, on_end, ready=ready)
-    if maker is not None:  # the later tasks' worktrees are made while the first ones run
-        maker.start_ahead(
-            [task for task in record.tasks if not task.finished and not task.dependsOn],
-            at_once=jobs,
-            pause=lambda: schedule.settled.wait(SETTLE_S),
-        )
-    try:
-        with install_termination_handlers():
-            forking.take_spawns()
-            try:
-                schedule.run()
-                for slot in slots:  # never started: the shared budget ran out first
-                    if slot.budget_stopped and not slot.started:
-                        by_name[slot.child.name].budgetStopped = True
-            except Interrupted as exc:
-                schedule.stop_all()
-                record.exitCode = 128 + int(exc.signum)
-                started = {slot.child.name for slot in slots if slot.started}
-                _stopped_by(exc.signum, [t for t in record.tasks if t.name in started], summaries)
-                save(runs_root, record)
-                return summaries, True
-    finally:
-        if maker is not None:
-            schedule.settled.set()  # a worktree waiting for the starts is made now, or never
-            maker.finish()
-        if events is not None:
-            events.close()
-    return summaries, False
-
-
-def _note_ending(task: TaskRecord, slot: Slot, summary: dict[str, Any] | None) -> None:
-    live = slot.child.live
-    task.runId = live.run_id or task.runId
-    if summary is not None:
-        task.runId = str(summary.get("runId") or task.runId or "") or None
-        task.exitCode = int(summary.get("exitCode", 1))
-        task.stopCause = str(summary.get("stopCause") or "") or None
-        task.iterations = int(summary.get("iterations") or 0)
-    else:
-        code = slot.child.exit_code
-        task.exitCode = 130 if slot.child.cancel.is_set() and code in (None, 130) else (code or 1)
-        task.stopCause = "interrupted" if task.exitCode == 130 else "child failed"
-    if live.cost_known or task.costUsd is not None:
-        task.costUsd = round(slot.cost, 6)
-    elif summary is not None and isinstance(summary.get("costUsd"), (int, float)):
-        task.costUsd = float(summary["costUsd"])
-    task.budgetStopped = task.stopCause == "max-cost" or (
-        slot.budget_stopped and task.exitCode != 0
-    )
-
-
-def _stopped_by(
-    signum: int, tasks: list[TaskRecord], summaries: dict[str, dict[str, Any] | None]
-) -> None:
-    """The tasks the batch stopped because it got ``signum`` end with its code and name: each
-    child is stopped with the kill ladder's SIGINT, but a TERM to the batch is a TERM to its
-    tasks (143, not 130)."""
-    import signal
-
-    if signum == signal.SIGINT:
-        return
-    name = signal.Signals(signum).name
-    for task in tasks:
-        if task.exitCode == 130:
-            task.exitCode = 128 + int(signum)
-            summary = summaries.get(task.name)
-            if summary is not None:
-                summary.update(exitCode=task.exitCode, signal=name)
-
-
-def _tagged(emit: Callable[[dict[str, Any]], None], name: str) -> Callable[[dict[str, Any]], None]:
-    """A task's events, passed on with its ``task`` id."""
-    return lambda event: emit({**event, "task": name})
-
-
-def _writer(events: Any) -> Any:
-    """Writes an event line to the batch's ``--events`` file; called by every task's thread."""
-    import json
-
-    lock = threading.Lock()
-
-    def emit(event: dict[str, Any]) -> None:
-        if events is not None:
-            line = json.dumps(event, ensure_ascii=False) + "\n"
-            with lock:
-                events.write(line)
-                events.flush()
-
-    return emit
 
 
 def _finish(

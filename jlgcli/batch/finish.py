@@ -60,7 +60,7 @@ def abort_cut_rebase(repo: Path, task: TaskRecord) -> None:
     if not worktree.is_dir():
         return
     done = gitops.git(worktree, "rev-parse", "--git-path", "rebase-merge", check=False)
-    state = Path(done.out.strip())
+    state = Path(done.stdout.strip())
     if done.ok and (state if state.is_absolute() else worktree / state).exists():
         gitops.git(worktree, "rebase", "--abort", check=False)
 

@@ -1,17 +1,21 @@
 """The git commands a batch needs (issue 37): worktrees, commits, rebase, fast-forward.
 
-Every command is an argv list run through ``jlgcli.process.capture`` (own
-process group, time limit, the kill ladder); nothing goes through a shell.
-What git prints is only read for yes/no answers, branch names and diff stats.
+Every command goes through ``jlgcli.process.git`` (the one way jlgcli runs git: argv
+lists, own process group, its time limit, the kill ladder); nothing goes through a
+shell. What git prints is only read for yes/no answers, branch names and diff stats.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 
-GIT_TIMEOUT_S = 120.0
+from jlgcli.process import git as gitrun
+from jlgcli.process.git import GitError
+from jlgcli.process.result import CommandResult
+
+__all__ = ["CommandResult", "GitError", "git"]
+
 # jlgcli's own folders never go into a task's commit (runs, worktrees, ledgers).
 OWN_PATHS = (":(exclude).jlgcli", ":(exclude)ledger")
 # Who commits and rebases a task's work (the user's git may have no identity set).
@@ -22,69 +26,33 @@ AS_JLGCLI = ("-c", "user.name=jlgcli", "-c", "user.email=jlgcli@localhost")
 NO_MAINTENANCE = ("-c", "maintenance.auto=false", "-c", "gc.auto=0")
 
 
-class GitError(Exception):
-    """A git command that had to succeed did not; ``detail`` is its stderr."""
-
-    def __init__(self, argv: list[str], detail: str) -> None:
-        super().__init__(f"git {' '.join(argv)}: {detail.strip() or 'failed'}")
-        self.detail = detail
-
-
-@dataclass(frozen=True)
-class Done:
-    """What a git command left: its exit code and decoded output."""
-
-    code: int | None
-    out: str
-    err: str
-
-    @property
-    def ok(self) -> bool:
-        return self.code == 0
-
-
-def git(cwd: Path, *argv: str, check: bool = True) -> Done:
-    """Run ``git argv`` in ``cwd``; with ``check``, a non-zero exit raises ``GitError``."""
-    from jlgcli.process import capture
-
-    outcome = capture(
-        ["git", *argv],
-        timeout=GIT_TIMEOUT_S,
-        cwd=str(cwd),
-        env={"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
-    )
-    done = Done(outcome.exit_code, outcome.stdout, outcome.stderr)
-    if check and not done.ok:
-        raise GitError(list(argv), done.err or done.out)
-    return done
+def git(cwd: Path, *argv: str, check: bool = True) -> CommandResult:
+    """``git argv`` in ``cwd``, its words in English; with ``check``, a failure raises
+    ``GitError`` (a batch's git must mostly succeed: checked unless told otherwise)."""
+    return gitrun.run(cwd, *argv, check=check, env=gitrun.C_LOCALE)
 
 
 def toplevel(cwd: Path) -> Path | None:
     """The root of the git work tree holding ``cwd``, or None outside a repository."""
-    try:
-        done = git(cwd, "rev-parse", "--show-toplevel", check=False)
-    except OSError:  # no git at all: treated as "not a repository"
-        return None
-    if not done.ok or not done.out.strip():
-        return None
-    return Path(done.out.strip())
+    top = git(cwd, "rev-parse", "--show-toplevel", check=False).answer  # no git: None too
+    return Path(top) if top else None
 
 
 def head(cwd: Path) -> str:
     """The commit checked out in ``cwd``."""
-    return git(cwd, "rev-parse", "HEAD").out.strip()
+    return git(cwd, "rev-parse", "HEAD").stdout.strip()
 
 
 def current_branch(cwd: Path) -> str | None:
     """The branch checked out in ``cwd`` (None when detached)."""
     done = git(cwd, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
-    return done.out.strip() or None if done.ok else None
+    return done.stdout.strip() or None if done.ok else None
 
 
 def dirty(cwd: Path) -> list[str]:
     """Changed, staged or untracked paths in ``cwd`` (jlgcli's own folders left out)."""
     done = git(cwd, "status", "--porcelain", "--untracked-files=normal", "--", ".", *OWN_PATHS)
-    return [line[3:] for line in done.out.splitlines() if line.strip()]
+    return [line[3:] for line in done.stdout.splitlines() if line.strip()]
 
 
 def branch_exists(repo: Path, branch: str) -> bool:
@@ -94,7 +62,7 @@ def branch_exists(repo: Path, branch: str) -> bool:
 def branches(repo: Path, prefix: str) -> set[str]:
     """The local branches whose names start with ``prefix`` (one git call for them all)."""
     done = git(repo, "for-each-ref", "--format=%(refname)", f"refs/heads/{prefix}", check=False)
-    names = (line.strip().removeprefix("refs/heads/") for line in done.out.splitlines())
+    names = (line.strip().removeprefix("refs/heads/") for line in done.stdout.splitlines())
     return {name for name in names if name} if done.ok else set()
 
 
@@ -110,7 +78,7 @@ def user_identity(repo: Path) -> str | None:
     a task's commit is authored by the user who asked for it (jlgcli is its committer).
     Asked once per repository and batch: every task commits with it."""
     done = git(repo, "var", "GIT_AUTHOR_IDENT", check=False)
-    name, sep, _ = done.out.strip().rpartition(">")
+    name, sep, _ = done.stdout.strip().rpartition(">")
     return f"{name}{sep}" if done.ok and sep and "<" in name else None
 
 
@@ -127,19 +95,19 @@ def commit_all(worktree: Path, message: str, *, author: str | None = None) -> bo
     # ~25 ms of CPU with its supervisor): nothing staged is "no changes", else a failure.
     if git(worktree, "diff", "--cached", "--quiet", check=False).ok:
         return False
-    raise GitError(["commit"], done.err or done.out)
+    raise GitError(done)
 
 
 def ahead(repo: Path, branch: str, base: str) -> int:
     """How many commits ``branch`` has that ``base`` does not."""
     done = git(repo, "rev-list", "--count", f"{base}..{branch}", check=False)
-    return int(done.out.strip() or 0) if done.ok else 0
+    return int(done.stdout.strip() or 0) if done.ok else 0
 
 
 def diff_stat(repo: Path, base: str, branch: str) -> str:
     """``N files changed, +A -D`` between ``base`` and ``branch`` ('' when none)."""
     done = git(repo, "diff", "--shortstat", f"{base}...{branch}", check=False)
-    return done.out.strip() if done.ok else ""
+    return done.stdout.strip() if done.ok else ""
 
 
 def rebase(worktree: Path, onto: str) -> bool:

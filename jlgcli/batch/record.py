@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import asdict, field, fields, record
 
 BATCHES = ".batches"
 RECORD = "batch.json"
@@ -29,7 +29,7 @@ _BACKUP_RE = re.compile(r"jlgcli-backup/[a-z0-9][a-z0-9._-]{0,55}")
 RESUMABLE = frozenset({None, 129, 130, 131, 143})
 
 
-@dataclass
+@record(frozen=False)
 class TaskRecord:
     """One task of a batch; ``name`` is its id, its worktree folder and its branch's tail."""
 
@@ -57,7 +57,7 @@ class TaskRecord:
         return self.exitCode not in RESUMABLE and not self.budgetStopped
 
 
-@dataclass
+@record(frozen=False)
 class BatchRecord:
     """A batch: where it started (base commit, branch) and its tasks."""
 
@@ -205,7 +205,7 @@ def _parse(data: Any) -> BatchRecord:
         name = str(item["name"])
         if not _NAME_RE.fullmatch(name):
             raise ValueError(f"bad task name {name!r}")
-        known = {k: item[k] for k in TaskRecord.__dataclass_fields__ if k in item}
+        known = {f.name: item[f.name] for f in fields(TaskRecord) if f.name in item}
         task = TaskRecord(**known)
         task.branch = f"jlgcli/{name}" if task.branch else ""  # derived, never as written
         task.dependsOn = [str(dep) for dep in task.dependsOn or []]

@@ -19,16 +19,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from jlgcli.batch.board import Board, Row
 from jlgcli.batch.child import ChildRun
+from jlgcli.records import field, record
 
 TICK_S = 0.5  # with no news, the board's clocks still move (and Windows sees Ctrl-C)
 SETTLE_S = 5.0  # the longest an ended task's commit waits for starting tasks (see settled)
 
 
-@dataclass
+@record(frozen=False)
 class Slot:
     """A task waiting, running or ended, with its display row."""
 
@@ -44,7 +44,7 @@ class Slot:
         return self.cost_before + self.child.live.cost
 
 
-@dataclass
+@record(frozen=False)
 class Schedule:
     """The batch's slots, how many run at once, and the shared budget (None: no cap)."""
 

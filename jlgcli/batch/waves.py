@@ -144,7 +144,7 @@ class Waves:
         else:
             first = self.by_name[task.dependsOn[0]]
             tip = gitops.git(self.repo, "rev-parse", f"refs/heads/{first.branch}")
-            task.start = tip.out.strip()
+            task.start = tip.stdout.strip()
 
     def merge_rest(self, task: TaskRecord, worktree: Path) -> None:
         """Without ``--merge``: the other dependencies' branches merged into the task's new

@@ -18,7 +18,6 @@ add what git cannot say (conflict, running, which batch).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,13 @@ from jlgcli.batch import gitops
 from jlgcli.batch.record import BatchRecord, TaskRecord, list_batches, load
 from jlgcli.batch.setup import WORKTREES
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.records import field, record
 
 PREFIXES = ("jlgcli/", "jlgcli-backup/")
 REMOVABLE = ("merged", "empty")
 
 
-@dataclass
+@record(frozen=False)
 class Entry:
     """A worktree and/or branch jlgcli made."""
 
@@ -65,7 +65,7 @@ def main_tree(cwd: Path) -> Path | None:
     if top is None:
         return None
     done = gitops.git(top, "worktree", "list", "--porcelain", check=False)
-    first = done.out.splitlines()[0] if done.ok and done.out else ""
+    first = done.stdout.splitlines()[0] if done.ok and done.stdout else ""
     return Path(first.removeprefix("worktree ")) if first.startswith("worktree ") else top
 
 
@@ -117,7 +117,7 @@ def _worktrees(repo: Path) -> list[tuple[Path, str | None]]:
     found: list[tuple[Path, str | None]] = []
     path: Path | None = None
     branch: str | None = None
-    for line in [*done.out.splitlines(), ""]:
+    for line in [*done.stdout.splitlines(), ""]:
         if line.startswith("worktree "):
             path, branch = Path(line.removeprefix("worktree ")), None
         elif line.startswith("branch refs/heads/"):
@@ -164,7 +164,7 @@ def _assess(
         entry.state = "merged" if entry.branch else "empty"
 
 
-@dataclass
+@record(frozen=False)
 class Pruned:
     """What ``prune`` did: removed, kept (with why) and, for forced ones, what was lost."""
 
@@ -194,7 +194,7 @@ def lost_work(repo: Path, entry: Entry) -> list[str]:
     if entry.branch is not None and entry.ahead:
         done = gitops.git(repo, "log", "--oneline", "--no-decorate", f"HEAD..{entry.branch}",
                           check=False)  # fmt: skip
-        lines += [f"commit {line}" for line in done.out.splitlines() if line.strip()]
+        lines += [f"commit {line}" for line in done.stdout.splitlines() if line.strip()]
     lines += [f"uncommitted {path}" for path in entry.uncommitted]
     return lines
 
@@ -226,9 +226,9 @@ def _remove(repo: Path, entry: Entry, *, force: bool) -> str | None:
         argv = ["worktree", "remove", *(["--force"] if force else []), str(entry.worktree)]
         done = gitops.git(repo, *argv, check=False)
         if not done.ok:
-            return f"git kept the worktree: {(done.err or done.out).strip()}"
+            return f"git kept the worktree: {(done.stderr or done.stdout).strip()}"
     if entry.branch is not None:
         done = gitops.git(repo, "branch", "-D" if force else "-d", entry.branch, check=False)
         if not done.ok:
-            return f"git kept the branch: {(done.err or done.out).strip()}"
+            return f"git kept the branch: {(done.stderr or done.stdout).strip()}"
     return None

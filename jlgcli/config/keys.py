@@ -1,9 +1,9 @@
 """The configuration keys (seed 000 F-001, seed 001 §12.2): names, bounds, defaults.
 
 Plain data (each key a ``jlgcli.config.spec.KeySpec``), no pydantic: ``jlgcli config
-get`` must stay fast (pydantic costs ≈ 150 ms to import here). ``jlgcli.settings.Settings`` is
-the pydantic model of the same keys used by the runner; a test checks that the
-two agree, and the README's config reference is generated from this table.
+get`` must stay fast (pydantic costs ≈ 150 ms to import here). This table is the one
+description of the keys: every file, variable and flag value is parsed by it, and the
+README's config reference is generated from it.
 """
 
 from __future__ import annotations

@@ -1,20 +1,20 @@
 """The git operations of the dev loop: the diff shown to reviewers and the final commit.
 
-Every call is an argv list run through ``jlgcli.process`` (via ``proc``); a
+Every call goes through ``jlgcli.process.git`` (the one way jlgcli runs git); a
 failure is a ``JlgError`` naming the command and an output excerpt (FR-8.2).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
+from jlgcli import records
 from jlgcli.dev.fsutil import read_text_capped
-from jlgcli.dev.proc import CommandResult, run_command
 from jlgcli.errors import DevExitCode, JlgError
+from jlgcli.process import git
+from jlgcli.process.result import CommandResult
 from jlgcli.records import record
-
-Runner = Callable[..., CommandResult]
 
 
 @record
@@ -29,28 +29,34 @@ class StatusEntry:
 
 _UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
 UNTRACKED_LIMIT = 100_000  # bytes of one new file shown in the diff
-GIT = ("git", "-c", "core.quotepath=false")
+UNQUOTED = ("-c", "core.quotepath=false")  # paths as they are, not octal escapes
 
 
 class Git:
     """git in the project root."""
 
-    def __init__(self, root: Path, runner: Runner = run_command) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self._run = runner
 
-    def _git(self, *args: str, stdin: str | None = None) -> CommandResult:
-        return self._run([*GIT, *args], self.root, timeout=None, stdin=stdin)
+    def _git(self, *args: str, stdin: str | None = None, hooks: bool = False) -> CommandResult:
+        """``hooks``: the command runs the user's hooks (a commit), which may run a test
+        suite: no time limit (``jlgcli.process.git``)."""
+        result = git.run(self.root, *UNQUOTED, *args, stdin=stdin, hooks=hooks)
+        return records.replace(result, argv=("git", *args))  # messages: the command asked
 
     def _checked(
-        self, *args: str, stdin: str | None = None, code: int = DevExitCode.TASK_FAILED
+        self,
+        *args: str,
+        stdin: str | None = None,
+        code: int = DevExitCode.TASK_FAILED,
+        hooks: bool = False,
     ) -> str:
-        result = self._git(*args, stdin=stdin)
+        result = self._git(*args, stdin=stdin, hooks=hooks)
         if not result.ok:
-            shown = " ".join(("git", *args))
             raise JlgError(
                 code,
-                f"`{shown}` failed in {self.root} ({result.describe()}):\n{result.excerpt()}",
+                f"`{result.command}` failed in {self.root} ({result.describe()}):\n"
+                f"{result.excerpt()}",
                 "fix the git problem shown above, then run: jlgcli dev resume",
             )
         return result.stdout
@@ -59,7 +65,7 @@ class Git:
         """Raise ``JlgError`` (exit 2) unless the root is inside a git work tree."""
         result = self._git("rev-parse", "--is-inside-work-tree")
         if not result.ok or result.stdout.strip() != "true":
-            detail = "git is not installed" if result.stop == "not-found" else result.excerpt(3)
+            detail = "git is not installed" if result.missing else result.excerpt(3)
             raise JlgError(
                 DevExitCode.CONFIGURATION,
                 f"not a git repository: {self.root} ({detail})",
@@ -147,7 +153,7 @@ class Git:
     def commit(self, message: str, exclude: Sequence[str] = ()) -> str:
         """Stage every change except ``exclude``, commit with ``message``; return the new sha."""
         self._checked("add", "-A", "--", ".", *_excludes(exclude))
-        self._checked("commit", "--quiet", "-F", "-", stdin=message)
+        self._checked("commit", "--quiet", "-F", "-", stdin=message, hooks=True)
         return self.head_sha()
 
     def commit_paths(self, message: str, paths: Sequence[str]) -> str:
@@ -169,7 +175,7 @@ class Git:
             self._checked(*literal, "add", "-A", *from_stdin, stdin=_nul_list(present))
         self._checked(
             *literal, "commit", "--quiet", "--only", "-m", message, *from_stdin,
-            stdin=_nul_list(paths),
+            stdin=_nul_list(paths), hooks=True,
         )  # fmt: skip
         return self.head_sha()
 

@@ -15,67 +15,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from jlgcli.process.model import Invocation, Limits, OutputEvent, ProcessOutcome, StopReason
+from jlgcli.process.result import CommandResult
 from jlgcli.process.signals import Interrupted
-from jlgcli.records import record
+
+__all__ = ["CommandResult", "run_command", "stopped"]
 
 HEAD_LIMIT = 2_000_000  # bytes of stdout kept from the start
 TAIL_LIMIT = 64 * 1024  # bytes of interleaved output kept from the end
-
-
-@record
-class CommandResult:
-    """One command as the dev loop reads it: its argv and the process outcome."""
-
-    argv: tuple[str, ...]
-    outcome: ProcessOutcome
-
-    @property
-    def exit_code(self) -> int | None:
-        return self.outcome.exit_code
-
-    @property
-    def stop(self) -> str:
-        """exited | timeout | idle | not-found."""
-        if self.outcome.stop_reason is StopReason.FAILED_TO_START:
-            return "not-found"
-        return str(self.outcome.stop_reason.value)
-
-    @property
-    def duration(self) -> float:
-        return self.outcome.duration
-
-    @property
-    def stdout(self) -> str:
-        """The head of stdout, at most HEAD_LIMIT bytes (a diff is read from its start)."""
-        return self.outcome.stdout
-
-    @property
-    def output(self) -> str:
-        """The tail of stdout+stderr as it arrived (error excerpts read the end)."""
-        if self.outcome.output is None:
-            return self.outcome.error or ""
-        return self.outcome.output.merged.text()
-
-    @property
-    def truncated(self) -> bool:
-        return self.outcome.output is not None and self.outcome.output.stdout.truncated
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome.ok
-
-    def describe(self) -> str:
-        """``exit 1`` / ``timed out`` / ``not found``."""
-        if self.stop == "not-found":
-            return "command not found"
-        if self.outcome.timed_out:
-            return "timed out"
-        return f"exit {self.exit_code}" if self.exit_code is not None else "killed by a signal"
-
-    def excerpt(self, lines: int = 25) -> str:
-        """The last ``lines`` non-empty lines of output (for error messages, FR-8.2)."""
-        kept = [line for line in self.output.splitlines() if line.strip()]
-        return "\n".join(kept[-lines:])
 
 
 def stopped() -> Interrupted:

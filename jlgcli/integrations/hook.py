@@ -13,19 +13,18 @@ from __future__ import annotations
 import os
 import re
 import textwrap
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from jlgcli.errors import ExitCode, JlgError
-from jlgcli.process.model import ProcessOutcome
+from jlgcli.process import git
+from jlgcli.process.result import CommandResult
 from jlgcli.records import record
 from jlgcli.runner.summary import RunSummary
 
 DEFAULT_PROMPT = Path(__file__).with_name("hook_prompt.md")
 DEFAULT_MAX_DIFF_BYTES = 100_000
 MAX_LISTED_FILES = 200
-GIT_TIMEOUT_S = 60.0
 REPORT_MAX_LINES = 20
 REPORT_WIDTH = 100
 
@@ -50,49 +49,22 @@ def diff_range(env: Mapping[str, str]) -> tuple[str, str] | None:
     return (start, end) if start and end else None
 
 
-def _base_argv(refs: tuple[str, str] | None) -> list[str]:
-    argv = ["git", "-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff"]
-    return argv + ([f"{refs[0]}...{refs[1]}"] if refs else ["--cached"])
+def _base_args(refs: tuple[str, str] | None) -> list[str]:
+    args = ["-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff"]
+    return args + ([f"{refs[0]}...{refs[1]}"] if refs else ["--cached"])
 
 
-def _git(argv: Sequence[str], cwd: Path, limit: int) -> ProcessOutcome:
-    """Run git, keeping the first ``limit`` bytes of stdout; stop it once past the cap.
-
-    A run stopped at the cap is CANCELLED with ``output.stdout.truncated`` set.
-    """
-    from jlgcli.process import ExecutableNotFound, run_captured
-    from jlgcli.process.model import Invocation, Limits, OutputEvent, StopReason
-    from jlgcli.process.outcome import OutputTail
-
-    output = OutputTail(limit, 0)
-    cut = threading.Event()
-
-    def stop_at_cap(event: OutputEvent) -> None:
-        if output.stdout.truncated:
-            cut.set()  # enough: the rest would be dropped anyway
-
-    try:
-        outcome = run_captured(
-            Invocation(tuple(argv), cwd=str(cwd), env={"GIT_PAGER": "cat", "LC_ALL": "C"}),
-            Limits(total_timeout=GIT_TIMEOUT_S, kill_grace=0.5),
-            output=output,
-            sinks=(stop_at_cap,),
-            cancel=cut,
-        )
-    except ExecutableNotFound:
+def _git(args: Sequence[str], cwd: Path, limit: int) -> CommandResult:
+    """git ``args``, keeping the first ``limit`` bytes of stdout; stopped once past the cap
+    (``truncated``). Ctrl-C raises ``Interrupted``; no git or a timeout, ``JlgError``."""
+    result = git.run(cwd, *args, env=git.C_LOCALE, limit=limit)
+    if result.missing:
         hint = "jlgcli hook reads the change with git: install git"
-        raise JlgError(ExitCode.USAGE, "git is not on PATH", hint) from None
-    if outcome.stop_reason is StopReason.CANCELLED and not cut.is_set():
-        raise KeyboardInterrupt
-    if outcome.stop_reason is StopReason.TIMEOUT:
-        raise JlgError(ExitCode.TIMEOUT, f"git did not answer within {GIT_TIMEOUT_S:.0f}s",
+        raise JlgError(ExitCode.USAGE, "git is not on PATH", hint)
+    if result.timed_out:
+        raise JlgError(ExitCode.TIMEOUT, f"git did not answer within {git.GIT_TIMEOUT_S:.0f}s",
                        hint="is the repository locked by another git process?")  # fmt: skip
-    return outcome
-
-
-def _cut(outcome: ProcessOutcome) -> bool:
-    """git's stdout went past the cap (and git was stopped there)."""
-    return outcome.output is not None and outcome.output.stdout.truncated
+    return result
 
 
 def collect_change(
@@ -108,7 +80,7 @@ def collect_change(
     Raises ``JlgError`` (64) outside a git work tree.
     """
     refs = diff_range(env)
-    base = _base_argv(refs)
+    base = _base_args(refs)
     if files:
         names = tuple(files)
     else:
@@ -122,17 +94,17 @@ def collect_change(
         pathspecs = ["--", *names] if files else []
         found = _git([*base, *pathspecs], cwd, max_diff_bytes)
         _check(found, cwd)
-        diff, truncated = found.stdout, _cut(found)
+        diff, truncated = found.stdout, found.truncated
         if truncated and "\n" in diff:  # end on a whole line
             diff = diff[: diff.rindex("\n") + 1]
     return Change(names, diff, truncated, f"{refs[0]}...{refs[1]}" if refs else "staged")
 
 
-def _check(result: ProcessOutcome, cwd: Path) -> None:
-    if result.exit_code in (0, None) or _cut(result):
+def _check(result: CommandResult, cwd: Path) -> None:
+    if result.exit_code in (0, None) or result.truncated:
         return
     # Outside a work tree `git diff --cached` prints its usage text: ask git plainly instead.
-    inside = _git(["git", "rev-parse", "--is-inside-work-tree"], cwd, 1000)
+    inside = _git(["rev-parse", "--is-inside-work-tree"], cwd, 1000)
     if inside.exit_code != 0 or inside.stdout.strip() != "true":
         raise JlgError(
             ExitCode.USAGE,

@@ -151,18 +151,12 @@ def git_dirs(dot_git: Path) -> list[Path]:
     return [*found, (gitdir / common).resolve()]
 
 
-def repository_git_dirs(root: Path, git: str | None = None) -> list[Path]:
+def repository_git_dirs(root: Path) -> list[Path]:
     """``git rev-parse --git-dir --git-common-dir`` from ``root``: wherever the loop starts."""
-    from jlgcli.process import ExecutableNotFound, capture
+    from jlgcli.process import git
 
-    argv = (git or "git", "rev-parse", "--git-dir", "--git-common-dir")
-    try:
-        done = capture(argv, timeout=30, cwd=str(root))
-    except (ExecutableNotFound, OSError):
-        return []
-    if done.exit_code != 0:
-        return []
-    return [(root / line).resolve() for line in done.stdout.splitlines() if line.strip()]
+    found = git.run(root, "rev-parse", "--git-dir", "--git-common-dir").answer  # no git: None
+    return [(root / line).resolve() for line in (found or "").splitlines() if line.strip()]
 
 
 def private_folders(euid: int, env: dict[str, str] | None = None) -> list[Path]:

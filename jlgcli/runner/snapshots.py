@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from jlgcli.process import git
 from jlgcli.runner import worktree
 from jlgcli.runner.worktree import OutputFiles
 
@@ -68,7 +69,7 @@ class TreeSnapshots:
         self._refresh_skip()
         walk = self._walk()  # before git reads the tree: a later change breaks the proof
         env = {"GIT_INDEX_FILE": str(index)}
-        named = worktree._git(self.cwd, "add", "-A", "-v", "--", ".", *self._skip, env=env)
+        named = git.run(self.cwd, "add", "-A", "-v", "--", ".", *self._skip, env=env).answer
         if named is None:
             self.tree = None
             return None
@@ -79,7 +80,7 @@ class TreeSnapshots:
             self._refresh_skip()  # left out from now on; every diff leaves it out too
             walk = None  # it was stamped as the tree's: the next walk leaves it out
         if first or changed or self.tree is None:
-            self.tree = worktree._git(self.cwd, "write-tree", env=env)
+            self.tree = git.run(self.cwd, "write-tree", env=env).answer
         # else git named nothing: the same tree, no second process
         if walk is not None and self.tree is not None:
             self._proof = walk.proof(index)

@@ -21,21 +21,9 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from jlgcli.process import git
+
 FileId = tuple[int, int]  # (device, inode): the same file whatever the path
-
-GIT_TIMEOUT_S = 30.0
-
-
-def _git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str | None:
-    from jlgcli.process import ExecutableNotFound, capture
-
-    try:
-        result = capture(("git", *args), timeout=GIT_TIMEOUT_S, cwd=str(cwd), env=env)
-    except ExecutableNotFound:
-        return None
-    if result.exit_code != 0:
-        return None
-    return result.stdout.strip()
 
 
 def git_dir(cwd: Path, environ: Mapping[str, str] | None = None) -> str | None:
@@ -46,7 +34,7 @@ def git_dir(cwd: Path, environ: Mapping[str, str] | None = None) -> str | None:
     """
     if not _may_be_in_a_work_tree(cwd, os.environ if environ is None else environ):
         return None
-    return _git(cwd, "rev-parse", "--absolute-git-dir") or None
+    return git.run(cwd, "rev-parse", "--absolute-git-dir").answer or None
 
 
 def _may_be_in_a_work_tree(cwd: Path, environ: Mapping[str, str]) -> bool:
@@ -79,9 +67,9 @@ def snapshot(cwd: Path, exclude: tuple[Path, ...] = (), *, repo: str | None = ""
         env = {"GIT_INDEX_FILE": str(index)}
         inside = (_relative(cwd, path) for path in exclude)
         skip = [f":(exclude,literal){path}" for path in inside if path is not None]
-        if _git(cwd, "add", "-A", "--", ".", *skip, env=env) is None:
+        if not git.run(cwd, "add", "-A", "--", ".", *skip, env=env).ok:
             return None
-        return _git(cwd, "write-tree", env=env)
+        return git.run(cwd, "write-tree", env=env).answer
 
 
 def _relative(cwd: Path, path: Path) -> str | None:
@@ -114,8 +102,8 @@ class OutputFiles:
     def paths(self, cwd: Path) -> tuple[Path, ...]:
         """The output files found in ``cwd`` so far (looked for again while some are missing)."""
         if self._wanted:
-            listed = _git(cwd, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
-            self.claim(cwd, (listed or "").split("\0"))
+            listed = git.run(cwd, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
+            self.claim(cwd, (listed.answer or "").split("\0"))
         return tuple(self.found)
 
     def claim(self, cwd: Path, names: Iterable[str]) -> list[str]:
@@ -231,7 +219,7 @@ def diff_stat(
     if before == after:
         return {"files": 0, "insertions": 0, "deletions": 0}
     paths = ("--", ".", *exclude) if exclude else ()
-    out = _git(cwd, "diff", "--numstat", before, after, *paths)
+    out = git.run(cwd, "diff", "--numstat", before, after, *paths).answer
     if out is None:
         return None
     files = insertions = deletions = 0

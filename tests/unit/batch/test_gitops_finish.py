@@ -123,9 +123,9 @@ def test_a_commit_that_fails_with_changes_staged_raises(
     tree = _worktree_with_work(tmp_path)
     real = gitops.git
 
-    def locked_commit(cwd: Path, *argv: str, check: bool = True) -> gitops.Done:
+    def locked_commit(cwd: Path, *argv: str, check: bool = True) -> gitops.CommandResult:
         if "commit" in argv:  # another git holds the worktree's index
-            admin = Path(real(cwd, "rev-parse", "--git-dir").out.strip())
+            admin = Path(real(cwd, "rev-parse", "--git-dir").stdout.strip())
             (admin if admin.is_absolute() else cwd / admin).joinpath("index.lock").touch()
         return real(cwd, *argv, check=check)
 

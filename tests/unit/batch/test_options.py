@@ -136,8 +136,8 @@ def test_a_rebase_cut_short_is_undone_before_the_merge_goes_on(repo: Path, tmp_p
 def test_a_stop_signal_other_than_ctrl_c_labels_the_stopped_tasks_with_it() -> None:
     import signal
 
-    from jlgcli.batch.command import _stopped_by
     from jlgcli.batch.record import TaskRecord
+    from jlgcli.batch.run_tasks import _stopped_by
 
     tasks = [TaskRecord(name="a", task="a.md", exitCode=130), TaskRecord(name="b", task="b.md")]
     summaries: dict[str, dict[str, object] | None] = {"a": {"exitCode": 130, "signal": "SIGINT"}}

@@ -10,9 +10,7 @@ from support.devproject import (
 )
 
 from jlgcli.dev.gitops import Git
-from jlgcli.dev.proc import CommandResult
 from jlgcli.errors import DevExitCode, JlgError
-from jlgcli.process.model import ProcessOutcome
 
 
 @pytest.fixture
@@ -76,12 +74,11 @@ def test_not_a_repository(tmp_path: Path) -> None:
     assert f"not a git repository: {tmp_path}" in info.value.message
 
 
-def test_git_missing_is_named(tmp_path: Path) -> None:
-    def missing(argv: list[str], cwd: Path, **_: object) -> CommandResult:
-        return CommandResult(tuple(argv), ProcessOutcome.not_started("git: command not found"))
-
+def test_git_missing_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "empty-bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     with pytest.raises(JlgError) as info:
-        Git(tmp_path, runner=missing).check_repository()
+        Git(tmp_path).check_repository()
     assert "git is not installed" in info.value.message
 
 

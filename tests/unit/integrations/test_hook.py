@@ -209,7 +209,7 @@ def test_git_stopped_by_a_timeout_or_ctrl_c(repo, monkeypatch, reason, raised):
         return ProcessOutcome(exit_code=None, signal=9, stop_reason=StopReason(reason),
                               duration=1.0)  # fmt: skip
 
-    monkeypatch.setattr("jlgcli.process.run_captured", stopped)
+    monkeypatch.setattr("jlgcli.process.captured.run_captured", stopped)
     with pytest.raises(raised) as caught:
         hook.collect_change(repo, env={})
     if raised is JlgError:

@@ -196,15 +196,18 @@ def test_the_probe_starts_what_will_run_the_script() -> None:
     assert isolation.confined(["python", "s.py"], None) == ["python", "s.py"]
 
 
-def test_git_rev_parse_names_the_git_dir_above_a_sub_folder(tmp_path: Path) -> None:
+def test_git_rev_parse_names_the_git_dir_above_a_sub_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if shutil.which("git") is None:
         pytest.skip("no git")
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     sub = tmp_path / "sub"
     sub.mkdir()
     assert protected_paths(sub) == [(tmp_path / ".git").resolve()]
-    assert isolation.repository_git_dirs(sub, git="/nonexistent/git") == []
     assert isolation.repository_git_dirs(Path("/")) == []  # not a repository
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    assert isolation.repository_git_dirs(sub) == []  # no git
 
 
 def test_private_folders_are_the_home_config_root_and_run_user(tmp_path: Path) -> None:

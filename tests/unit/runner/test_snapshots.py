@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from jlgcli.process import git
+from jlgcli.process.model import ProcessOutcome, StopReason
 from jlgcli.runner import worktree
 from jlgcli.runner.snapshots import TreeSnapshots, _named_paths
 from jlgcli.runner.worktree import OutputFiles
@@ -116,7 +118,9 @@ def test_a_failing_git_is_no_evidence(tmp_path: Path, monkeypatch: pytest.Monkey
     tree, repo = _repo(tmp_path)
     snaps = _snapshots(tree)
     assert snaps.take(repo) is not None
-    monkeypatch.setattr(worktree, "_git", lambda *args, **kwargs: None)
+    failed = ProcessOutcome(128, None, StopReason.EXITED, 0.0)
+    monkeypatch.setattr(git, "run", lambda *args, **kwargs: git.CommandResult(args[1:], failed))
+    (tree / "a.txt").write_text("two\n", encoding="utf-8")  # git is asked (no stat proof)
     assert snaps.take(repo) is None
     assert snaps.diff_stat(None, None) is None
 

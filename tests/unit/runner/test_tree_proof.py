@@ -184,14 +184,14 @@ def test_a_submodule_gives_up(tmp_path: Path) -> None:
 def test_an_unchanged_iteration_starts_no_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jlgcli.runner import worktree
+    from jlgcli.process import git
 
     tree = _tree(tmp_path)
     _age(tree)
     repo = str(tree / ".git")
     snaps = TreeSnapshots(tree, lambda: (), OutputFiles(()))
     first = snaps.take(repo)
-    monkeypatch.setattr(worktree, "_git", lambda *args, **kwargs: pytest.fail(f"git: {args}"))
+    monkeypatch.setattr(git, "run", lambda *args, **kwargs: pytest.fail(f"git: {args}"))
     assert snaps.take(repo) == first
     assert snaps.take(repo) == first
     monkeypatch.undo()

@@ -10,17 +10,20 @@ from pathlib import Path
 import pytest
 
 from jlgcli import records
+from jlgcli.process import git
+from jlgcli.process.model import ProcessOutcome, StopReason
+from jlgcli.process.outcome import OutputTail
 from jlgcli.runner import worktree
 
 
-def _no_git(*args: object, **kwargs: object) -> str | None:
+def _no_git(*args: object, **kwargs: object) -> git.CommandResult:
     raise AssertionError(f"git was spawned: {args}")
 
 
 def test_outside_any_repository_git_is_not_spawned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(worktree, "_git", _no_git)
+    monkeypatch.setattr(git, "run", _no_git)
     (tmp_path / "sub").mkdir()
     assert worktree.git_dir(tmp_path / "sub", environ={}) is None
 
@@ -37,11 +40,12 @@ def test_git_environment_variables_always_ask_git(
 ) -> None:
     asked: list[tuple[str, ...]] = []
 
-    def fake_git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str | None:
+    def fake_git(cwd: Path, *args: str, **kwargs: object) -> git.CommandResult:
         asked.append(args)
-        return "/elsewhere/.git"
+        said = OutputTail.holding("/elsewhere/.git\n")
+        return git.CommandResult(args, ProcessOutcome(0, None, StopReason.EXITED, 0.0, output=said))
 
-    monkeypatch.setattr(worktree, "_git", fake_git)
+    monkeypatch.setattr(git, "run", fake_git)
     assert worktree.git_dir(tmp_path, environ={"GIT_DIR": "/elsewhere/.git"}) == "/elsewhere/.git"
     assert asked == [("rev-parse", "--absolute-git-dir")]
 
@@ -90,7 +94,7 @@ def test_a_terminal_or_a_closed_stream_is_no_file(
 ) -> None:
     import os
 
-    monkeypatch.setattr(worktree, "_git", _no_git)
+    monkeypatch.setattr(git, "run", _no_git)
 
     read_end, write_end = os.pipe()
     os.close(read_end)
