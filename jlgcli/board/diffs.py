@@ -34,8 +34,8 @@ def task_diff(repo: Path | None, data: dict[str, Any], task_id: str) -> dict[str
     done = git(repo, "diff", "--no-color", "--no-ext-diff", f"{start}...{branch}", "--",
                ".", *OWN_PATHS, check=False)  # fmt: skip
     if not done.ok:
-        return {**shown, "note": f"git diff failed: {done.err.strip()[:300]}"}
-    text, note = done.out, ""
+        return {**shown, "note": f"git diff failed: {done.stderr.strip()[:300]}"}
+    text, note = done.stdout, ""
     if len(text) > MAX_CHARS:
         text, note = text[:MAX_CHARS], f"the first {MAX_CHARS:,} characters: git diff for all"
     return {**shown, "text": text, "note": note or ("" if text else "no change")}
