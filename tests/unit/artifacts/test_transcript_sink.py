@@ -116,6 +116,34 @@ def test_escape_matches_json(text: str) -> None:
     assert b"\n" not in escaped and b"\r" not in escaped
 
 
+# Every character the escape treats apart, as single bytes and within UTF-8 text.
+_SPECIALS = st.text(
+    st.sampled_from('ab\\"\n\r\t\x00\x01\x08\x0c\x1b\x1f\x7f\xe9\u2028\u2713'), max_size=60
+)
+
+
+@given(st.one_of(st.binary(max_size=60), _TEXT.map(str.encode), _SPECIALS.map(str.encode)))
+@settings(max_examples=300, deadline=None)
+def test_one_pass_json_string_is_byte_for_byte_the_escape_passes(data: bytes) -> None:
+    """pydantic-core's escape writes what json_escape_utf8 writes, and refuses what is not
+    UTF-8 (issue 43 speed: the transcript's bytes never depend on which path ran)."""
+    expected = b'"' + json_escape_utf8(data) + b'"' if transcript.is_utf8(data) else None
+    assert transcript.json_string_utf8(data) == expected
+
+
+def test_json_string_without_the_one_pass_escape(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older pydantic-core (no such argument) or any error there: the passes here answer."""
+
+    def unavailable(value: object, **_: object) -> bytes:
+        raise TypeError("to_json() got an unexpected keyword argument 'bytes_mode'")
+
+    monkeypatch.setattr(transcript, "_to_json", unavailable)
+    assert (
+        transcript.json_string_utf8('a"\\\n\x1b\u00e9'.encode()) == b'"a\\"\\\\\\n\\u001b\xc3\xa9"'
+    )
+    assert transcript.json_string_utf8(b"\xff") is None
+
+
 @pytest.fixture(params=["hyperscan", "python"])
 def probes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Large chunks asked of the Hyperscan probes, or of Python when there is none."""
