@@ -16,10 +16,16 @@ budget spent, timeout, backend failure, interrupted — are summaries.
 ``dev("run", assume_yes=True)`` runs the plan-driven development loop (seed
 003) and returns its report (``DevResult``; ``InitReport`` for ``"init"``);
 its failures raise ``JlgError`` with seed 003's codes 1, 2 or 3 (FR-8.3).
+
+``find_run_or_batch("latest", cwd=".")`` finds a run or a batch of a project and
+``follow_events(target, stop=event)`` yields its events (``events.ndjson``) as they are
+written, until it ends; ``watch`` is ``jlgcli watch``; ``transcript_lines(run, cwd=".")``
+is ``jlgcli runs log``. They only read: nothing is stopped.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +33,9 @@ from jlgcli.runner.entry import execute
 from jlgcli.runner.options import RunOptions
 
 if TYPE_CHECKING:
+    import threading
+
+    from jlgcli.batch.follow import Target
     from jlgcli.dev.init import InitReport
     from jlgcli.dev.orchestrator import DevResult
     from jlgcli.runner.summary import RunSummary
@@ -34,12 +43,17 @@ if TYPE_CHECKING:
 __all__ = [
     "RunOptions",
     "agent_call",
+    "answer",
     "dev",
     "execute",
+    "find_run_or_batch",
+    "follow_events",
     "loop",
     "retry_conflicts",
     "run",
     "stop",
+    "transcript_lines",
+    "watch",
 ]
 
 
@@ -90,6 +104,37 @@ def retry_conflicts(batch_id: str, *, cwd: str | Path, runs_dir: str | Path) -> 
     argv = ["loop", "--resume", record.batchId, "--retry-conflicts", "-q",
             "--artifacts-dir", str(root.resolve())]  # fmt: skip
     return start_self(argv, cwd=Path(cwd), log=batch_dir(root, record.batchId) / "retry.log")
+
+
+def answer(run: str, text: str, *, cwd: str | Path = ".", **options: Any) -> RunSummary:
+    """Answer the question a parked run asked, and resume it with the answer (issue 51).
+
+    ``run``: a run id, ``latest`` or a batch id (its one parked task). The run goes on as
+    ``loop --resume`` does — your options at its start applied again, ``options`` (the
+    flags' long names) winning — with the answer in its next prompt, in the session that
+    asked where the backend has one. A batch's task resumes in its worktree and the batch
+    commits and merges it as it would have. Raises ``JlgError`` (64) for an empty answer,
+    an unknown run, or a run that is not parked on a question.
+    """
+    from jlgcli.batch.lookup import locate
+    from jlgcli.errors import JlgError, usage_error
+    from jlgcli.runner.options import runs_root_of
+
+    if not text.strip():
+        raise usage_error("the answer is empty", hint='jlgcli answer RUN "your answer"')
+    values = _options(None, {**options, "cwd": str(Path(cwd).resolve())})
+    found = locate(run, runs_root_of(values))
+    if found is None:  # a single loop's run
+        from jlgcli import records
+
+        return execute("loop", records.replace(values, resume=run, answer=text))
+    from jlgcli.batch.answer import answer_task
+
+    code, summary = answer_task(found, text, values)
+    if summary is None:
+        raise JlgError(code, f"task {found.task} of {found.batch_id} printed no summary",
+                       hint=f"see its log: jlgcli loop --resume {found.batch_id}")  # fmt: skip
+    return summary
 
 
 def dev(command: str = "run", **options: Any) -> DevResult | InitReport:
@@ -163,3 +208,69 @@ def _options(prompt: str | Path | None, options: dict[str, Any]) -> RunOptions:
 
         raise usage_error(f"jlgcli.api: {exc}", hint="options are the flags' long names "
                           "with underscores, e.g. max_iterations=5") from None  # fmt: skip
+
+
+def find_run_or_batch(
+    name: str | None = "latest", cwd: str | Path = ".", *, runs_dir: str | None = None
+) -> Target:
+    """The run or batch ``name`` (``latest``, an id or a unique prefix of one) of the project
+    holding ``cwd``; ``JlgError`` 64 when there is none, or the prefix is ambiguous."""
+    from jlgcli.batch.follow import find_run_or_batch as find
+
+    return find(name, Path(cwd).resolve(), runs_dir=runs_dir)
+
+
+def follow_events(
+    target: Target | str | None = "latest",
+    *,
+    cwd: str | Path = ".",
+    stop: threading.Event | None = None,
+) -> Iterator[dict[str, Any]]:
+    """The events of a run or batch (a ``Target`` or a name for ``find_run_or_batch``): those
+    written so far, then each new one as it is written, until its end event (``run-ended``,
+    ``batch-ended``), its process gone, or ``stop`` set. Each is a validated JSON object."""
+    from jlgcli.batch.follow import Target as Found
+    from jlgcli.batch.follow import follow_events as follow
+
+    found = target if isinstance(target, Found) else find_run_or_batch(target, cwd)
+    return follow(found, stop=stop)
+
+
+def watch(
+    name: str | None = "latest",
+    *,
+    cwd: str | Path = ".",
+    runs_dir: str | None = None,
+    json_mode: bool = False,
+    stop: threading.Event | None = None,
+) -> int:
+    """``jlgcli watch``: show a run or batch as its own terminal does, to its end (0);
+    Ctrl-C detaches (130) and stops nothing."""
+    from jlgcli.batch.watch import watch as follow_and_show
+
+    return follow_and_show(name, cwd=Path(cwd).resolve(), runs_dir=runs_dir,
+                           json_mode=json_mode, stop=stop)  # fmt: skip
+
+
+def transcript_lines(
+    run: str,
+    *,
+    cwd: str | Path,
+    iteration: int | None = None,
+    follow: bool = False,
+    runs_dir: str | Path | None = None,
+) -> Iterator[str]:
+    """A recorded run's transcript as a person reads it, one line at a time (``runs log``).
+
+    ``run``: a run id, a unique prefix of one, or ``"latest"``; ``cwd``: a folder of the
+    project. The assistant's text as text, each tool call on one line, a header per
+    iteration, no terminal control sequences, secrets masked. ``iteration``: only that
+    one; ``follow``: go on while the run is running, until it ends. Raises ``JlgError``
+    (64) for an unknown run, one that kept no transcript, or an iteration it does not have.
+    """
+    from jlgcli.runner.run_log import transcript_entries
+
+    entries = transcript_entries(
+        run, cwd=Path(cwd), iteration=iteration, follow=follow, runs_dir=runs_dir
+    )  # each line's iteration: ``jlgcli.runner.run_log.transcript_entries``
+    return (line for _, line in entries)

@@ -27,10 +27,12 @@ COMMAND_MODULES: tuple[str, ...] = (
     "demo",
     "run",
     "loop",
+    "answer",
     "matrix",
     "backends",
     "doctor",
     "runs",
+    "watch",
     "worktrees",
     "board",
     "ledger",
@@ -50,8 +52,8 @@ EPILOG = """examples:
   jlgcli completion --help             how to install tab completion in your shell
 
 exit codes: 0 done, 1 run error, 2 no backend, 4 budget spent, 5 no progress, 6 not
-logged in, 64 usage, 65 invalid JSON, 66 prompt not found, 70 internal error, 73
-artifacts not writable, 75 timeout, 77 permission denied, 78 bad config, 129 hang-up,
+logged in, 7 parked, 64 usage, 65 invalid JSON, 66 prompt not found, 70 internal error,
+73 artifacts not writable, 75 timeout, 77 permission denied, 78 bad config, 129 hang-up,
 130 interrupted, 131 quit, 141 stdout closed, 143 terminated.
 """
 
@@ -72,10 +74,12 @@ commands:
     demo         replay a recorded loop offline: no AI CLI needed (start here)
     run          run a prompt once on a backend
     loop         loop a task until it is done (guarded)
+    answer       answer a parked run's question and resume it
     matrix       print the GitHub Actions matrix of task files (fan-out, then gather)
     backends     list the agent CLIs and whether they are ready
     doctor       diagnose the environment: config, backends, PATH, terminal
-    runs         list recent runs (every loop; one-shot runs with --artifacts)
+    runs         list recent runs; show one, or what its agent said (runs log)
+    watch        follow a running loop or batch from any terminal (Ctrl-C detaches)
     worktrees    list the worktrees and branches batches made, and prune them
     board        a live dashboard of this project's runs and batches in the browser
     ledger       show the rebound ledger (audit trail of rebound runs)

@@ -25,6 +25,7 @@ class ExitCode(enum.IntEnum):
     MAX_ITERATIONS = 4  # RG-011
     NO_PROGRESS = 5  # RG-013
     UNAUTHENTICATED = 6
+    PARKED = 7  # the agent asked the user a question: ``jlgcli answer`` resumes it (issue 51)
     USAGE = 64  # EX_USAGE: bad flags, unknown config key, out-of-range value
     INVALID_JSON = 65  # EX_DATAERR: json completion found no valid object
     NO_INPUT = 66  # EX_NOINPUT: prompt file not found

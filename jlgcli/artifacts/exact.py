@@ -13,6 +13,7 @@ inputs, no Hyperscan) every family runs (``ALL``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 
@@ -30,6 +31,7 @@ from jlgcli.artifacts.candidates import (
     Candidate,
 )
 from jlgcli.artifacts.escapes import Edit, quoted_end, value_run
+from jlgcli.artifacts.lazy_re import lazy
 from jlgcli.artifacts.rules import (
     CONTEXT,
     NETRC,
@@ -47,16 +49,20 @@ _NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 # in group "secret". URL user-info passwords (postgres://admin:pw@db), Slack
 # webhooks, Sentry-style DSNs (a 32-hex public key as the user) and PEM private keys
 # (an unterminated block is masked to the end of the text).
-_ANCHORED = re.compile(
-    rb"://(?:"
-    rb"[^\s/:@\"'<>`]{0,256}:(?P<password>" + value_run(rb"^\s/@\"'<>`", rb"{1,1024}") + rb")(?=@)"
-    rb"|(?P<dsn>[0-9a-f]{32})(?=@)"
-    rb"|hooks\.slack\.com/services/(?P<webhook>[0-9A-Za-z_/\-]{8,512})"
-    rb")"
-    rb"|(?P<pem>-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
-    rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
-    # unterminated: to the end of the text, or of the JSON string it is in (issue 43)
-    rb"|(?:[^\"\\]|\\[\s\S]){0,65536}(?:\Z|(?=\"))))"
+_ANCHORED = lazy(
+    lambda: (
+        rb"://(?:"
+        rb"[^\s/:@\"'<>`]{0,256}:(?P<password>"
+        + value_run(rb"^\s/@\"'<>`", rb"{1,1024}")
+        + rb")(?=@)"
+        rb"|(?P<dsn>[0-9a-f]{32})(?=@)"
+        rb"|hooks\.slack\.com/services/(?P<webhook>[0-9A-Za-z_/\-]{8,512})"
+        rb")"
+        rb"|(?P<pem>-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
+        rb"(?:[\s\S]{0,65536}?-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----"
+        # unterminated: to the end of the text, or of the JSON string it is in (issue 43)
+        rb"|(?:[^\"\\]|\\[\s\S]){0,65536}(?:\Z|(?=\"))))"
+    )
 )
 _ANCHORED_GROUPS = ("password", "dsn", "webhook", "pem")
 _PEM_BEGIN = PEM_BEGIN
@@ -68,7 +74,7 @@ _ASSIGN_KEYWORDS = (
     rb"cred(?:ential)?s?", rb"cookies?",
 )  # fmt: skip
 _ASSIGN_TAIL = rb"""(?:_?[0-9]{1,3})?["']?[ \t]*[:=]"""
-_ASSIGN_RULES = tuple(re.compile(kw + _ASSIGN_TAIL) for kw in _ASSIGN_KEYWORDS)
+_ASSIGN_RULES = tuple(lazy(kw + _ASSIGN_TAIL) for kw in _ASSIGN_KEYWORDS)  # long inputs only
 # The same as one alternation, for a window: one call instead of seven where the
 # input is short (on long inputs a pattern led by a literal is 20x faster). No
 # keyword holds another, so both find the same names before the same separators.
@@ -77,16 +83,22 @@ _ASSIGN_ANY_MAX = 4096
 _AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""")
 # The rules searched in the lowered text, matched at a candidate of the raw text
 # instead (``directed_edits``): case-insensitive, which is the same for ASCII.
-_AUTHORIZATION_AT = re.compile(_AUTHORIZATION.pattern, re.IGNORECASE)
-_SCHEME_CREDENTIAL = re.compile(
-    rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)(" + value_run(rb"^\s\"'\x80-\xff", rb"{8,4096}") + rb")"
+_AUTHORIZATION_AT = lazy(_AUTHORIZATION.pattern, re.IGNORECASE)
+_SCHEME_CREDENTIAL = lazy(
+    lambda: (
+        rb"([A-Za-z][A-Za-z0-9_\-]{0,31}[ \t]+)("
+        + value_run(rb"^\s\"'\x80-\xff", rb"{8,4096}")
+        + rb")"
+    )
 )
 _BEARER = re.compile(rb"bearer[ \t]+")
-_BEARER_AT = re.compile(_BEARER.pattern, re.IGNORECASE)
-_CONTEXT_AT = tuple(re.compile(rule.pattern, re.IGNORECASE) for rule in CONTEXT)
+_BEARER_AT = lazy(_BEARER.pattern, re.IGNORECASE)
+_CONTEXT_AT = tuple(
+    lazy(functools.partial(getattr, rule, "pattern"), re.IGNORECASE) for rule in CONTEXT
+)
 _NETRC_AT = _CONTEXT_AT[CONTEXT.index(NETRC)]
 _CREDENTIAL = re.compile(rb"[A-Za-z0-9\-._~+/]{8,4096}=*")
-_UNQUOTED = re.compile(value_run(rb"^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`", rb"{1,4096}"))
+_UNQUOTED = lazy(lambda: value_run(rb"^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`", rb"{1,4096}"))
 _DIGIT = re.compile(rb"[0-9]")
 _PLACEHOLDERS = frozenset({b"null", b"none", b"nil", b"true", b"false", b"undefined"})
 _NAME_MAX = 128

@@ -7,6 +7,7 @@ from pathlib import Path
 META_FILE = "meta.json"
 RESULT_FILE = "result.json"
 TRANSCRIPT_FILE = "transcript.ndjson"
+EVENTS_FILE = "events.ndjson"  # every run's events, the lines of --events (issue 51)
 ITERATIONS_DIR = "iterations"
 PROMPT_FILE = "prompt.md"
 FINAL_FILE = "final.md"

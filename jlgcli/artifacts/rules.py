@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from jlgcli.artifacts.escapes import value_run
+from jlgcli.artifacts.lazy_re import lazy
 
 TOKEN = re.compile(
     b"|".join((
@@ -116,19 +117,28 @@ TOKEN_CANDIDATES = (
 # Each is searched in the lowered text (so case-insensitive) from its literal.
 # A value ends at a JSON escape as it would at the decoded character (issue 43).
 CONTEXT = (
-    re.compile(
-        rb"curl\b[^\n]{0,2048}?[ \t](?:-u|--user)(?:=|[ \t]{1,5})[\"']?[^\s:\"']{1,256}:"
-        rb"(" + value_run(rb"^\s\"'", rb"{3,256}") + rb")"
+    lazy(
+        lambda: (
+            rb"curl\b[^\n]{0,2048}?[ \t](?:-u|--user)(?:=|[ \t]{1,5})[\"']?[^\s:\"']{1,256}:"
+            rb"(" + value_run(rb"^\s\"'", rb"{3,256}") + rb")"
+        ),
+        needs=(b"curl",),
     ),
-    re.compile(
-        rb"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,2048}?[ \t]-p("
-        + value_run(rb"^\s\"'\-", b"")
-        + value_run(rb"^\s\"'", rb"{0,255}")
-        + rb")"
+    lazy(
+        lambda: (
+            rb"(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,2048}?[ \t]-p("
+            + value_run(rb"^\s\"'\-", b"")
+            + value_run(rb"^\s\"'", rb"{0,255}")
+            + rb")"
+        ),
+        needs=(b"mysql", b"mariadb"),
     ),
     # netrc: only after a space or a line start
-    re.compile(rb"password[ \t]+(" + value_run(rb"^\s\"'", rb"{3,1024}") + rb")"),
-    re.compile(rb"\"auth\"[ \t]*:[ \t]*\"([a-z0-9+/=]{8,4096})\""),
+    lazy(
+        lambda: rb"password[ \t]+(" + value_run(rb"^\s\"'", rb"{3,1024}") + rb")",
+        needs=(b"password",),
+    ),
+    lazy(rb"\"auth\"[ \t]*:[ \t]*\"([a-z0-9+/=]{8,4096})\"", needs=(b'"auth"',)),
 )
 NETRC = CONTEXT[2]
 # (a JSON-escaped line spells a tab \\t and a quote \\": the exact rules read it decoded)

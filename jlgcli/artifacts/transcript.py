@@ -24,12 +24,14 @@ import contextlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol
 
 from jlgcli.artifacts.probes import INVALID_UTF8, BytesProbe, byte_class
 from jlgcli.artifacts.redact import Redactor, StreamRedactor
+from jlgcli.artifacts.transcript_bound import cut_front
 from jlgcli.errors import ExitCode, JlgError
 
 if TYPE_CHECKING:
@@ -140,12 +142,24 @@ class TranscriptSink:
     """
 
     def __init__(
-        self, path: Path, *, redactor: Redactor | None = None, start: float | None = None
+        self,
+        path: Path,
+        *,
+        redactor: Redactor | None = None,
+        start: float | None = None,
+        limit: int | None = None,
+        on_error: Callable[[JlgError], None] | None = None,
     ) -> None:
         self.path = Path(path)
         self.start = time.monotonic() if start is None else start
         self.records = 0
         self.error: JlgError | None = None
+        # Kept by default (issue 51): at most ``limit`` bytes, the oldest lines cut
+        # (transcript_bound); a write failure is ``on_error``'d once and the rest dropped.
+        self.limit = limit
+        self.dropped = 0
+        self._size = 0
+        self._on_error = on_error
         self._redactor = redactor
         self._streams: dict[str, StreamRedactor] = {}
         self._carry: dict[str, bytes] = {}  # an incomplete UTF-8 character at a chunk's end
@@ -153,7 +167,8 @@ class TranscriptSink:
         self._lock = threading.Lock()
         self._closed = False
         try:
-            self._fh: BinaryIO = open(self.path, "wb")  # noqa: SIM115 - closed in close()
+            # closed in close(); a bounded one reads its tail back (w+b)
+            self._fh: BinaryIO = open(self.path, "wb" if limit is None else "w+b")  # noqa: SIM115
         except OSError as exc:
             raise _write_error(self.path, exc, "cannot create") from None
 
@@ -234,18 +249,30 @@ class TranscriptSink:
 
     def _write(self, record: bytes) -> None:
         if self.error is not None:
+            if self._on_error is not None:
+                return  # reported once; the run goes on without it
             raise self.error
         if self._closed:
             return  # a late chunk from a reader thread after the run ended
         try:
+            if self.limit is not None and self._size + len(record) > self.limit and self._size:
+                self._size, self.dropped = cut_front(
+                    self._fh, self._size, limit=self.limit, dropped=self.dropped,
+                    t=time.monotonic() - self.start,
+                )  # fmt: skip
             self._fh.write(record)
             self._fh.flush()
         except OSError as exc:
             self._fail(exc)
+            return
+        self._size += len(record)
         self.records += 1
 
     def _fail(self, exc: OSError) -> None:
         self.error = _write_error(self.path, exc, "cannot write")
+        if self._on_error is not None:
+            self._on_error(self.error)
+            return
         raise self.error from None
 
 

@@ -103,6 +103,8 @@ class BackendResult:
     denials: tuple[dict[str, str], ...] = ()
     # what the CLI says the user must do (an appeal link, a credential to refresh): the hint
     remedy: str | None = None
+    # a question the agent asked the user through the CLI's own tool (``backends.asks``)
+    question: str | None = None
 
 
 class StreamParser(Protocol):

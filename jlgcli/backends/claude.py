@@ -239,6 +239,7 @@ class ClaudeParser(JsonStreamParser):
             if block.get("type") == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif block.get("type") == "tool_use":
+                self.tool_called(block.get("name"), block.get("input"))
                 notes.append(f"[tool] {block.get('name', 'tool')} {short(_tool_input(block), 120)}")
         text = "".join(texts)
         if isinstance(event.get("error"), str):

@@ -171,6 +171,8 @@ class CodexParser(JsonStreamParser):
             error = event.get("error")
             message = error.get("message") if isinstance(error, dict) else None
             self.failure_message = str(message or "codex reported turn.failed")
+        elif kind == "request_user_input":  # the agent asks the user (issue 51)
+            self.tool_called(kind, {"questions": event.get("questions")})
         elif kind == "error":
             message = str(event.get("message", ""))
             if not _is_retry_notice(message):

@@ -194,6 +194,7 @@ class CopilotParser(JsonStreamParser):
         if kind == "assistant.message":
             return self._message(data)
         if kind == "tool.execution_start":
+            self.tool_called(data.get("toolName"), data.get("arguments"))
             self.tools[str(data.get("toolCallId"))] = (
                 str(data.get("toolName") or "tool"), _arguments(data),
             )  # fmt: skip

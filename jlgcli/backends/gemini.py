@@ -205,10 +205,10 @@ class GeminiParser(JsonStreamParser):
             self.turn.append(content)
             return content
         elif kind == "tool_use":
-            self.tools[str(event.get("tool_id"))] = (
-                str(event.get("tool_name") or "tool"), _target(event.get("parameters")),
-            )  # fmt: skip
-            return self._close_turn() + f"[tool] {event.get('tool_name', 'tool')}\n"
+            name, target = str(event.get("tool_name") or "tool"), _target(event.get("parameters"))
+            self.tools[str(event.get("tool_id"))] = (name, target)
+            shown = f"[tool] {name} {short(target, 120)}".rstrip()  # as claude's and copilot's
+            return self._close_turn() + shown + "\n"
         elif kind == "tool_result" and event.get("status") == "error":
             error = event.get("error")
             message = error.get("message") if isinstance(error, dict) else ""

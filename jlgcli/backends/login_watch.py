@@ -8,6 +8,11 @@ put ``codex login status`` (~0.15 s) on every logged-in user's critical path
 call starts; when it says "not logged in" the call is stopped and reads as an
 auth failure (exit 6). A backend offers the check only where it is needed: not
 when a key is set, nor when the credentials the status command reads are there.
+
+The check starts once the call has run for ``CHECK_DELAY_S``: a call that ended
+sooner did not hang, and a check started with the call competed with the agent's
+own start for the CPU and for the process layer's fork server, and then had to be
+stopped when the call ended first (issue 49: ~5-20 ms of every one-shot run).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Callable
 from jlgcli.backends.probing import AuthCheck, AuthVerdict, ProbeContext
 
 CHECK_TIMEOUT_S = 10.0  # beside the call, a slow answer costs nothing but a thread
+CHECK_DELAY_S = 1.0  # the call runs this long before the check starts
 
 
 class LoginWatch:
@@ -32,26 +38,32 @@ class LoginWatch:
         on_missing: Callable[[], None],
         *,
         timeout: float = CHECK_TIMEOUT_S,
+        delay: float = CHECK_DELAY_S,
     ) -> None:
         self.verdict: AuthVerdict | None = None
         self._on_missing = on_missing
-        self._ctx = ProbeContext(
-            executable, time.monotonic() + timeout, os.environ, threading.Event()
-        )
+        self._executable = executable
+        self._timeout = timeout
+        self._delay = delay
+        self._stopped = threading.Event()
         self._thread = threading.Thread(
             target=self._run, args=(check,), name="login-watch", daemon=True
         )
         self._thread.start()
 
     def _run(self, check: AuthCheck) -> None:
+        if self._stopped.wait(self._delay):  # the call ended first: nothing to check
+            return
+        ctx = ProbeContext(
+            self._executable, time.monotonic() + self._timeout, os.environ, self._stopped
+        )
         try:
-            verdict = check(self._ctx)
+            verdict = check(ctx)
         except BaseException as exc:  # stopped (``Interrupted`` by ``stop``) or failed: no
             # verdict, the call decides; nothing may escape a thread (its traceback is noise)
             verdict = AuthVerdict("unknown", f"the login check did not finish: {exc!r}")
         self.verdict = verdict
-        stopped = self._ctx.cancel is not None and self._ctx.cancel.is_set()
-        if verdict.state == "missing" and not stopped:
+        if verdict.state == "missing" and not self._stopped.is_set():
             self._on_missing()
 
     @property
@@ -63,6 +75,5 @@ class LoginWatch:
     def stop(self) -> None:
         """End the check (its process tree too) and wait for its thread."""
         if self._thread.is_alive():
-            assert self._ctx.cancel is not None
-            self._ctx.cancel.set()
+            self._stopped.set()
             self._thread.join()

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from jlgcli.ansi import clean_terminal_text
+from jlgcli.backends.asks import tool_question
 from jlgcli.backends.base import BackendResult, ErrorKind
 from jlgcli.backends.common import DEFAULT_TAIL_CHARS, LineSplitter, TailBuffer
 from jlgcli.backends.limits import Verdict, classify_error_text
@@ -60,6 +61,7 @@ class JsonStreamParser:
         self.last_error = ""  # the latest error event (not retry notices)
         self.extra: dict[str, str] = {}
         self.denials: list[dict[str, str]] = []  # tool uses the CLI denied (issue 34)
+        self.question: str | None = None  # asked through the CLI's own tool (issue 51)
 
     # -- StreamParser protocol -------------------------------------------------
     def feed(self, stream: StreamName, text: str) -> str:
@@ -117,6 +119,12 @@ class JsonStreamParser:
         if entry not in self.denials and len(self.denials) < 50:
             self.denials.append(entry)
 
+    def tool_called(self, name: object, arguments: object) -> None:
+        """A tool call: one that asks the user (``backends.asks``) is the agent's question."""
+        asked = tool_question(name, arguments)
+        if asked is not None:
+            self.question = asked if self.question is None else f"{self.question}\n{asked}"
+
     def result(
         self,
         outcome: ProcessOutcome,
@@ -150,6 +158,7 @@ class JsonStreamParser:
             extra=dict(self.extra),
             denials=tuple(self.denials),
             remedy=self.remedy,
+            question=self.question,
         )
 
     def failure(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from jlgcli.records import record
@@ -57,8 +58,11 @@ class Board:
         stream: TextIO | None = None,
         live: bool | None = None,
         quiet: bool = False,
+        on_update: Callable[[list[Row], float], None] | None = None,
     ) -> None:
+        """``on_update``: told the rows at every update, quiet or not (the batch's events)."""
         self.rows = rows
+        self.on_update = on_update
         self.stream = sys.stderr if stream is None else stream
         self.live = self.stream.isatty() if live is None else live
         self.quiet = quiet
@@ -67,9 +71,11 @@ class Board:
         self._beat: dict[str, float] = {}
 
     def update(self, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        if self.on_update is not None:
+            self.on_update(self.rows, now)
         if self.quiet:
             return
-        now = time.monotonic() if now is None else now
         if self.live:
             self._redraw(now)
             return

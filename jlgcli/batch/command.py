@@ -1,10 +1,10 @@
 """``jlgcli loop TASK... -j N [--merge]`` and ``--resume BATCH_ID|latest`` (issue 37).
 
 One task with neither ``-j`` nor ``--merge`` is the ordinary loop. Several
-tasks are a batch: each its own child loop in its own worktree and branch
-(``jlgcli.batch.child`` says why a child process), N at a time, one shared
-cost budget (``jlgcli.batch.run_tasks``), results merged back only with evidence
-(``jlgcli.batch.finish``). This module sets a batch up (or resumes it) and reports it.
+tasks are a batch (``jlgcli.batch.run``): each its own child loop in its own
+worktree and branch, N at a time, one shared cost budget, results merged back
+only with evidence. This door checks the command line and shows the ending:
+the table or ``--json``, the GitHub outputs, the one notification.
 """
 
 from __future__ import annotations
@@ -13,23 +13,16 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jlgcli.batch.child import TASK_ENV, Forking, task_server
-from jlgcli.batch.options import BatchSettings, given_options, resolve, with_recorded
-from jlgcli.batch.record import BatchRecord, batch_dir, load, record_started, save
-from jlgcli.batch.report import batch_code, render, to_json
-from jlgcli.batch.run_tasks import run_tasks
-from jlgcli.batch.setup import (
-    check_tasks,
-    make_worktrees,
-    new_record,
-    probe_for_tasks,
-    repository,
-    worktrees_folder,
-)
-from jlgcli.batch.waves import read_dependencies
+from jlgcli.batch.lookup import is_batch_ref
+from jlgcli.batch.options import given_options, resolve
+from jlgcli.batch.record import BatchRecord
+from jlgcli.batch.report import render, to_json
 from jlgcli.errors import ExitCode, JlgError
+
+if TYPE_CHECKING:
+    from jlgcli.batch.run import Finish
 
 
 def execute_loop(args: argparse.Namespace) -> int:
@@ -73,125 +66,27 @@ def execute_loop(args: argparse.Namespace) -> int:
     return single(args)
 
 
-def is_batch_ref(ref: str, runs_root: Path) -> bool:
-    """Whether ``--resume ref`` means a batch: its id, or ``latest`` when the newest thing
-    started here is a batch (its own tasks' runs are part of it) rather than a single loop;
-    a finished batch resumed runs nothing again and shows its table."""
-    from datetime import datetime, timezone
-
-    from jlgcli.artifacts.ids import run_id_time
-    from jlgcli.batch.record import latest
-    from jlgcli.config.started import started_here
-
-    if ref.startswith("batch-"):
-        return True
-    if ref != "latest":
-        return False
-    newest = latest(runs_root)
-    if newest is None:
-        return False
-    record = load(runs_root, newest)
-    own = {task.runId for task in record.tasks}
-    try:  # when the batch last wrote its record: its end, or its Ctrl-C
-        ended = datetime.strptime(record.updated, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-    except ValueError:
-        return True
-    for run_id in started_here(runs_root):
-        if run_id not in own and not run_id.startswith("batch-"):
-            single = run_id_time(run_id)
-            return not (single is not None and single >= ended)
-    return True
-
-
-def run_batch(args: argparse.Namespace, tasks: list[str], *, resume: str | None) -> int:
-    if os.environ.get(TASK_ENV):  # an agent of a batch's task must not fan out again
-        raise JlgError(
-            ExitCode.USAGE,
-            f"a batch cannot be started from inside a batch's task ({os.environ[TASK_ENV]})",
-            hint="run the batch from your own shell",
-        )
-    if args.events == "-":
-        raise JlgError(
-            ExitCode.USAGE,
-            "a batch writes its events to a file, not stdout",
-            hint="--events events.jsonl (each event carries its task id)",
-        )
-    cwd = Path(args.cwd or ".").resolve()
-    settings = resolve(given_options(args), cwd)  # 64 for a bad flag, before anything starts
-    with task_server() as forking:  # it warms up while the batch sets up
-        return _set_up_and_run(args, tasks, resume, settings, forking)
-
-
-def _set_up_and_run(
+def run_batch(
     args: argparse.Namespace,
     tasks: list[str],
+    *,
     resume: str | None,
-    settings: BatchSettings,
-    forking: Forking,
+    answers: dict[str, str] | None = None,
 ) -> int:
-    from jlgcli.batch.options import save_asked
+    """The batch (``batch.run``), its ending shown at the command line (``finisher``)."""
+    from jlgcli.batch import run
 
-    cwd = Path(args.cwd or ".").resolve()
-    runs_root = settings.runs_root
-    if resume is None:
-        versions = probe_for_tasks(settings.backend)
-        paths = check_tasks(tasks)
-        repo = repository(cwd, jobs=args.jobs, merge=bool(args.merge))
-        record = new_record(paths, repo, merge=bool(args.merge))
-        read_dependencies(record, paths)  # 64 on an unknown id or a cycle: nothing made yet
-        save_asked(record.batchId, settings)  # what a resume applies again (issue 44)
-        if repo is not None:  # each task's worktree is made by its thread, side by side
-            worktrees_folder(repo)
-        save(runs_root, record)
-        record_started(runs_root, record)
-    else:
-        record = load(runs_root, resume)
-        settings = resolve(with_recorded(record.batchId, given_options(args)), cwd)
-        versions = probe_for_tasks(settings.backend)
-        retry = bool(getattr(args, "retry_conflicts", False))
-        record.merge = record.merge or bool(args.merge) or retry
-        repo = repository(cwd, jobs=args.jobs, merge=record.merge) if record.isolated else None
-        if retry:
-            from jlgcli.batch.retry import retry_conflicts
-
-            if repo is None:
-                raise JlgError(ExitCode.USAGE, f"{record.batchId} ran in place: it has no "
-                               "conflict to retry")  # fmt: skip
-            retry_conflicts(repo, record)
-        if repo is not None:
-            make_worktrees(repo, record)  # a worktree removed by hand comes back from its branch
-            _commit_the_uncommitted(repo, record, batch_dir(runs_root, record.batchId))
-    save(runs_root, record)
-    jobs = args.jobs or (2 if repo is not None else 1)
-    summaries, signalled = run_tasks(
-        args, record, repo, settings, jobs=jobs, forking=forking, versions=versions
-    )
-    if signalled:  # stopped by a signal: every task's state is written
-        return _finish(args, record, summaries, code=record.exitCode)
-    if repo is not None and record.merge:
-        from jlgcli.batch.finish import merge_all
-
-        merge_all(repo, record, settings.gates, save=lambda: save(runs_root, record))
-    record.exitCode = batch_code(record)
-    save(runs_root, record)
-    return _finish(args, record, summaries, code=record.exitCode)
+    return run.run_batch(args, tasks, resume=resume, answers=answers, finish=finisher(args))
 
 
-def _commit_the_uncommitted(repo: Path, record: BatchRecord, folder: Path) -> None:
-    """A resume: a task that ended done but whose commit a kill cut short is committed now
-    (it is not run again), with the summary its run printed (its ``--json`` output in the
-    batch's folder: text for the message only); a rebase a kill cut short during ``--merge``
-    is undone."""
-    from jlgcli.batch.child import read_summary
-    from jlgcli.batch.finish import abort_cut_rebase, commit_done
+def finisher(args: argparse.Namespace) -> Finish:
+    """How the command line shows a batch's ending: ``_finish`` under these flags."""
 
-    for task in record.tasks:
-        if task.exitCode == 0 and not task.merged:
-            if task.committed:
-                abort_cut_rebase(repo, task)
-            else:
-                summary = read_summary(folder / f"{task.name}.out.json")
-                commit_done(repo, record, task, summary=summary)
+    def finish(record: BatchRecord, summaries: dict[str, dict[str, Any] | None],
+               code: int | None, notify: tuple[str, ...]) -> int:  # fmt: skip
+        return _finish(args, record, summaries, code=code, notify=notify)
+
+    return finish
 
 
 def _finish(
@@ -200,6 +95,7 @@ def _finish(
     summaries: dict[str, dict[str, Any] | None],
     *,
     code: int | None,
+    notify: tuple[str, ...] = (),
 ) -> int:
     if args.github or os.environ.get("GITHUB_ACTIONS"):  # one set of outputs for the batch
         from jlgcli.integrations.github_batch import publish_batch
@@ -213,4 +109,8 @@ def _finish(
         emit_json(data)
     else:
         sys.stderr.write(render(record))
+    if notify:  # once for the batch, at its end (issue 51)
+        from jlgcli.batch.report import notify_end
+
+        notify_end(record, notify, code=int(code if code is not None else ExitCode.INTERNAL))
     return int(code if code is not None else ExitCode.INTERNAL)

@@ -43,6 +43,7 @@ class BatchSettings:
     gates: tuple[str, ...]  # what a merge runs again
     backend: str | None
     budget: float | None  # one for the whole batch
+    notify: tuple[str, ...] = ()  # told once, at the batch's end (its tasks tell a question)
 
 
 def given_options(args: argparse.Namespace) -> RunOptions:
@@ -80,7 +81,7 @@ def resolve(options: RunOptions, cwd: Path) -> BatchSettings:
     a resume get exactly these whatever the config says meanwhile."""
     from jlgcli.artifacts.project import under_project
     from jlgcli.config.resolve import parse_flag_value, require_trusted_gates, resolve_settings
-    from jlgcli.runner.options import flag_settings
+    from jlgcli.runner.options import flag_settings, notify_targets
     from jlgcli.runner.options_record import asked
 
     flags = flag_settings(options)
@@ -95,8 +96,9 @@ def resolve(options: RunOptions, cwd: Path) -> BatchSettings:
     resolved = asked(options, values, options.session or "fresh")
     resolved = records.replace(resolved, verbosity=options.verbosity)
     return BatchSettings(
-        resolved, root, tuple(values["gates"]), values.get("backend"), values["maxCostUsd"] or None
-    )
+        resolved, root, tuple(values["gates"]), values.get("backend"),
+        values["maxCostUsd"] or None, notify=notify_targets(settings)[0],
+    )  # fmt: skip
 
 
 def save_asked(batch_id: str, settings: BatchSettings) -> None:

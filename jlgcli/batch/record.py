@@ -51,6 +51,7 @@ class TaskRecord:
     skipped: str | None = None  # why it did not start (a dependency that did not end done)
     conflict: bool = False  # its merge stopped on a conflict (--retry-conflicts runs it again)
     backup: str | None = None  # the branch holding its work from before --retry-conflicts
+    question: str | None = None  # parked (exit 7): what its agent asks (``jlgcli answer``)
 
     @property
     def finished(self) -> bool:
@@ -213,6 +214,7 @@ def _parse(data: Any) -> BatchRecord:
             raise ValueError(f"bad start commit for {name!r}")
         task.skipped = None if task.skipped is None else str(task.skipped)
         task.conflict = bool(task.conflict)
+        task.question = None if task.question is None else str(task.question)
         if task.backup is not None and not _BACKUP_RE.fullmatch(str(task.backup)):
             raise ValueError(f"bad backup branch for {name!r}")
         tasks.append(task)

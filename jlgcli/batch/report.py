@@ -9,8 +9,10 @@ from jlgcli.batch.record import BatchRecord, TaskRecord
 from jlgcli.money import money
 
 # Most serious first: a bug, then what a person must fix, then what more time or money fixes.
-SEVERITY = (70, 73, 78, 2, 6, 77, 64, 66, 65, 1, 75, 5, 4)
+# A task parked on a question (7) waits for a person: before what more time or money fixes.
+SEVERITY = (70, 73, 78, 2, 6, 77, 7, 64, 66, 65, 1, 75, 5, 4)
 NOT_MERGED = 1  # a done task whose branch could not be merged counts as a run error
+PARKED = 7  # errors.ExitCode.PARKED: the task's agent asked a question (issue 51)
 
 
 def task_code(task: TaskRecord, *, merge: bool) -> int | None:
@@ -45,6 +47,8 @@ def status_of(task: TaskRecord, *, merge: bool) -> str:
         if task.merged:
             return "merged"
         return "done, not merged" if merge else "done"
+    if task.exitCode == PARKED:
+        return "parked (question)"
     return task.stopCause or f"exit {task.exitCode}"
 
 
@@ -73,6 +77,11 @@ def render(record: BatchRecord) -> str:
     for task in record.tasks:
         if task.mergeNote and not task.merged:
             text += f"  {task.name}: {task.mergeNote}\n"
+    for task in record.tasks:
+        if task.exitCode == PARKED:
+            asked = " ⏎ ".join(line.strip() for line in (task.question or "").splitlines())
+            text += f"  {task.name} asks: {asked or '(no text)'}\n"
+            text += f'  answer it with: jlgcli answer {task.runId} "your answer"\n'
     if any(task.conflict and not task.merged for task in record.tasks):
         text += (
             "run the conflicting tasks again on the merged result: "
@@ -115,6 +124,7 @@ def to_json(record: BatchRecord, summaries: dict[str, dict[str, Any] | None]) ->
                 "merged": task.merged,
                 "mergeNote": task.mergeNote,
                 "diffStat": task.diffStat or None,
+                "question": task.question,
                 "summary": summaries.get(task.name),
             }
             for task in record.tasks
@@ -125,3 +135,28 @@ def to_json(record: BatchRecord, summaries: dict[str, dict[str, Any] | None]) ->
 
 def _money(value: float | None) -> str:
     return "unknown" if value is None else f"${value:.4f}"
+
+
+def notify_end(record: BatchRecord, targets: tuple[str, ...], *, code: int) -> None:
+    """The batch's one notification at its end (issue 51): its totals and each task's status,
+    redacted; a failing target is a warning on stderr, never a failed batch."""
+    import sys
+
+    from jlgcli.artifacts.redact import Redactor
+    from jlgcli.runner.notify import Notifier
+
+    totals = totals_of(record)
+    lines = [
+        f"{totals['tasks']} tasks, {totals['done']} done, {totals['merged']} merged, "
+        f"cost {_money(totals['costUsd'])}",
+        *(f"{task.name}: {status_of(task, merge=record.merge)}" for task in record.tasks),
+    ]
+    parked = [task.name for task in record.tasks if task.exitCode == PARKED]
+    status = "done" if code == 0 else "parked" if code == PARKED else "incomplete"
+
+    def warn(message: str) -> None:
+        sys.stderr.write(f"jlgcli: warning: {message}\n")
+
+    notifier = Notifier(targets, redact=Redactor().redact, warn=warn)
+    notifier.batch_ended(record.batchId, status=status, exit_code=code, lines=lines,
+                         data={"parked": parked, "totals": totals})  # fmt: skip

@@ -17,6 +17,8 @@ from typing import Any
 
 from jlgcli.batch.board import Board, Row
 from jlgcli.batch.child import ChildRun, Forking
+from jlgcli.batch.events import BatchEvents
+from jlgcli.batch.lookup import is_parked
 from jlgcli.batch.options import BatchSettings
 from jlgcli.batch.record import BatchRecord, TaskRecord, batch_dir, save
 from jlgcli.batch.schedule import SETTLE_S, Schedule, Slot
@@ -33,11 +35,15 @@ def run_tasks(
     jobs: int,
     forking: Forking,
     versions: tuple[tuple[str, str], ...],
+    batch_events: BatchEvents,
+    answers: dict[str, str] | None = None,
 ) -> tuple[dict[str, dict[str, Any] | None], bool]:
     """Run ``record``'s tasks, ``jobs`` at a time, each a child loop in its worktree (or in
     place without ``repo``); each done task committed and, with dependents, merged for them.
+    ``batch_events`` is told each task's start, line and end (the batch's events.ndjson).
     Returns each task's ``--json`` summary (None: none printed) and whether a signal
-    stopped the batch (every task's state then written)."""
+    stopped the batch (every task's state then written). ``answers``: task → the user's
+    answer to the question it parked on; that task resumes its run with it (issue 51)."""
     from jlgcli.batch.options import task_options, write_task_options
     from jlgcli.process import install_termination_handlers
     from jlgcli.process.signals import Interrupted
@@ -98,12 +104,15 @@ def run_tasks(
     def on_start(slot: Slot, left: float | None) -> None:  # its options, resolved once (44)
         task = by_name[slot.child.name]
         start = {"resume": task.runId} if task.runId else {"prompt": task.task}
+        if answers and task.name in answers and task.runId:
+            start["answer"] = answers[task.name]
         options = task_options(
             settings, name=task.name, start=start, cwd=slot.child.cwd,
             shared=folder / "limits", left=left, versions=versions,
         )  # fmt: skip
         path = write_task_options(record.batchId, task.name, options)
         slot.child.argv = [*self_argv(), "loop", "--task-options", str(path)]
+        batch_events.emit("task-started", task=task.name)
 
     def on_end(slot: Slot) -> None:  # in the main thread, once the task's thread is done
         task = by_name[slot.child.name]
@@ -111,7 +120,13 @@ def run_tasks(
         slot.row.state = task.skipped or (
             "done" if task.exitCode == 0 else (task.stopCause or f"exit {task.exitCode}")
         )
+        if is_parked(task):
+            slot.row.state = "parked (question)"
         save(runs_root, record)
+        batch_events.emit(
+            "task-ended", task=task.name, exitCode=task.exitCode, stopCause=task.stopCause,
+            state=slot.row.state, runId=task.runId, iterations=task.iterations,
+        )  # fmt: skip
 
     if repo is not None:  # a resume: a dependency done before but not yet merged
         from jlgcli.batch.finish import merge_one
@@ -122,7 +137,7 @@ def run_tasks(
         return waves.verdict(by_name[slot.child.name], (s.child.name for s in slots if s.ended))
 
     quiet = bool(args.json) or args.verbosity == 0
-    board = Board([slot.row for slot in slots], quiet=quiet)
+    board = Board([slot.row for slot in slots], quiet=quiet, on_update=batch_events.rows)
     schedule = Schedule(slots, jobs, budget, board, on_start, on_end, ready=ready)
     if maker is not None:  # the later tasks' worktrees are made while the first ones run
         maker.start_ahead(
@@ -162,6 +177,8 @@ def _note_ending(task: TaskRecord, slot: Slot, summary: dict[str, Any] | None) -
         task.exitCode = int(summary.get("exitCode", 1))
         task.stopCause = str(summary.get("stopCause") or "") or None
         task.iterations = int(summary.get("iterations") or 0)
+        question = summary.get("question")  # parked: what its agent asks (issue 51)
+        task.question = question if isinstance(question, str) else None
     else:
         code = slot.child.exit_code
         task.exitCode = 130 if slot.child.cancel.is_set() and code in (None, 130) else (code or 1)

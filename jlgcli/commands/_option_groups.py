@@ -25,7 +25,7 @@ RUN_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "completion": ("completion", "gate", "no_gates", "script_timeout", "ledger_dir"),
     "resume": ("resume", "session"),
-    OUTPUT: ("events", "notify", "artifacts", "artifacts_dir", "github"),
+    OUTPUT: ("events", "notify", "transcript", "artifacts", "artifacts_dir", "github"),
 }
 
 

@@ -91,6 +91,13 @@ def _add_run_options(parser: argparse.ArgumentParser, *, loop: bool) -> None:
     parser.add_argument("--artifacts-dir", metavar="DIR", type=path_arg,
                         help="where run artifacts go")  # fmt: skip
     parser.add_argument(
+        "--transcript",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="keep what the agent said in the run folder, redacted (default: on; the newest "
+        "20 MB); read it with: jlgcli runs log latest",
+    )
+    parser.add_argument(
         "--replay",
         metavar="RUN_DIR",
         type=path_arg,

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 EPILOG = """examples:
   jlgcli runs                              the 20 most recent runs of this project
-  jlgcli runs show latest                  the most recent run
+  jlgcli runs show latest                  the most recent run, with its iterations
+  jlgcli runs log latest                   what its agent said, readable (--follow: live)
   jlgcli runs --limit 5 --json             the 5 most recent, as one JSON object
   jlgcli runs show 20261122T023015Z        one run (a unique id prefix is enough)
   jlgcli runs --dir build/jlgcli-runs      runs recorded with --artifacts-dir build/jlgcli-runs
@@ -26,8 +27,8 @@ EPILOG = """examples:
 
 HANDLER = "jlgcli.commands.runs:execute"
 NOT_RECORDED = (
-    "every loop is recorded (state.json); a one-shot run only with --artifacts "
-    "(or `jlgcli config set artifacts true`)"
+    "every loop is recorded (state.json), and every one-shot run that keeps its transcript "
+    "(not with --no-transcript) or runs with --artifacts"
 )
 
 
@@ -35,10 +36,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add ``runs`` and ``runs show``."""
     runs = subparsers.add_parser(
         "runs",
-        help="list recent runs (every loop; one-shot runs with --artifacts)",
+        help="list recent runs; show one, or what its agent said (runs log)",
         description="List the runs recorded in this project's .jlgcli/runs (found from any "
         "sub-directory), newest first: id, date, backends, status, iterations, duration, "
-        "cost. Every loop is recorded (its state.json), a one-shot run with --artifacts. "
+        "cost. Every loop is recorded (its state.json), and so is a one-shot run (its transcript "
+        "and result.json; not with --no-transcript). "
         "A run still going is 'running'; a loop killed before it recorded its end "
         "(kill -9, the OOM killer) is 'killed', another run without an end 'incomplete'; "
         "a run directory with corrupt files is 'unreadable'. Batches (jlgcli loop A.md B.md) "
@@ -68,6 +70,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
                       help="print the full record as one JSON object on stdout")  # fmt: skip
     _add_dir_option(show, default=argparse.SUPPRESS)  # keep `runs --dir X show ID` working
     show.set_defaults(handler=HANDLER, runs_action="show")
+    from jlgcli.commands import runs_log
+
+    runs_log.add_log_action(actions, _add_dir_option, HANDLER)
 
 
 def _add_dir_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
@@ -84,6 +89,10 @@ def execute(args: argparse.Namespace) -> int:
     want_json = bool(getattr(args, "json", False))
     if getattr(args, "runs_action", "list") == "show":
         return _show(root, str(args.run_id), want_json)
+    if args.runs_action == "log":
+        from jlgcli.commands import runs_log
+
+        return runs_log.execute(args)
     quiet = getattr(args, "verbosity", None) == 0
     return _list(root, int(getattr(args, "limit", 20)), want_json, quiet=quiet)
 
@@ -96,19 +105,9 @@ def runs_root(cwd: Path) -> Path:
 def _root(flag: str | None, cwd: Path) -> Path:
     """``--dir`` (relative to the working directory), else the ``artifactsDir`` setting
     relative to the project root: where ``run --artifacts`` writes from any sub-directory."""
-    from jlgcli.artifacts.layout import DEFAULT_ROOT
-    from jlgcli.artifacts.project import under_project
-    from jlgcli.errors import JlgError
+    from jlgcli.config.paths import configured_runs_root
 
-    if flag:
-        return cwd / Path(flag)
-    try:
-        from jlgcli.config.resolve import resolve_settings
-
-        configured = resolve_settings(cwd).values.get("artifactsDir")
-    except JlgError:
-        configured = None  # a broken config must not hide the runs already recorded
-    return under_project(Path(configured) if configured else DEFAULT_ROOT, cwd)
+    return configured_runs_root(cwd, flag)
 
 
 def _list(root: Path, limit: int, want_json: bool, *, quiet: bool = False) -> int:
@@ -198,6 +197,7 @@ def _short_view(detail: RunDetail) -> list[str]:
     task = state.get("task") if isinstance(state.get("task"), str) else None
     ended = info.stop_cause not in (None, "done")
     resumable = detail.state is not None and (ended or info.status == KILLED)
+    parked = resumable and info.stop_cause == "question"
     lines = [
         ("run", info.run_id),
         ("status", status),
@@ -213,11 +213,24 @@ def _short_view(detail: RunDetail) -> list[str]:
         ("hint", _text(error.get("hint"))),
         ("directory", str(info.path)),
         ("transcript", _with_size(detail.transcript)),
-        ("resume", f"jlgcli loop --resume {info.run_id}" if resumable else None),
+        ("log", f"jlgcli runs log {info.run_id}" if detail.transcript else None),
+        ("resume", f"jlgcli loop --resume {info.run_id}" if resumable and not parked else None),
+        ("question", _text(state.get("question")) if parked else None),  # issue 51
+        ("answer", f'jlgcli answer {info.run_id} "your answer"' if parked else None),
     ]
     out = [f"{label:<11} {_one_line(value, 300)}" for label, value in lines if value is not None]
     out.append(f"{'':<11} the full record: jlgcli runs show {info.run_id} --json")
-    return out
+    from jlgcli.commands.runs_table import iteration_table
+
+    table = iteration_table(detail.rows(), _columns())
+    return [*out, "", *table] if table else out
+
+
+def _columns() -> int:
+    """The terminal's width (80 when stdout is not a terminal)."""
+    import shutil
+
+    return max(shutil.get_terminal_size((80, 24)).columns, 40)
 
 
 def _text(value: Any) -> str | None:

@@ -26,7 +26,7 @@ __all__ = [
 
 CompletionMode = Literal["marker", "json"]
 DecisionStatus = Literal[
-    "done", "continue", "error", "invalid-json", "sandbox-violation", "interrupted"
+    "done", "continue", "error", "invalid-json", "sandbox-violation", "interrupted", "question"
 ]
 MODES: tuple[CompletionMode, ...] = ("marker", "json")
 
@@ -45,6 +45,7 @@ class Decision:
     next_prompt: str | None = None
     final_text: str | None = None
     error: str | None = None
+    question: str | None = None  # status "question": what the agent asks the user (issue 51)
 
 
 def decide(mode: CompletionMode, text: str) -> Decision:
@@ -66,6 +67,9 @@ def decide(mode: CompletionMode, text: str) -> Decision:
 def _decide_marker(text: str) -> Decision:
     if marker.is_done(text):
         return Decision("done", reason="the last line is DONE")
+    asked = marker.question(text)
+    if asked is not None:
+        return Decision("question", question=asked, reason="the last line is a QUESTION:")
     if marker.last_line(text) is None:
         return Decision("continue", protocol_violation=True, reason="empty reply")
     miss = marker.near_miss(text)
@@ -90,6 +94,7 @@ def _decide_json(text: str) -> Decision:
         result.status,
         summary=result.summary,
         next=result.next,
+        question=result.question,
         reason=f'the reply\'s JSON says "status": "{result.status}"',
     )
 
@@ -104,7 +109,9 @@ _MARKER_INSTRUCTIONS = """\
 How to signal completion: when the whole task is complete, make the last line \
 of your reply exactly DONE (upper case, alone on its line, no punctuation, no \
 formatting, no code fence, nothing after it). If anything is left to do, do \
-not write DONE; say what remains instead. For example, a finished reply ends:
+not write DONE; say what remains instead. If you cannot go on without an \
+answer from the user, make your last line QUESTION: followed by the question; \
+the work waits for the answer. For example, a finished reply ends:
 All tests pass.
 DONE
 and an unfinished one ends with what remains to be done."""
@@ -114,8 +121,10 @@ How to signal completion: end your reply with one JSON object on its own line, \
 not inside any other JSON, for example:
 {"status": "continue", "summary": "Parser written, tests not yet", "next": "Write the tests"}
 "status" is "done" when the whole task is complete, "continue" when work \
-remains, "error" when you cannot go on; "summary" (what you did) and "next" \
-(what remains) are optional strings. Only the last such object counts."""
+remains, "error" when you cannot go on, "question" when you cannot go on \
+without an answer from the user (put it in "question"; the work waits for the \
+answer); "summary" (what you did) and "next" (what remains) are optional \
+strings. Only the last such object counts."""
 
 
 def protocol_instructions(mode: CompletionMode) -> str:

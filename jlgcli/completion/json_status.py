@@ -1,8 +1,9 @@
 """The ``json`` completion protocol (RG-010, seed 004, PRD §10 B).
 
-The model ends its reply with ``{"status": "continue"|"done"|"error",
-"summary"?: str, "next"?: str}``. The answer is the **last top-level** JSON
-object of the text that fits that schema: objects nested in a parent that
+The model ends its reply with ``{"status": "continue"|"done"|"error"|"question",
+"summary"?: str, "next"?: str, "question"?: str}`` (status ``question``: the agent
+cannot go on without the user; the run parks on it, issue 51). The answer is the
+**last top-level** JSON object of the text that fits that schema: objects nested in a parent that
 parses never count, objects that do not fit are skipped, extra fields are
 ignored, ``null`` stands for an absent ``summary``/``next`` (the PRD's own
 example writes ``"next": null``). No fitting object means ``invalid-json``,
@@ -26,8 +27,8 @@ __all__ = [
     "parse",
 ]
 
-JsonStatus = Literal["continue", "done", "error"]
-STATUSES: tuple[JsonStatus, ...] = ("continue", "done", "error")
+JsonStatus = Literal["continue", "done", "error", "question"]
+STATUSES: tuple[JsonStatus, ...] = ("continue", "done", "error", "question")
 
 
 @record(slots=True)
@@ -38,6 +39,7 @@ class JsonCompletion:
     summary: str | None = None
     next: str | None = None
     error: Literal["invalid-json"] | None = None
+    question: str | None = None  # status "question": what the agent asks the user
 
 
 INVALID = JsonCompletion(status=None, error="invalid-json")
@@ -51,15 +53,16 @@ STATUS_SCHEMA: dict[str, Any] = {
         "status": {"type": "string", "enum": list(STATUSES)},
         "summary": {"type": ["string", "null"]},
         "next": {"type": ["string", "null"]},
+        "question": {"type": ["string", "null"]},
     },
-    "required": ["status", "summary", "next"],
+    "required": ["status", "summary", "next", "question"],
     "additionalProperties": False,
 }
 # Asked once, in the same session, when a reply has no valid status object (issue 34).
 REPAIR_PROMPT = (
     "[jlgcli] Your last reply did not end with the JSON status object. Reply with that object "
-    'only, for the work as it stands: {"status": "continue" | "done" | "error", '
-    '"summary": "...", "next": "..." or null}'
+    'only, for the work as it stands: {"status": "continue" | "done" | "error" | "question", '
+    '"summary": "...", "next": "..." or null, "question": "..." or null}'
 )
 
 
@@ -74,7 +77,19 @@ def from_object(obj: dict[str, Any]) -> JsonCompletion | None:
         return None
     if next_step is not None and not isinstance(next_step, str):
         return None
-    return JsonCompletion(status=status, summary=summary, next=next_step)
+    asked = obj.get("question")
+    if asked is not None and not isinstance(asked, str):
+        return None
+    if status != "question":
+        return JsonCompletion(status=status, summary=summary, next=next_step)
+    # the question itself, else what the model put in summary/next: a question is never lost
+    asked = next((t.strip() for t in (asked, summary, next_step) if t and t.strip()), None)
+    return JsonCompletion(
+        status=status,
+        summary=summary,
+        next=next_step,
+        question=asked or "(the agent asked a question without its text)",
+    )
 
 
 def parse(text: str) -> JsonCompletion:

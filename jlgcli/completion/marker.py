@@ -19,9 +19,10 @@ import re
 
 from jlgcli.ansi import clean_terminal_text
 
-__all__ = ["MARKER", "is_done", "last_line", "last_lines", "near_miss"]
+__all__ = ["MARKER", "QUESTION", "is_done", "last_line", "last_lines", "near_miss", "question"]
 
 MARKER = "DONE"
+QUESTION = "QUESTION:"  # a reply ending ``QUESTION: …`` parks the run on it (issue 51)
 
 _FIRST_BLOCK = 4096
 # Sequences that may run past a newline (OSC, DCS, SOS, PM, APC): clean line by line.
@@ -71,6 +72,19 @@ def last_line(text: str) -> str | None:
 def is_done(text: str) -> bool:
     """RG-009: the last non-empty line is exactly ``DONE``."""
     return last_line(text) == MARKER
+
+
+def question(text: str) -> str | None:
+    """The question of a reply whose last line is ``QUESTION: …`` (its text), else ``None``.
+
+    Only the last line counts, as for DONE: a question quoted earlier in the reply (or a
+    prompt echoed back) is not one. ``QUESTION:`` with nothing after it is not a question.
+    """
+    line = last_line(text)
+    if line is None or not line.startswith(QUESTION):
+        return None
+    asked = line[len(QUESTION) :].strip()
+    return asked or None
 
 
 def near_miss(text: str) -> str | None:

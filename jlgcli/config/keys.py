@@ -122,6 +122,15 @@ KEYS: tuple[KeySpec, ...] = (
         flag="--artifacts",
     ),
     KeySpec(
+        "transcript",
+        "bool",
+        True,
+        "Keep each run's redacted transcript (the newest 20 MB) in its run folder, "
+        "for jlgcli runs log; artifacts keeps it whole.",
+        "false",
+        flag="--transcript",
+    ),
+    KeySpec(
         "artifactsDir",
         "path",
         ".jlgcli/runs",

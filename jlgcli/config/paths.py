@@ -81,3 +81,20 @@ def repository_root(start: Path) -> Path | None:
     """The nearest folder holding ``.git`` (a folder, or a file in a worktree), or ``None``."""
     current = start.resolve()
     return next((d for d in (current, *current.parents) if (d / ".git").exists()), None)
+
+
+def configured_runs_root(cwd: Path, flag: str | None = None) -> Path:
+    """``flag`` (``--dir``, relative to ``cwd``), else the ``artifactsDir`` setting relative
+    to the project root: where a run writes from any sub-directory, so where readers look."""
+    from jlgcli.artifacts.layout import DEFAULT_ROOT
+    from jlgcli.artifacts.project import under_project
+
+    if flag:
+        return cwd / Path(flag)
+    try:
+        from jlgcli.config.resolve import resolve_settings
+
+        configured = resolve_settings(cwd).values.get("artifactsDir")
+    except JlgError:
+        configured = None  # a broken config must not hide the runs already recorded
+    return under_project(Path(configured) if configured else DEFAULT_ROOT, cwd)

@@ -28,12 +28,12 @@ from jlgcli.runner.summary import RunSummary
 
 # Outputs a workflow reads (``steps.<id>.outputs.<name>``), in this order.
 OUTPUT_NAMES = ("status", "stop-cause", "exit-code", "iterations", "summary", "run-dir", "cost",
-                "backend", "run-id")  # fmt: skip
+                "backend", "run-id", "question")  # fmt: skip
 OUTPUT_TEXT_CAP = 64_000  # characters of the summary output (the model's text can be huge)
 SUMMARY_TEXT_CAP = 60_000  # characters of the final message shown in the job summary
 SUMMARY_CAP_BYTES = 1_000_000  # GitHub rejects step summaries over 1 MiB
 
-_ICONS = {"done": "✅", "error": "❌", "incomplete": "⚠️", "interrupted": "⏹️"}
+_ICONS = {"done": "✅", "error": "❌", "incomplete": "⚠️", "interrupted": "⏹️", "parked": "❓"}
 
 
 def enabled(env: Mapping[str, str], *, force: bool = False) -> bool:
@@ -59,6 +59,7 @@ def output_values(
         "cost": f"{summary.costUsd:.4f}" if summary.costUsd is not None else "",  # 1e-4 $
         "backend": summary.backend,
         "run-id": summary.runId,
+        "question": redact(summary.question or ""),  # parked: what the agent asks (issue 51)
     }
 
 
@@ -141,10 +142,12 @@ def markdown_summary(summary: RunSummary, redact: Callable[[str], str] | None = 
                      if part)  # fmt: skip
     parts = [title, "", "| | |", "| --- | --- |"]
     parts += [f"| {name} | {markdown_cell(value)} |" for name, value in rows]
-    if summary.error is not None:
+    if summary.question is not None:  # parked: the question, and how to answer it
+        parts += ["", "**The agent asks:**", *_quoted(redact(summary.question))]
+    if summary.error is not None and summary.question is None:
         parts += ["", "**Error:**", *_quoted(redact(summary.error.message))]
-        if summary.error.hint:
-            parts += ["**Hint:**", *_quoted(redact(summary.error.hint))]
+    if summary.error is not None and summary.error.hint:
+        parts += ["**Hint:**", *_quoted(redact(summary.error.hint))]
     if summary.summary:
         parts += ["", "**Summary:**", *_quoted(redact(summary.summary.strip()))]
     if summary.diagnosis:

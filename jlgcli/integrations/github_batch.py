@@ -19,7 +19,8 @@ from jlgcli.batch.report import batch_code, status_of, task_code, totals_of
 from jlgcli.integrations.github import append_summary, markdown_cell, write_outputs
 
 INCOMPLETE = (4, 5, 75)  # more iterations, money or time would finish it: nothing broke
-_ICONS = {"done": "✅", "incomplete": "⚠️", "interrupted": "⏹️", "error": "❌"}
+_ICONS = {"done": "✅", "incomplete": "⚠️", "interrupted": "⏹️", "error": "❌", "parked": "❓"}
+PARKED = 7  # a task asked a question (issue 51): ``jlgcli answer`` resumes it
 
 
 def batch_status(code: int) -> str:
@@ -27,6 +28,8 @@ def batch_status(code: int) -> str:
         return "done"
     if code >= 128:
         return "interrupted"
+    if code == PARKED:
+        return "parked"
     return "incomplete" if code in INCOMPLETE else "error"
 
 
@@ -35,7 +38,8 @@ def output_values(record: BatchRecord) -> dict[str, str]:
     totals = totals_of(record)
     tasks = [
         {"id": task.name, "status": status_of(task, merge=record.merge),
-         "exitCode": task_code(task, merge=record.merge), "branch": task.branch or None}
+         "exitCode": task_code(task, merge=record.merge), "branch": task.branch or None,
+         **({"question": task.question} if task.question else {})}
         for task in record.tasks
     ]  # fmt: skip
     cost = totals["costUsd"]
@@ -70,6 +74,9 @@ def markdown(record: BatchRecord) -> str:
         lines.append("| " + " | ".join(markdown_cell(cell) for cell in cells) + " |")
     notes = [f"- {markdown_cell(t.name)}: {markdown_cell(t.mergeNote)}" for t in record.tasks
              if t.mergeNote and not t.merged]  # fmt: skip
+    notes += [f"- {markdown_cell(t.name)} asks: {markdown_cell(t.question or '')} — answer it: "
+              f"`jlgcli answer {t.runId} \"…\"`" for t in record.tasks
+              if t.exitCode == PARKED]  # fmt: skip
     return "\n".join([*lines, *(["", *notes] if notes else [])]) + "\n\n"
 
 

@@ -38,9 +38,10 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from jlgcli.process import adoption_requested
+from jlgcli.process.leftovers import end_processes
 
 TYPE_CHECKING = False
 
@@ -267,16 +268,6 @@ def forget_child(pid: int) -> None:
         _our_children.discard(pid)
 
 
-def descendants_of(pid: int) -> list[psutil.Process]:
-    """Every live descendant of ``pid`` (empty when ``pid`` is gone)."""
-    import psutil
-
-    try:
-        return list(psutil.Process(pid).children(recursive=True))
-    except psutil.Error:
-        return []
-
-
 def orphans() -> list[psutil.Process]:
     """Re-parented orphans of our runs (with their descendants); empty unless we adopt them.
 
@@ -379,55 +370,5 @@ def _carries_mark(process: psutil.Process) -> bool:
         return process.environ().get(TREE_MARK) == _token
     except psutil.ZombieProcess:
         return True  # it already ended: reaping it is harmless and needed
-    except psutil.Error:
-        return False
-
-
-def signal_processes(processes: Iterable[psutil.Process], signum: int | None) -> None:
-    """Send ``signum`` to each process still running (None: SIGKILL / TerminateProcess)."""
-    import psutil
-
-    for process in processes:
-        with contextlib.suppress(psutil.Error, OSError):
-            if signum is None:
-                process.kill()
-            else:
-                process.send_signal(signum)
-
-
-def end_processes(
-    processes: Iterable[psutil.Process], *, grace: float, log: Log, reason: str
-) -> list[int]:
-    """SIGTERM ``processes``, SIGKILL what is left after ``grace``, reap our children.
-
-    Returns the pids that were still running. psutil checks each pid's start
-    time, so a pid reused by an unrelated process is never signalled.
-    """
-    live = {p.pid: p for p in processes if _running(p)}
-    if not live:
-        return []
-    import psutil
-
-    log(f"{reason}: ending {len(live)} leftover process(es): {sorted(live)}")
-    for process in live.values():
-        with contextlib.suppress(psutil.Error):
-            process.terminate()
-    _gone, alive = psutil.wait_procs(list(live.values()), timeout=max(grace, 0.05))
-    for process in alive:
-        with contextlib.suppress(psutil.Error):
-            process.kill()
-    psutil.wait_procs(alive, timeout=5)
-    return sorted(live)
-
-
-def _running(process: psutil.Process) -> bool:
-    import psutil
-
-    try:
-        if process.status() == psutil.STATUS_ZOMBIE:
-            with contextlib.suppress(ChildProcessError, psutil.Error):
-                process.wait(0)  # an orphan of ours that already ended: reap it
-            return False
-        return bool(process.is_running())
     except psutil.Error:
         return False

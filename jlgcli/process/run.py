@@ -29,7 +29,6 @@ import os
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,18 +36,12 @@ from typing import TYPE_CHECKING, Any
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process import windows
 from jlgcli.process.child import Child, start_child
-from jlgcli.process.descendants import (
-    TREE_MARK,
-    descendants_of,
-    end_processes,
-    orphans,
-    signal_processes,
-    tree_token,
-)
+from jlgcli.process.delivery import Delivery
+from jlgcli.process.descendants import TREE_MARK, orphans, tree_token
+from jlgcli.process.leftovers import descendants_of, end_processes, signal_processes
 from jlgcli.process.model import (
     Invocation,
     Limits,
-    OutputEvent,
     ProcessOutcome,
     Sink,
     StopReason,
@@ -125,9 +118,9 @@ def run_invocation(
     say(f"started {Path(argv[0]).name} (pid {child.tree.pid}, {inv.transport})")
     run = _Run(inv, child, limits, tuple(sinks), cancel, say, data)
     if filters is not None:
-        run.filters = {"stdout": filters(), "stderr": filters()}
+        run.out.filters = {"stdout": filters(), "stderr": filters()}
         if inv.transport == "pty":  # a key wrapped at the terminal's width is read whole
-            for kept in run.filters.values():
+            for kept in run.out.filters.values():
                 if isinstance(kept, WidthAware):
                     kept.wrapped_at(inv.dimensions[1])
     return run.execute()
@@ -148,14 +141,10 @@ class _Run:
     ) -> None:
         self.child = child
         self.limits = limits
-        self.sinks = sinks
         self.cancel = cancel
         self.log = log
         self.start = self.last_output = time.monotonic()
-        self.carry: dict[StreamName, bytes] = {"stdout": b"", "stderr": b""}
-        self.filters: dict[StreamName, ByteFilter] = {}
-        self.counts: dict[StreamName, int] = {"stdout": 0, "stderr": 0}
-        self.pending: deque[tuple[OutputEvent, int]] = deque()
+        self.out = Delivery(sinks)
         self.stop_reason: StopReason | None = None
         self.interrupted_by: int | None = None
         self.snapshot: list[Any] = []  # the child's descendants when a stop began
@@ -179,8 +168,8 @@ class _Run:
         while not done:
             try:
                 self._loop()
-                self._flush_carry()
-                self._deliver()
+                self.out.flush_carry(time.monotonic())
+                self.out.deliver()
                 done = True
             except KeyboardInterrupt as exc:
                 self._interrupted(exc)
@@ -203,8 +192,8 @@ class _Run:
             stop_reason=reason,
             duration=time.monotonic() - self.start,
             pid=self.child.tree.pid,
-            stdout_bytes=self.counts["stdout"],
-            stderr_bytes=self.counts["stderr"],
+            stdout_bytes=self.out.counts["stdout"],
+            stderr_bytes=self.out.counts["stderr"],
             interrupted_by=self.interrupted_by,
             reply=self.driver.reply if self.driver is not None else None,
         )
@@ -238,7 +227,7 @@ class _Run:
     def _loop(self) -> None:
         channel = self.child.channel
         while True:
-            self._deliver()
+            self.out.deliver()
             now = time.monotonic()
             self._check_limits(now)
             self._check_tree(now)
@@ -264,50 +253,18 @@ class _Run:
 
     def _on_chunk(self, stream: StreamName, data: bytes) -> None:
         now = time.monotonic()
-        if not data:  # end of the stream: what was held back goes out as it is
-            data, self.carry[stream] = self.carry[stream], b""
-            self._emit(stream, data, now, last=True)
+        if not data:  # end of the stream
+            self.out.end(stream, now)
             return
-        else:
-            self.counts[stream] += len(data)
-            self.last_output = now
-            if self.carry[stream]:
-                data = self.carry[stream] + data
-            cut = utf8_boundary(data)
-            if cut < len(data):
-                data, self.carry[stream] = data[:cut], data[cut:]
-            else:
-                self.carry[stream] = b""
-            if not data:
-                return
+        self.last_output = now
+        data = self.out.take(stream, data)
+        if not data:
+            return
         if self.responder is not None and (reply := self.responder.feed(data)):
             self.child.channel.send(reply)
         if self.driver is not None:
             self.driver.feed(data.decode("utf-8", "replace"))
-        self._emit(stream, data, now)
-
-    def _emit(self, stream: StreamName, data: bytes, now: float, *, last: bool = False) -> None:
-        """Queue ``data`` for the sinks, through the stream's filter when there is one."""
-        kept = self.filters.get(stream)
-        if kept is not None:
-            data = kept.feed(data) + (kept.flush() if last else b"")
-        if data:
-            self.pending.append((OutputEvent(stream, data, now, redacted=kept is not None), 0))
-
-    def _deliver(self) -> None:
-        # At most once per sink even when Ctrl-C lands inside a sink call.
-        while self.pending:
-            event, index = self.pending[0]
-            while index < len(self.sinks):
-                self.pending[0] = (event, index + 1)
-                self.sinks[index](event)
-                index += 1
-            self.pending.popleft()
-
-    def _flush_carry(self) -> None:
-        for stream, rest in self.carry.items():
-            self.carry[stream] = b""
-            self._emit(stream, rest, time.monotonic(), last=True)
+        self.out.emit(stream, data, now)
 
     def _drive(self, now: float) -> None:
         assert self.driver is not None
@@ -325,7 +282,10 @@ class _Run:
             return
         total, idle = self.limits.total_timeout, self.limits.idle_timeout
         if self.cancel is not None and self.cancel.is_set():
-            self._stop(StopReason.CANCELLED, "cancelled")
+            self.next_exit_poll = 0.0  # ended already (its exit not polled yet)? nothing to stop
+            self._check_tree(now)
+            if not self.child_exited:
+                self._stop(StopReason.CANCELLED, "cancelled")
         elif total is not None and now - self.start >= total:
             self._stop(StopReason.TIMEOUT, f"total timeout of {total:g} s reached")
         elif idle is not None and now - self.last_output >= idle:
@@ -410,19 +370,6 @@ class _Run:
         if self.driver is not None and (due := self.driver.next_deadline(self.last_output)):
             deadlines.append(due)
         return max(0.0, min(deadlines) - now)
-
-
-def utf8_boundary(data: bytes) -> int:
-    """Where an incomplete UTF-8 character at the end of ``data`` starts (``len(data)``: none)."""
-    end = len(data)
-    for back in range(1, min(3, end) + 1):
-        byte = data[end - back]
-        if byte < 0x80:  # ASCII: complete
-            return end
-        if byte >= 0xC0:  # a lead byte: is its sequence complete?
-            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4 if byte < 0xF8 else 1
-            return end - back if back < need else end
-    return end  # only continuation bytes: invalid, decoded with replacement as they are
 
 
 def _no_log(_message: str) -> None:

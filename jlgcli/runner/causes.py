@@ -34,8 +34,9 @@ StopCause = Literal[
     "artifacts-error",
     "sandbox-violation",
     "interrupted",
+    "question",
 ]
-Status = Literal["done", "error", "incomplete", "interrupted"]
+Status = Literal["done", "error", "incomplete", "interrupted", "parked"]
 
 
 class Cause:
@@ -107,6 +108,8 @@ _ROWS = (
           "scripts must live under workbench/scripts/; see 'jlgcli ledger show latest'"),
     Cause("interrupted", ExitCode.INTERRUPTED, "interrupted", "interrupted",
           "run it again; the backend's process tree was stopped"),
+    Cause("question", ExitCode.PARKED, "parked", "the agent asked a question: it waits for you",
+          'answer it: jlgcli answer latest "your answer" (or --answer-file FILE)'),
 )  # fmt: skip
 
 CAUSES: dict[str, Cause] = {row.name: row for row in _ROWS}
@@ -141,6 +144,10 @@ EXIT_CODE_MEANINGS: dict[int, tuple[str, str]] = {
     ),
     ExitCode.NO_PROGRESS: ("no progress", "no progress: identical or near-identical iterations"),
     ExitCode.UNAUTHENTICATED: ("not logged in", "backend installed but not logged in"),
+    ExitCode.PARKED: (
+        "parked",
+        'parked: the agent asked a question; `jlgcli answer RUN "text"` resumes it',
+    ),
     ExitCode.USAGE: ("usage", "usage error: bad flag, unknown config key, out-of-range value"),
     ExitCode.INVALID_JSON: ("invalid JSON", "json completion: no valid status object"),
     ExitCode.NO_INPUT: ("prompt not found", "prompt file not found"),

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from jlgcli.artifacts.ids import run_id_time
+from jlgcli.artifacts.iteration_rows import IterationRow, iteration_rows
 from jlgcli.artifacts.layout import (
     FINAL_FILE,
     ITERATIONS_DIR,
@@ -114,6 +115,10 @@ class RunDetail:
     transcript: Path | None
     state: dict[str, Any] | None = None
 
+    def rows(self) -> list[IterationRow]:
+        """Each iteration in one row: duration, backend, tokens, cost, files, gates."""
+        return iteration_rows(self.result, self.state)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "run": self.info.to_json(),
@@ -121,6 +126,7 @@ class RunDetail:
             "result": self.result,
             "state": self.state,
             "iterations": [it.to_json() for it in self.iterations],
+            "iterationTable": [row.to_json() for row in self.rows()],
             "paths": {
                 "dir": str(self.info.path),
                 "meta": _str_if_file(self.info.path / META_FILE),
@@ -163,9 +169,7 @@ def load_run(root: Path, run_id: str) -> RunDetail:
             message, hint = f"no run {run_id!r} in {root}", "recent runs: " + ", ".join(shown)
         else:
             message = f"no runs recorded in {root}"
-            hint = (
-                "runs are recorded only with --artifacts (or the artifacts setting); " + _HINT_DIR
-            )
+            hint = "runs are recorded where they ran (start one there first); " + _HINT_DIR
         raise JlgError(ExitCode.USAGE, message, hint=hint)
     path = root / matches[0]
     meta, _ = _read_json(path / META_FILE)

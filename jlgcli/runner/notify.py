@@ -223,6 +223,16 @@ class Notifier:
         self.send(title, f"{reason} (run {run_id})", event="limit-wait",
                   data={"seconds": round(seconds), "runId": run_id})  # fmt: skip
 
+    def batch_ended(self, batch_id: str, *, status: str, exit_code: int, lines: Sequence[str],
+                    data: Mapping[str, Any]) -> None:  # fmt: skip
+        """A batch's end, once for all its tasks (theirs are not notified one by one)."""
+        title = f"jlgcli batch {status} (exit {exit_code})"
+        try:
+            self.send(title, "\n".join([*lines, f"batch {batch_id}"]), event="batch-ended",
+                      data={"batchId": batch_id, "exitCode": exit_code, **data})  # fmt: skip
+        except KeyboardInterrupt:  # the batch has ended: its table and exit code still stand
+            self._warn("notifications skipped: interrupted")
+
     def parked(self, question: str, *, run_id: str, task: str | None = None) -> None:
         """A task stopped on a question for the user (the question feature calls this)."""
         who = f"task {task}" if task else f"run {run_id}"

@@ -28,6 +28,7 @@ FLAG_KEYS = {  # option field → config key
     "idle_timeout": "idleTimeoutMs",
     "artifacts": "artifacts",
     "artifacts_dir": "artifactsDir",
+    "transcript": "transcript",
     "verbosity": "verbosity",
     "max_iterations": "maxIterations",
     "iteration_timeout": "iterationTimeoutMs",
@@ -59,6 +60,7 @@ class RunOptions:
     session: str | None = None
     artifacts: bool | None = None
     artifacts_dir: str | None = None
+    transcript: bool | None = None  # False: --no-transcript (issue 51)
     replay: str | None = None
     script_timeout: str | int | None = None
     ledger_dir: str | None = None
@@ -69,6 +71,7 @@ class RunOptions:
     events: str | None = None
     notify: tuple[str, ...] = ()  # desktop | webhook:URL, repeatable (issue 51)
     resume: str | None = None
+    answer: str | None = None  # ``jlgcli answer``: the user's answer to the parked question
     resumable: bool | None = None  # False: keep no resume state (the demo)
     no_gates: bool | None = None  # True: --no-gates, run without the gates config or a record gives
     # a batch's task (issue 44): handed down by the batch in this record, never by the environment
@@ -145,7 +148,7 @@ def flag_settings(options: RunOptions) -> dict[str, Any]:
     return parsed
 
 
-def _notify_targets(settings: ResolvedSettings) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def notify_targets(settings: ResolvedSettings) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The notification targets, and a note when the project file's are set aside.
 
     A project file's targets would send the run's summary where the repository
@@ -175,14 +178,21 @@ def _notify_targets(settings: ResolvedSettings) -> tuple[tuple[str, ...], tuple[
 def _resumed(options: RunOptions) -> tuple[RunOptions, Resumed]:
     """``--resume``: the recorded task and session under the options given now (flags win);
     what else is read back and what is not: ``runner.resume_options``."""
+    from jlgcli.runner.resume_options import resumed_options
+
+    return resumed_options(options, runs_root_of(options))
+
+
+def runs_root_of(options: RunOptions) -> Path:
+    """The runs folder these options name: ``artifactsDir`` (flag, env, config) under the
+    project root of their ``cwd``."""
     from jlgcli.artifacts.project import under_project
     from jlgcli.config.resolve import resolve_settings
-    from jlgcli.runner.resume_options import resumed_options
 
     cwd = _cwd(options.cwd)
     flags = flag_settings(RunOptions(artifacts_dir=options.artifacts_dir))
     root = Path(resolve_settings(cwd=cwd, flags=flags).values["artifactsDir"])
-    return resumed_options(options, under_project(root, cwd))
+    return under_project(root, cwd)
 
 
 def _resume_notes(
@@ -230,7 +240,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         from jlgcli.config.resolve import require_trusted_gates
 
         require_trusted_gates(settings, gates=project_gates)
-    notify, notify_notes = _notify_targets(settings)
+    notify, notify_notes = notify_targets(settings)
     from jlgcli.runner.notify import shown_target
 
     gates = tuple(values["gates"])
@@ -269,6 +279,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         extra_args=tuple(options.backend_args),
         artifacts=values["artifacts"],
         artifacts_dir=Path(values["artifactsDir"]),
+        transcript=values["transcript"],
         replay_dir=Path(options.replay).resolve() if options.replay else None,
         custom_backends=settings.custom_backends,
         options={key: values[key] for key in sorted(values)}
@@ -294,6 +305,7 @@ def build_spec(options: RunOptions, command: Command) -> tuple[RunSpec, int]:
         notify=notify,
         notify_limit_wait_s=values["notifyLimitWaitMs"] / 1000,
         resume=resumed.state if resumed is not None else None,
+        answer=options.answer if resumed is not None else None,
         notes=(_resume_notes(resumed, values, cwd, options.model) if resumed else ())
         + notify_notes,
         resumable=options.resumable is not False,

@@ -29,6 +29,12 @@ def previous_report(text: str, summary: str | None, next_step: str | None) -> st
     return tail or "(the previous iteration printed no message)"
 
 
+def answer_block(question: str, answer: str) -> str:
+    """What the next prompt says of the user's answer to the question the run parked on."""
+    asked = f"Your question was:\n{question.strip()}\n\n" if question.strip() else ""
+    return f"[jlgcli] The user answered your question.\n{asked}The user's answer:\n{answer.strip()}"
+
+
 def next_prompt(
     task: str,
     instructions: str,
@@ -66,20 +72,28 @@ class Prompter:
         self.report = ""
         self._override: str | None = None
         self._feedback: list[str] = []
+        self._answer: str | None = None  # ``jlgcli answer``: the next prompt carries it
+
+    def answered(self, question: str, answer: str) -> None:
+        """The user's answer to the question the run parked on goes into the next prompt
+        (and stays there until a reply is remembered: a retried call carries it too)."""
+        self._answer = answer_block(question, answer)
 
     def prompt_for(self, iteration: int, session_id: str | None) -> str:
         if iteration == 1 and not self.report:
             return first_prompt(self.task, self.instructions)
         if self._override is not None:  # rebound: the continuation built from the script run
             return self._override
-        report = "\n\n".join([self.report, *self._feedback]).strip()
+        answer = [self._answer] if self._answer else []
+        report = "\n\n".join([self.report, *self._feedback, *answer]).strip()
         return next_prompt(
             self.task,
             self.instructions,
             iteration=iteration,
             max_iterations=self.max_iterations,
             report=report or "(the previous iteration printed no message)",
-            continue_session=session_id is not None and not self.fresh,
+            # an answer goes to the session that asked, whatever the session mode (issue 51)
+            continue_session=session_id is not None and (not self.fresh or bool(answer)),
         )
 
     def remember(
@@ -88,6 +102,7 @@ class Prompter:
         self.report = previous_report(text, summary, next_step)
         self._override = override
         self._feedback = []
+        self._answer = None
 
     def add_feedback(self, block: str) -> None:
         """Something the next prompt must carry besides the report (e.g. a failing gate)."""

@@ -40,6 +40,7 @@ class RunRecord:
     resumed_from: str | None = None
     run_dir: str | None = None
     redactions: int = 0
+    question: Redacted | None = None  # the agent's question the run parked on (issue 51)
 
     @property
     def exit_code(self) -> int:
@@ -137,6 +138,7 @@ def build_summary(record: RunRecord, clock: Clock) -> RunSummary:
         text=record.last_text,
         summary=record.last_summary,
         next=record.last_next,
+        question=record.question,
         diagnosis=list(record.diagnosis),
         redactions=record.redactions,
         iterationMetrics=list(metrics),

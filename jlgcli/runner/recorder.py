@@ -21,8 +21,9 @@ from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redacted, Redactor
     from jlgcli.artifacts.rundir import RunDirectory
+    from jlgcli.artifacts.transcript import TranscriptSink
     from jlgcli.config.started import RunLock
-    from jlgcli.runner.resume import ResumeState
+    from jlgcli.runner.resume import ResumeState, StateTexts
 
 
 def runs_root(record: RunRecord) -> Path:
@@ -49,7 +50,10 @@ class Recorder:
             limit_wait_s=record.spec.notify_limit_wait_s,
         )  # fmt: skip
         self._state_dir: Path | None = None  # where state.json goes (loops), set by open()
+        self._kept: TranscriptSink | None = None  # the transcript kept without --artifacts
+        self._kept_folder = Path()  # its run folder
         self._state_writes = StateWrites()
+        self._state_texts: StateTexts | None = None  # state.json's text, entries made once
         self._locks: list[RunLock] = []
 
     # -- start ---------------------------------------------------------------------------
@@ -73,12 +77,38 @@ class Recorder:
             self.console.detail(f"artifacts: {self.run_dir.path}")
         if spec.is_loop and spec.resumable:
             self._open_state()
+        if self.run_dir is None and spec.transcript and spec.resumable:
+            self._keep_transcript()
+        self._events_in_folder()
         self.events.emit(
             "run-started", command=spec.command, backend=self.record.backend_id,
             completionMode=spec.completion_mode if spec.is_loop else "none",
             maxIterations=spec.max_iterations if spec.is_loop else 1,
             resumedFrom=self.record.resumed_from,
         )  # fmt: skip
+
+    def _events_in_folder(self) -> None:
+        """Every run with a folder writes its events there too (issue 51: ``jlgcli watch``
+        follows them); a folder without a lock (a one-shot run) gets one, so that a reader
+        can tell the run is still going."""
+        from jlgcli.artifacts.layout import EVENTS_FILE
+
+        folder = self._state_dir or (self.run_dir.path if self.run_dir is not None else None)
+        if folder is None and self._kept is not None:  # a one-shot run's kept transcript
+            folder = self._kept_folder
+        if folder is None:
+            return
+        if self._state_dir is None and not self._locks:  # the kept transcript's lock holds it
+            from jlgcli.config.started import RunLock
+
+            lock = RunLock(folder)
+            with contextlib.suppress(OSError):
+                if lock.acquire():
+                    self._locks.append(lock)
+        if isinstance(self.events, NoEvents):
+            self.events = EventWriter(None, self.record.run_id, redact=self.redactor.redact,
+                                      warn=self.console.warn)  # fmt: skip
+        self.events.also_to(folder / EVENTS_FILE)
 
     def _open_state(self) -> None:
         """A loop's state folder, held (``run.lock``) while it runs and recorded as started by
@@ -125,6 +155,53 @@ class Recorder:
             self.console.warn(f"could not record this run as yours ({exc}): "
                               f"resume it by id: jlgcli loop --resume {run_id}")  # fmt: skip
 
+    def _keep_transcript(self) -> None:
+        """What the agent said, kept by default in the run folder (issue 51): bounded (the
+        newest 20 MB), redacted like the rest; a failure is a warning, never a failed run.
+        A one-shot run's folder is held (``run.lock``) while it runs, as a loop's is."""
+        from jlgcli.artifacts.layout import TRANSCRIPT_FILE
+        from jlgcli.artifacts.transcript import TranscriptSink
+        from jlgcli.artifacts.transcript_bound import DEFAULT_LIMIT
+
+        folder = self._state_dir
+        try:
+            if folder is None:
+                folder = self._run_folder()
+                from jlgcli.config.started import RunLock
+
+                lock = RunLock(folder)
+                if lock.acquire():
+                    self._locks.append(lock)
+            self._kept = TranscriptSink(
+                folder / TRANSCRIPT_FILE, redactor=self.redactor, start=self.record.started,
+                limit=DEFAULT_LIMIT,
+                on_error=self._transcript_failed,
+            )  # fmt: skip
+        except (OSError, JlgError) as exc:
+            self.console.warn(f"the transcript is not kept: {getattr(exc, 'message', exc)}")
+            return
+        self._kept_folder = folder
+
+    def _run_folder(self) -> Path:
+        """``<runs root>/<run id>/``, created (the root kept out of git: issue 31)."""
+        from jlgcli.artifacts.rundir import _ignore_in_git, _owned_by_jlgcli
+
+        root = runs_root(self.record)
+        if not root.is_dir() or _owned_by_jlgcli(root):
+            root.mkdir(parents=True, exist_ok=True)
+            _ignore_in_git(root)
+        folder = root / self.record.run_id
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def _transcript_failed(self, error: JlgError) -> None:
+        self.console.warn(f"the transcript is no longer kept: {error.message}")
+
+    @property
+    def transcript(self) -> TranscriptSink | None:
+        """Where this run's transcript goes (``--artifacts``' or the one kept by default)."""
+        return self.run_dir.transcript if self.run_dir is not None else self._kept
+
     def _abandon(self, run_dir: Path) -> None:
         """Leave no empty run folder behind a run refused before it started."""
         self._release()
@@ -154,7 +231,8 @@ class Recorder:
 
     # -- each iteration ------------------------------------------------------------------
     def sinks(self) -> tuple[Sink, ...]:
-        return (self.run_dir.transcript,) if self.run_dir is not None else ()
+        transcript = self.transcript
+        return (transcript,) if transcript is not None else ()
 
     def activity(self, iteration: int, text: Redacted) -> None:
         """Live assistant text of an iteration, as the event stream shows it: redacted
@@ -164,8 +242,9 @@ class Recorder:
 
     def prompt(self, iteration: int, backend: str, prompt: str) -> None:
         self.events.emit("iteration-started", iteration=iteration, backend=backend)
+        if self.transcript is not None:
+            self.transcript.write_record("iteration-start", iteration=iteration, backend=backend)
         if self.run_dir is not None:
-            self.run_dir.transcript.write_record("iteration-start", iteration=iteration)
             self.run_dir.write_prompt(iteration, prompt)
 
     def call_ended(self, metrics: IterationMetrics, text: str) -> None:
@@ -179,9 +258,12 @@ class Recorder:
         )  # fmt: skip
         if run_dir is not None:
             run_dir.write_final_message(metrics.index, text)
-            run_dir.transcript.write_record(
+        if self.transcript is not None:
+            self.transcript.write_record(
                 "iteration-end", iteration=metrics.index, exitCode=metrics.exitCode,
                 stopReason=metrics.stopReason, ok=metrics.completion != "backend-error",
+                costUsd=money(metrics.costUsd), inputTokens=metrics.inputTokens,
+                outputTokens=metrics.outputTokens,
             )  # fmt: skip
 
     def iteration_ended(self, metrics: IterationMetrics) -> None:
@@ -191,6 +273,10 @@ class Recorder:
             costUsd=money(metrics.costUsd), diffStat=metrics.diffStat,
             permissionDenials=metrics.permissionDenials or None,
         )  # fmt: skip
+
+    def asked(self, iteration: int, question: Redacted) -> None:
+        """The agent asked the user a question: the run parks on it (issue 51)."""
+        self.events.emit("question", iteration=iteration, question=question)
 
     def limit_wait(self, iteration: int, seconds: float, reason: str) -> None:
         """A rate-limit wait starts: the ``limit-wait`` event, and a notification when long."""
@@ -217,9 +303,11 @@ class Recorder:
         """
         if self._state_dir is None:  # a loop that keeps no state (the demo)
             return
-        from jlgcli.runner.resume import state_text, write_state_text  # loops only
+        from jlgcli.runner.resume import StateTexts, write_state_text  # loops only
 
-        text = state_text(state, self.redactor.redact)  # here: the redactor is not shared
+        if self._state_texts is None:  # here: the redactor is not shared
+            self._state_texts = StateTexts(self.redactor.redact)
+        text = self._state_texts.text(state)
         if not beside_next_call:
             self._state_writes.wait()
         finish = self._state_writes.submit if beside_next_call else None
@@ -235,7 +323,7 @@ class Recorder:
                 self._state_writes.wait()
 
             sync_directory(self._state_dir)
-        self._release()
+        self._close_kept(summary)
         if self.run_dir is not None:
             try:
                 self.run_dir.close()
@@ -252,8 +340,39 @@ class Recorder:
             durationMs=summary.durationMs, costUsd=money(summary.costUsd),
         )  # fmt: skip
         self.events.close()
-        self.notifier.run_ended(summary)  # last: a slow receiver delays nothing but the exit
+        self._release()  # after run-ended: a reader that finds the lock free has read it all
+        self._notify_end(summary)  # last: a slow receiver delays nothing but the exit
         return summary
+
+    def _notify_end(self, summary: RunSummary) -> None:
+        """A parked run says its question; a batch's task says nothing more (its batch
+        notifies once, at its end)."""
+        task = self.record.spec.batch_task
+        if summary.question is not None:
+            try:
+                self.notifier.parked(summary.question, run_id=summary.runId, task=task)
+            except KeyboardInterrupt:  # the run has ended: its summary and exit code stand
+                self.console.warn("notifications skipped: interrupted")
+        elif task is None:
+            self.notifier.run_ended(summary)
+
+    def _close_kept(self, summary: RunSummary) -> None:
+        """Close the kept transcript; a one-shot run's folder gets its ``result.json`` (what
+        ``jlgcli runs`` reads to say how it ended: a loop's ``state.json`` does that)."""
+        if self._kept is None:
+            return
+        self._kept.close()
+        if self._state_dir is not None:
+            return
+        from jlgcli.artifacts.atomic import atomic_write_json
+        from jlgcli.artifacts.layout import RESULT_FILE
+
+        summary.redactions = self.redactor.count
+        try:
+            atomic_write_json(self._kept_folder / RESULT_FILE,
+                              self.redactor.redact_obj(summary.to_json()))  # fmt: skip
+        except OSError as exc:
+            self.console.warn(f"the run's result is not kept: {exc.strerror or exc}")
 
     def _release(self) -> None:
         for lock in self._locks:
@@ -269,3 +388,12 @@ class Recorder:
             with contextlib.suppress(JlgError):
                 self.run_dir.close()
         self.events.close()
+        if self._kept is not None:
+            self._kept.close()
+            if self._state_dir is None and self._kept.records == 0:  # nothing was said
+                from jlgcli.artifacts.layout import EVENTS_FILE
+
+                with contextlib.suppress(OSError):  # its events: only that it started
+                    self._kept.path.unlink()
+                    (self._kept_folder / EVENTS_FILE).unlink(missing_ok=True)
+                self._abandon(self._kept_folder)

@@ -40,8 +40,10 @@ def ask_once_more(
     if session is None or not loop.chain.resumes_sessions:
         return decision  # a fresh session would not know what "your last reply" was
     loop.console.progress(f"iteration {iteration}: no valid JSON status object; asking once more")
-    again = loop._invoke(
-        loop.chain.current, REPAIR_PROMPT, session, loop.record.remaining_s(loop.clock),
+    from jlgcli.runner.calls import invoke
+
+    again = invoke(
+        loop, loop.chain.current, REPAIR_PROMPT, session, loop.record.remaining_s(loop.clock),
         loop.rails.iteration_timeout_s, lambda _text: None,
     )  # fmt: skip
     result = again.result

@@ -73,9 +73,12 @@ def human_summary(summary: RunSummary, colour: Palette | None = None) -> str:
         lines.append(f"   artifacts   {summary.runDir}")
     for item in summary.diagnosis:
         lines.append(f"   note        {_one_line(item)}")
+    if summary.question is not None:  # parked: what the agent asks, whole (issue 51)
+        lines.append(f"   question    {_one_line(summary.question, 2000)}")
     if summary.error:
         label = colour.error("error") if colour is not None else "error"
-        lines.append(f"   {label}       {_one_line(summary.error.message)}")
+        if summary.question is None:
+            lines.append(f"   {label}       {_one_line(summary.error.message)}")
         if summary.error.hint:
             label = colour.hint("hint") if colour is not None else "hint"
             lines.append(f"   {label}        {_one_line(summary.error.hint)}")

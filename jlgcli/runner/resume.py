@@ -51,6 +51,7 @@ class ResumeState:
     stop_cause: str | None = None
     metrics: list[dict[str, Any]] = field(default_factory=list)
     started_at: str | None = None  # ISO 8601 UTC, to the microsecond (``jlgcli runs``)
+    question: str | None = None  # stop cause "question": what ``jlgcli answer`` answers (51)
     version: int = STATE_VERSION
 
     def to_json(self) -> dict[str, Any]:
@@ -83,6 +84,49 @@ def state_text(state: ResumeState, redact: Any | None = None) -> str:
     # at 20 iterations, and the metrics grow with the run; issue 18).
     text = json.dumps(state.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
     return text if redact is None else str(redact(text))
+
+
+class StateTexts:
+    """``state_text`` for the successive states of one run, each metrics entry serialized and
+    redacted once (issue 50).
+
+    The metrics grow by one entry per iteration and an entry is final once saved (the
+    state keeper hands the same dicts back); redacting the whole text again after every
+    iteration made each save slower than the one before. The rest of the state is
+    serialized and redacted as before, at each save; each entry on its own, as the
+    complete JSON object it is (a secret lies within one of its strings).
+    """
+
+    _SLOT = "jlgcli:metrics-slot"  # where the entries go: no escape, no secret's shape
+
+    def __init__(self, redact: Any | None = None) -> None:
+        self._redact = redact
+        self._entries: list[tuple[dict[str, Any], str]] = []
+
+    def text(self, state: ResumeState) -> str:
+        """``state_text(state, redact)``, the entries saved before not redacted again."""
+        metrics = state.metrics
+        kept = 0
+        while (
+            kept < min(len(self._entries), len(metrics)) and self._entries[kept][0] is metrics[kept]
+        ):
+            kept += 1
+        del self._entries[kept:]
+        self._entries += [(entry, self._redacted(_compact(entry))) for entry in metrics[kept:]]
+        head = self._redacted(_compact({**state.to_json(), "metrics": self._SLOT}))
+        slot = head.rfind(f'"metrics":"{self._SLOT}"')  # after it: a time and a number
+        if slot < 0:  # the redactor took part of it: the whole text, as state_text makes it
+            return state_text(state, self._redact)
+        slot += len('"metrics":')
+        listed = "[" + ",".join(text for _, text in self._entries) + "]"
+        return head[:slot] + listed + head[slot + len(self._SLOT) + 2 :] + "\n"
+
+    def _redacted(self, text: str) -> str:
+        return text if self._redact is None else str(self._redact(text))
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def write_state_text(

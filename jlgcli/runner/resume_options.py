@@ -78,6 +78,8 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
 
     path = find_state(runs_root, str(options.resume))
     state = read_state(path)
+    if options.answer is not None:  # issue 51
+        _check_answerable(state, options)
     if state.stop_cause == "done":
         raise JlgError(
             ExitCode.USAGE,
@@ -111,6 +113,39 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
     recorded = records.replace(task, backend=backend, session=session)
     result = Resumed(state=state, path=path, limits=limits, notes=tuple(notes), saved=saved)
     return recorded.under(given), result
+
+
+def _check_answerable(state: ResumeState, options: RunOptions) -> None:
+    """An answer resumes a run parked on a question, here: not a batch task's earlier run
+    (its batch resumes the task, in its worktree, from its newest run: ``batch.lookup``).
+    The recorded folder is read only to refuse, never to choose where the agent runs."""
+    from pathlib import PurePath
+
+    if state.stop_cause != "question":
+        raise not_parked(state.run_id, state.stop_cause)
+    recorded = state.options.get("cwd")
+    in_worktree = isinstance(recorded, str) and "/.jlgcli/worktrees/" in (
+        PurePath(recorded).as_posix() + "/"
+    )
+    if in_worktree and options.batch_task is None:
+        raise JlgError(
+            ExitCode.USAGE,
+            f"run {state.run_id} ran in a batch's worktree and is no longer its task's run",
+            hint="answer the batch's parked task: jlgcli answer latest (or by the run id "
+            "jlgcli runs shows for it)",
+        )
+
+
+def not_parked(run_id: str, cause: str | None, *, batch: str | None = None) -> JlgError:
+    """The 64 of an answer to a run that asked nothing (``jlgcli answer``, issue 51)."""
+    ended = f"it ended {cause}" if cause else "it has not ended"
+    where = f" (a task of {batch})" if batch else ""
+    return JlgError(
+        ExitCode.USAGE,
+        f"run {run_id}{where} is not parked on a question: {ended}",
+        hint="jlgcli runs lists runs; a run stopped otherwise continues with: "
+        f"jlgcli loop --resume {batch or run_id}",
+    )
 
 
 def user_asked(run_id: str, given: RunOptions) -> RunOptions | None:
@@ -198,6 +233,8 @@ def resume_hint(cause: str, run_id: str, spec: Any) -> str | None:
     would otherwise stop the resumed run at once.
     """
     command = f"jlgcli loop --resume {run_id}"
+    if cause == "question":  # parked: the answer resumes it (issue 51)
+        return f'answer it: jlgcli answer {run_id} "your answer" (or --answer-file FILE)'
     if cause == "interrupted":
         return f"continue it with: {command}"
     if cause == "max-iterations":

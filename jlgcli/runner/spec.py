@@ -36,6 +36,7 @@ class RunSpec:
     extra_args: tuple[str, ...] = ()
     artifacts: bool = False
     artifacts_dir: Path = Path(".jlgcli/runs")
+    transcript: bool = True  # keep the redacted transcript in the run folder (issue 51)
     replay_dir: Path | None = None
     custom_backends: dict[str, dict[str, Any]] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # what meta.json records
@@ -52,6 +53,7 @@ class RunSpec:
     notify: tuple[str, ...] = ()  # desktop | webhook:URL (issue 51)
     notify_limit_wait_s: float = 300.0  # a rate-limit wait this long is notified
     resume: ResumeState | None = None
+    answer: str | None = None  # ``jlgcli answer``: the first prompt carries it (issue 51)
     notes: tuple[str, ...] = ()  # shown at the start (a resume's options not read back)
     resumable: bool = True  # keep state.json for --resume (the demo leaves no file behind)
     # what the user asked (options_record.asked, as JSON): kept in their config folder at the

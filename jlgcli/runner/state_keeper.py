@@ -58,6 +58,7 @@ class StateKeeper:
             stop_cause=record.cause if stopped else None,
             metrics=self._metrics_json(),
             started_at=self._started_at,
+            question=record.question if stopped else None,
         )
         # between iterations, written while the next call runs; the last one, at once
         self.recorder.save_state(state, final=False, beside_next_call=not stopped)

@@ -68,6 +68,7 @@ _FIELDS: dict[str, tuple[Check, str]] = {
     "stop_cause": (_optional(_known_cause), "a stop cause of jlgcli or null"),
     "metrics": (lambda v: isinstance(v, list), "a list of iteration records"),
     "started_at": (_optional(_text), "a time (text) or null"),
+    "question": (_optional(_text), "text or null"),
 }
 REQUIRED = ("version", "run_id", "task", "backend", "options")
 

@@ -30,14 +30,16 @@ class LiveStatus:
         *,
         terminal: bool | None = None,
         total_before_ms: float | None = None,
+        started: float | None = None,
     ) -> None:
         """``total_before_ms``: a loop's time before this call; the line then shows the
-        call's time and the run's total (``12s (total 1m02s)``)."""
+        call's time and the run's total (``12s (total 1m02s)``). ``started``: when the call
+        began (``time.monotonic()``), if not now (``jlgcli watch`` attaching later)."""
         self.console = console
         self.label = label
         self.total_before_ms = total_before_ms
         self.terminal = console.is_terminal() if terminal is None else terminal
-        self.started = time.monotonic()
+        self.started = time.monotonic() if started is None else started
         self.last_output = self.started
         self.last_activity = ""
         self._stop = threading.Event()

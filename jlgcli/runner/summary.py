@@ -139,6 +139,7 @@ class RunSummary:
     text: str = ""
     summary: str | None = None
     next: str | None = None
+    question: str | None = None  # stop cause "question": what the agent asks (issue 51)
     diagnosis: list[str] = field(default_factory=list)
     redactions: int = 0
     iterationMetrics: list[IterationMetrics] = field(default_factory=list)

@@ -118,6 +118,11 @@ class RunSummary(_Model):
     text: str = Field("", description="the final assistant message of the last iteration")
     summary: str | None = Field(None, description="the model's summary (json mode)")
     next: str | None = None
+    question: str | None = Field(
+        None,
+        description="status parked (stop cause question): what the agent asks the user; "
+        "`jlgcli answer RUN TEXT` resumes the run with the answer",
+    )
     diagnosis: list[str] = Field(default_factory=list)
     redactions: int = 0
     iterationMetrics: list[IterationMetrics] = Field(default_factory=list)

@@ -202,7 +202,8 @@ def test_run_starts_the_agent_without_the_login_probe(
     # issue 34: every run waited for `claude auth status` (~0.45 s with the real claude);
     # run/loop now read an auth failure from the call itself, `backends` still probes
     (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
-    env = fake_script(tmp_path, {"text": "ok"})
+    # a call that lasts: the login watch starts once it has run for a second (issue 49)
+    env = fake_script(tmp_path, {"text": "ok", "delay_seconds": 2.5})
     checks = tmp_path / "agent-script.json.login-checks"
 
     def checked() -> int:

@@ -187,7 +187,8 @@ def test_a_logged_out_codex_is_6_not_a_timeout(jlg: Runner, tmp_path: Path, comm
 def test_the_codex_login_check_is_not_on_the_calls_path(jlg: Runner, tmp_path: Path) -> None:
     # a status check that never answers does not hold the call back
     (tmp_path / "task.md").write_text("Do it.\n", encoding="utf-8")
-    env = fake_script(tmp_path, {"text": "ok\nDONE"}) | {"JLGCLI_FAKE_LOGIN_HANG": "1"}
+    turn = {"text": "ok\nDONE", "delay_seconds": 2.5}  # the check starts 1 s into the call
+    env = fake_script(tmp_path, turn) | {"JLGCLI_FAKE_LOGIN_HANG": "1"}
     result = jlg("loop", "task.md", "-b", "codex", "--json", env=env)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr  # the check stopped with the call, quietly

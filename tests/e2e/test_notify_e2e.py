@@ -10,59 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support.cli import Runner, fake_script, task_project
+from support.webhook import receiver
 
 from jlgcli.config.write import trust_files
 
 SECRET = "sk-ant-api03-" + "NotifyE2eSecret0123456789abcdef"
-
-
-class Receiver:
-    """What the test's webhook receiver got: one (path, headers, body) per request."""
-
-    def __init__(self, status: int) -> None:
-        self.status = status
-        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-        self.url = ""
-
-
-@contextmanager
-def receiver(status: int = 200) -> Iterator[Receiver]:
-    got = Receiver(status)
-
-    class Handler(BaseHTTPRequestHandler):
-        timeout = 10  # a client that never sends its body cannot hold the thread
-
-        def do_POST(self) -> None:
-            size = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(size).decode("utf-8"))
-            got.requests.append((self.path, dict(self.headers.items()), body))
-            self.send_response(got.status)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            """Quiet."""
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    got.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    try:
-        yield got
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def _done(summary: str) -> dict[str, str]:

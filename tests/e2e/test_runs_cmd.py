@@ -126,14 +126,14 @@ def test_runs_show_latest_is_the_newest_run(jlg: Runner, tmp_path: Path) -> None
     assert json.loads(shown.stdout)["run"]["runId"] == "20260105T000000Z-cccccc"
 
 
-def test_no_runs_says_they_are_recorded_only_with_artifacts(jlg: Runner, tmp_path: Path) -> None:
+def test_no_runs_says_which_runs_are_recorded(jlg: Runner, tmp_path: Path) -> None:
+    # issue 51: every loop, and every one-shot run keeping its transcript (the default)
     listed = jlg("runs")
     assert listed.returncode == 0
-    assert "only with --artifacts" in listed.stderr
-    assert "config set artifacts true" in listed.stderr
+    assert "every loop is recorded" in listed.stderr and "--no-transcript" in listed.stderr
     latest = jlg("runs", "show", "latest")
     assert latest.returncode == 64
-    assert "only with --artifacts" in latest.stderr
+    assert "recorded where they ran" in latest.stderr
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a pipe whose reader is gone: POSIX os.pipe")

@@ -19,20 +19,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.canaries import CANARIES, KEY
+from support.canaries import leaks as _leaks
 from support.cli import Runner
 
 from jlgcli.artifacts.redact import MASK
 
-BODY = "Cn7Xw2Lm9Pk4Rt6Vb8Nc3Hd5Jf1Gs0Ya"
-CANARIES = {
-    "anthropic": "sk-ant-api03-" + BODY + BODY,
-    "github": "ghp_" + BODY + "AbCd",
-    "aws": "AKIA" + "C7XW2LM9PK4RT6VB",
-    "groq": "gsk_" + BODY + BODY[:16],
-    "telegram": "123456789:A" + BODY + "Ab",
-    "slack-app": "xapp-1-A0123BCDEF-" + BODY,
-}
-KEY = CANARIES["anthropic"]
 INVOKE_TASKS = "from jlgcli.invoke_tasks import dev, loop, run  # noqa: F401\n"
 
 
@@ -60,11 +52,6 @@ def _files_under(folder: Path, skip: set[Path]) -> dict[str, str]:
         and "home" not in path.relative_to(folder).parts[:1]
         and ".prompts" not in str(path)
     }
-
-
-def _leaks(text: str) -> list[str]:
-    found = [name for name, secret in CANARIES.items() if secret[-16:] in text]
-    return found + (["api_key"] if "Hunter2Hunter2Pw9" in text else [])
 
 
 @pytest.mark.parametrize("backend", ["claude", "codex", "gemini", "copilot"])

@@ -30,6 +30,9 @@ codex ``hiccup`` (``Reconnecting... 1/5``), copilot ``chunks`` (final message in
 codex (``--output-schema``: the final message) return when given a schema. A turn's
 ``cost_usd`` is what it cost: claude 2.1.277+ reports the session's running total (a
 resumed session continues from the total its transcript saved), older ones the call's own.
+A turn's ``ask`` (``{"question": …, "options": [...]}``) is a question asked through the
+CLI's own tool before the final message: claude's ``AskUserQuestion`` tool_use, copilot's
+``ask_user`` tool (issue 51).
 The fake claude refuses to run when ``CLAUDECODE`` is set, like the real one.
 
 Standard library only, and as little of it as will do: a fake must start fast
@@ -72,6 +75,7 @@ class Turn:
     session_id: str | None = None
     structured: dict[str, Any] | None = None  # the final message a JSON Schema flag yields
     cost_usd: float | None = None  # what this turn cost (claude reports it; default $0.0123)
+    ask: dict[str, Any] | None = None  # the question the agent asks through its CLI's own tool
 
     def __init__(self, **values: Any) -> None:
         self.files = {}
@@ -235,14 +239,19 @@ def all_values(argv: list[str], spellings: tuple[str, ...]) -> list[str]:
 
 
 # -- the script ---------------------------------------------------------------------------
-def next_turn(prompt: str, argv: list[str]) -> Turn:
-    """The turn for this call; records the prompt and argv; exits 1 when the script is exhausted."""
+def next_turn(prompt: str, argv: list[str], *, session: str = "") -> Turn:
+    """The turn for this call; records the prompt and argv; exits 1 when the script is exhausted.
+
+    ``session``: what the resumed session was told before (a continued session's prompt
+    need not restate the task, so its ``fake-script:`` is looked up there too).
+    """
     script = os.environ.get("JLGCLI_FAKE_SCRIPT")
     if not script:
         return Turn()
     path = Path(script)
     if path.is_dir():
-        path = path / (_script_name(prompt) + ".json")
+        named = prompt if "fake-script:" in prompt else session
+        path = path / (_script_name(named) + ".json")
     data = json.loads(path.read_text(encoding="utf-8"))
     index = _take_index(path)
     record = Path(f"{path}.prompts")

@@ -163,7 +163,11 @@ class Run:
         if fe.logged_out():
             self.sid = resume or fe.new_id()
             self.failure(NOT_LOGGED_IN, "authentication_failed", 1, api_key_source="none")
-        turn = fe.next_turn(self.prompt, self.argv)
+        earlier = ""
+        if resume:  # what the session was told before: its logged prompts
+            lines = session_file(resume, self.cwd).read_text("utf-8").splitlines()
+            earlier = "\n".join(str(json.loads(line).get("content", "")) for line in lines)
+        turn = fe.next_turn(self.prompt, self.argv, session=earlier)
         self.sid = turn.session_id or resume or self.opts.get("session_id") or fe.new_id()
         path = session_file(self.sid, self.cwd)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -391,6 +395,27 @@ class Run:
         )
         sys.exit(code)
 
+    def ask_user(self, ask: dict[str, object]) -> int:
+        """The AskUserQuestion tool_use: ``{"questions": [{"question", "header", "options":
+        [{"label", "description"}], "multiSelect"}]}`` (Claude Agent SDK, "Handle approvals
+        and user input", code.claude.com/docs/en/agent-sdk/user-input). Headless, nobody
+        answers: the tool_result this fake gives is an error (its wording is the fake's own)."""
+        labels = ask.get("options") if isinstance(ask.get("options"), list) else []
+        question = {
+            "question": ask.get("question", ""),
+            "header": "Question",
+            "options": [{"label": str(label), "description": ""} for label in labels or []],
+            "multiSelect": False,
+        }
+        tool_id = "toolu_ask"
+        self.assistant([{"type": "tool_use", "id": tool_id, "name": "AskUserQuestion",
+                         "input": {"questions": [question]}}])  # fmt: skip
+        result = {"type": "tool_result", "tool_use_id": tool_id, "is_error": True,
+                  "content": "fake claude: no user to answer in -p mode"}  # fmt: skip
+        fe.emit({"type": "user", "session_id": self.sid,
+                 "message": {"role": "user", "content": [result]}})  # fmt: skip
+        return 1
+
     def success(self, turn: fe.Turn) -> None:
         if self.fmt == "text":
             fe.out(turn.text + "\n")
@@ -439,6 +464,8 @@ class Run:
                     }
                 )
                 turns += 1
+            if turn.ask is not None:
+                turns += self.ask_user(turn.ask)
             self.assistant([{"type": "text", "text": turn.text}])
         budget = self.opts.get("budget")
         own = TURN_COST if turn.cost_usd is None else float(turn.cost_usd)

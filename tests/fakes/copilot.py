@@ -183,6 +183,15 @@ class Session:
                     "session.warning",
                     {"message": "Permission denied and could not request permission from user"},
                 )
+        if turn.ask is not None:  # ask_user: {question, choices?} (copilot SDK UserInputRequest;
+            # github/copilot-cli#2929: -p never shows it), then the turn goes on
+            arguments = {"question": turn.ask.get("question", ""),
+                         "choices": turn.ask.get("options") or []}  # fmt: skip
+            self.event(
+                "tool.execution_start",
+                {"toolCallId": "ask", "toolName": "ask_user", "arguments": arguments},
+            )
+            self.event("tool.execution_complete", {"toolCallId": "ask", "success": False})
         half = len(turn.text) // 2
         pieces = (turn.text[:half], turn.text[half:])
         if turn.signal == "chunks":  # a long answer arrives as chunks of one message

@@ -104,3 +104,26 @@ def selector(backend: FakeBackend) -> Any:
 def opener(*backends: FakeBackend) -> Any:
     by_id = {b.id: b for b in backends}
     return lambda name, spec: (by_id[name], by_id[name].probe()) if name in by_id else "missing"
+
+
+def run_loop(tmp_path: Any, backend: FakeBackend, **fields: Any) -> tuple[Any, str]:
+    """A loop of "Do the task." on ``backend`` in ``tmp_path`` (``fields`` change the RunSpec),
+    its clock fake: (the RunSummary, what it printed on stderr)."""
+    import io
+
+    from jlgcli.prompts import Prompt
+    from jlgcli.runner.console import Console
+    from jlgcli.runner.engine import execute
+    from jlgcli.runner.spec import RunSpec
+
+    base: dict[str, Any] = dict(
+        command="loop", prompt=Prompt("Do the task.", "task.md"), backend="fake", cwd=tmp_path,
+        max_iterations=5, timeout_ms=3_600_000, idle_timeout_ms=0,
+    )  # fmt: skip
+    base.update(fields)
+    backend.clock = backend.clock or FakeClock()
+    err = io.StringIO()
+    summary = execute(RunSpec(**base), Console(1, out=io.StringIO(), err=err),
+                      clock=backend.clock, caller=caller, select=selector(backend),
+                      open_fallback=opener())  # fmt: skip
+    return summary, err.getvalue()

@@ -311,3 +311,26 @@ def test_login_watch_calls_back_only_for_a_missing_login() -> None:
     watch = LoginWatch("codex", slow, called.set)
     watch.stop()  # the call ended first: the check is stopped and says nothing
     assert not called.is_set()
+
+
+def test_the_login_watch_checks_only_a_call_that_outlives_its_delay() -> None:
+    # issue 49: a check started with the call competed with the agent's start, and a
+    # call that ends first did not hang
+    import threading
+
+    from jlgcli.backends.login_watch import LoginWatch
+    from jlgcli.backends.probing import AuthVerdict
+
+    checked: list[float] = []
+    called = threading.Event()
+
+    def missing(ctx: ProbeContext) -> AuthVerdict:
+        checked.append(ctx.deadline)
+        return AuthVerdict("missing", "not logged in")
+
+    watch = LoginWatch("codex", missing, called.set, delay=30)
+    watch.stop()  # the call ended within the delay
+    assert checked == [] and watch.verdict is None and not called.is_set()
+    watch = LoginWatch("codex", missing, called.set, delay=0)
+    watch._thread.join()
+    assert len(checked) == 1 and called.is_set() and watch.missing is not None

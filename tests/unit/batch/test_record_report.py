@@ -122,7 +122,8 @@ def test_statuses_name_each_ending() -> None:
     )
     assert status_of(TaskRecord("a", "t", exitCode=0), merge=True) == "done, not merged"
     assert status_of(TaskRecord("a", "t", exitCode=0, merged=True), merge=True) == "merged"
-    assert status_of(TaskRecord("a", "t", exitCode=7), merge=False) == "exit 7"
+    assert status_of(TaskRecord("a", "t", exitCode=9), merge=False) == "exit 9"
+    assert status_of(TaskRecord("a", "t", exitCode=7), merge=False) == "parked (question)"
 
 
 def test_the_table_has_totals_notes_and_the_resume_command() -> None:

@@ -206,3 +206,14 @@ def test_summary_and_outputs_are_redacted_and_quoted(make_summary):
         assert leaked not in markdown and leaked not in outputs
     body = markdown.split("<details><summary>Final message</summary>", 1)[1]
     assert "```text\ndone with [REDACTED]\n<img src=x" in body  # inside a fence: inert
+
+
+def test_a_parked_run_shows_its_question_and_how_to_answer(make_summary):
+    """Issue 51: the step summary and the outputs carry the question, not an "error"."""
+    error = ErrorInfo(7, "the agent asks: Which DB?", 'jlgcli answer r "…"')
+    summary = make_summary(stopCause="question", question="Which DB?", error=error)
+    text = github.markdown_summary(summary)
+    assert "### ❓ jlgcli loop: parked" in text and "**The agent asks:**" in text
+    assert "Which DB?" in text and "jlgcli answer r" in text and "**Error:**" not in text
+    assert github.output_values(summary)["question"] == "Which DB?"
+    assert github.output_values(make_summary())["question"] == ""

@@ -58,3 +58,41 @@ def test_empty_activity_is_not_written(tmp_path: Path) -> None:
     writer.emit("agent-activity", iteration=1, kind="usage", outputTokens=0)
     writer.close()
     assert [e.get("outputTokens") for e in _lines(path)] == [0]
+
+
+def test_the_run_folder_file_gets_the_same_redacted_lines_as_the_given_file(
+    tmp_path: Path,
+) -> None:
+    """Issue 51: one line composed and redacted once, written to each place."""
+    given, kept = tmp_path / "given.jsonl", tmp_path / "events.ndjson"
+    writer = EventWriter(str(given), "r", redact=lambda text: text.replace("s3cret", "***"))
+    writer.also_to(kept)
+    writer.emit("run-started", command="loop", backend="claude")
+    writer.emit("limit-wait", iteration=1, seconds=3, reason="key s3cret")
+    writer.close()
+    assert kept.read_text("utf-8") == given.read_text("utf-8")
+    assert "s3cret" not in kept.read_text("utf-8") and len(_lines(kept)) == 2
+
+
+def test_a_run_folder_file_that_cannot_be_written_is_a_warning_once(tmp_path: Path) -> None:
+    """Issue 51: the events are a view; a failing place stops neither the run nor the others."""
+    warned: list[str] = []
+    given = tmp_path / "given.jsonl"
+    writer = EventWriter(str(given), "r", warn=warned.append)
+    writer.also_to(tmp_path / "missing" / "events.ndjson")  # cannot be opened
+    broken = tmp_path / "broken.ndjson"
+    writer.also_to(broken)
+    writer._outs[-1].stream.close()  # every write to it now fails (ValueError)
+    for n in range(3):
+        writer.emit("iteration-started", iteration=n + 1, backend="claude")
+    writer.close()
+    assert len(warned) == 2, warned  # one for the folder that is not there, one for the write
+    assert "missing" in warned[0] and str(broken) in warned[1]
+    assert [e["iteration"] for e in _lines(given) if e["type"] == "iteration-started"] == [1, 2, 3]
+
+
+def test_without_any_place_nothing_is_written_and_nothing_fails(tmp_path: Path) -> None:
+    writer = EventWriter(None, "r")
+    writer.emit("run-started", command="run")
+    writer.end_iteration("stopped")
+    writer.close()

@@ -82,3 +82,18 @@ def test_directory_and_empty_prompt(tmp_path: Path) -> None:
 def test_relative_to_cwd(tmp_path: Path) -> None:
     (tmp_path / "t.md").write_text("hello", encoding="utf-8")
     assert read_prompt("t.md", cwd=tmp_path).text == "hello"
+
+
+def test_an_answer_rides_the_next_prompt_once_in_the_session_that_asked() -> None:
+    """Issue 51: the question and the answer go into the next prompt, to the session that
+    asked even in fresh mode (no task restated); a remembered reply ends it."""
+    prompter = prompting.Prompter("Do X.", "PROTO", max_iterations=5, fresh=True)
+    prompter.report = "QUESTION: Which colour?"
+    prompter.answered("Which colour?", " Blue \n")
+    text = prompter.prompt_for(2, "s1")
+    assert "Your question was:\nWhich colour?" in text and "The user's answer:\nBlue" in text
+    assert "Do X." not in text  # the session that asked knows the task
+    assert "Do X." in prompter.prompt_for(2, None)  # no session: the task is restated
+    prompter.remember("painting", None, None, None)
+    assert "Blue" not in prompter.prompt_for(3, None)
+    assert "Your question" not in prompting.answer_block("", "yes")

@@ -47,4 +47,4 @@ def test_no_session_or_a_failed_repair_is_invalid_json(tmp_path: Path) -> None:
 
 def test_the_schema_only_in_json_mode() -> None:
     assert status_schema("marker") is None
-    assert '"required":["status","summary","next"]' in (status_schema("json") or "")
+    assert '"required":["status","summary","next","question"]' in (status_schema("json") or "")

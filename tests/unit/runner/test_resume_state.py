@@ -7,20 +7,17 @@ cases are in ``tests/e2e/test_resume_trail.py``.
 from __future__ import annotations
 
 import errno
-import io
 import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.fake_backend import FakeBackend, FakeClock, caller, opener, selector
+from support.fake_backend import FakeBackend, run_loop
 
 from jlgcli.config import started
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.prompts import Prompt
-from jlgcli.runner.console import Console
-from jlgcli.runner.engine import execute
 from jlgcli.runner.options import RunOptions, build_spec
 from jlgcli.runner.resume import ResumeState, find_state, read_state, write_state
 from jlgcli.runner.resume_options import resume_hint, stricter
@@ -38,17 +35,8 @@ METRIC = {"index": 1, "durationMs": 5, "exitCode": 0, "stopReason": "exited",
 
 
 def run(tmp_path: Path, backend: FakeBackend, **fields: Any) -> tuple[RunSummary, str]:
-    base: dict[str, Any] = dict(
-        command="loop", prompt=Prompt("Do the task.", "task.md"), backend="fake", cwd=tmp_path,
-        max_iterations=5, timeout_ms=3_600_000, idle_timeout_ms=0,
-    )  # fmt: skip
-    base.update(fields)
-    backend.clock = backend.clock or FakeClock()
-    err = io.StringIO()
-    summary = execute(RunSpec(**base), Console(1, out=io.StringIO(), err=err),
-                      clock=backend.clock, caller=caller, select=selector(backend),
-                      open_fallback=opener())  # fmt: skip
-    return summary, err.getvalue()
+    summary, err = run_loop(tmp_path, backend, **fields)
+    return summary, err
 
 
 # --- the schema -----------------------------------------------------------------------

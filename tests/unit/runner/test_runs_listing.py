@@ -210,7 +210,8 @@ def test_unknown_ambiguous_and_empty(root: Path) -> None:
     assert caught.value.code == ExitCode.USAGE
     with pytest.raises(JlgError) as caught:
         load_run(root / "empty", "x")
-    assert "no runs recorded" in caught.value.message and "--artifacts" in (caught.value.hint or "")
+    assert "no runs recorded" in caught.value.message  # issue 51: every run is recorded now
+    assert "where they ran" in (caught.value.hint or "") and "--dir" in (caught.value.hint or "")
 
 
 def test_path_traversal_is_not_a_run(root: Path) -> None:
