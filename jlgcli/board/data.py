@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from jlgcli.artifacts.layout import META_FILE, RESULT_FILE
+from jlgcli.artifacts.layout import EVENTS_FILE, META_FILE, RESULT_FILE, TRANSCRIPT_FILE
 from jlgcli.batch.record import BATCHES, RECORD, list_batches
 from jlgcli.runner.listing import (
     INCOMPLETE,
@@ -137,12 +137,20 @@ class BoardData:
     def batch(self, batch_id: str) -> dict[str, Any]:
         """A batch's page: ``runs show BATCH``'s record, each task with its run's line."""
         from jlgcli.batch.listing import show
+        from jlgcli.board.live import task_run, task_states
 
         data = show(self.root, batch_id)
+        states = task_states(self.root, data["batchId"])
         for task in data["tasks"]:
+            live = states.get(task["id"])
+            if task["runId"] is None and live is not None:  # going: the record knows at its end
+                task["runId"] = task_run(self.root, data["batchId"], task["id"])
             run_id = task.get("runId")
             task["run"] = run_row(self.info(run_id)) if run_id else None
-            if task["run"] and task["run"]["status"] == RUNNING and task["exitCode"] is None:
+            task["line"] = live.get("line") if live else None
+            if task["exitCode"] is None and live is not None:
+                task["status"] = live["state"]  # running, waiting, a stop cause…
+            elif task["run"] and task["run"]["status"] == RUNNING and task["exitCode"] is None:
                 task["status"] = RUNNING
         return data
 
@@ -158,7 +166,7 @@ class BoardData:
             return tuple(file_mark(folder / name) for name in _RUN_FILES)
         if kind == "batch" and ident and ident in list_batches(self.root):
             folder = self.root / BATCHES / ident
-            marks: list[Any] = [file_mark(folder / RECORD), file_mark(folder / _EVENTS)]
+            marks: list[Any] = [file_mark(folder / RECORD), file_mark(folder / EVENTS_FILE)]
             for run_id in _task_runs(folder / RECORD):
                 marks += [file_mark(self.root / run_id / STATE_FILE)]
             return tuple(marks)
@@ -169,8 +177,7 @@ class BoardData:
         return tuple(marks)
 
 
-_EVENTS = "events.ndjson"  # artifacts.layout.EVENTS_FILE once the events land (issue 51)
-_RUN_FILES = (STATE_FILE, RESULT_FILE, _EVENTS, "transcript.ndjson", "run.lock")
+_RUN_FILES = (STATE_FILE, RESULT_FILE, EVENTS_FILE, TRANSCRIPT_FILE, "run.lock")
 
 
 def _task_runs(record: Path) -> list[str]:

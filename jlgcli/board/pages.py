@@ -186,7 +186,9 @@ def batch_page(data: dict[str, Any], form: str) -> str:
     for t in data["tasks"]:
         run = t.get("run")
         line = "-"
-        if run:
+        if t.get("line"):  # the task's live line, as the batch's terminal shows it
+            line = _e(t["line"])
+        elif run:
             line = (f"iter {_e(run['iterations'] or 0)} · {money(run['costUsd'])} · "
                     f"{duration(run['durationMs'])}")  # fmt: skip
         link = f'<a href="/run/{quote(t["runId"])}">{_e(t["runId"])}</a>' if t["runId"] else "-"
