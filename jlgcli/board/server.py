@@ -37,6 +37,7 @@ HEADERS = {
     "Cache-Control": "no-store",
 }
 MAX_FORM = 64 * 1024
+TRANSCRIPT_LINES = 2000  # a run page shows the end of a long transcript
 POLL_S = 0.4  # how often a live page's files are looked at
 PING_S = 15.0  # a comment line on an idle stream finds a closed tab
 
@@ -131,7 +132,7 @@ class Handler(BaseHTTPRequestHandler):
             except JlgError as exc:
                 raise _NotFoundError(exc.message) from None
             if parts[0] == "run":
-                lines = [red(line) for line in _transcript(data.root / parts[1], view)]
+                lines = [red(line) for line in self._transcript(view["run"]["runId"])]
                 body = pages.run_page(red(view), lines, form)
             else:
                 body = pages.batch_page(red(view), form)
@@ -156,6 +157,26 @@ class Handler(BaseHTTPRequestHandler):
             self._json(red(data.runs_page(_int(query.get("page"), 1))))
         else:
             raise _NotFoundError(f"no page {'/'.join(parts)!r} on the board")
+
+    def _transcript(self, run_id: str) -> list[str]:
+        """The run's transcript as a person reads it (``api.transcript_lines``, what ``runs
+        log`` prints): its last ``TRANSCRIPT_LINES`` lines; none when it kept none."""
+        from collections import deque
+
+        from jlgcli import api
+        from jlgcli.errors import JlgError
+
+        root = self.server.data.root
+        try:
+            lines = deque(api.transcript_lines(run_id, cwd=root, runs_dir=root),
+                          maxlen=TRANSCRIPT_LINES + 1)  # fmt: skip
+        except JlgError:
+            return []  # no transcript kept (--no-transcript, or a run from before)
+        if len(lines) > TRANSCRIPT_LINES:
+            lines.popleft()
+            note = f"(the last {TRANSCRIPT_LINES} lines; all of it: jlgcli runs log {run_id})"
+            return [note, *lines]
+        return list(lines)
 
     def _static(self, name: str) -> None:
         from importlib.resources import files
@@ -270,8 +291,3 @@ def _int(text: str | None, default: int) -> int:
         return int(text) if text is not None else default
     except ValueError:
         return default
-
-
-def _transcript(run_dir: Path, view: dict[str, Any]) -> list[str]:
-    """The run's transcript as a person reads it (issue 51's reader, once it lands)."""
-    return []

@@ -125,6 +125,8 @@ def test_a_batch_seen_live_then_a_run_with_its_iterations(
         page.click("#iterations details.gate summary")  # a gate's output, one click away
         assert "tests pass" in page.inner_text("#iterations")
         assert "✓" in page.inner_text("#iterations")
+        said = page.inner_text("#transcript")  # what the agent said, as a person reads it
+        assert "half of alpha" in said and "did alpha" in said
         _shot(page, "run")
         page.goto(f"http://127.0.0.1:{board.port}/")
         page.wait_for_selector("#runs")

@@ -94,6 +94,7 @@ def test_the_pages_show_the_runs_iterations_and_gates(jlgcli_exe: str, project: 
         page = request(port, f"/run/{run_id.group(1)}", headers=jar)
         assert page.status == 200
         assert page.body.count("gate says fine") == 2 and "✓" in page.body
+        assert "one file" in page.body and "the other" in page.body  # the transcript
         assert str(project) not in page.body  # where the user's files are is not served
         assert request(port, "/run/nope", headers=jar).status == 404
         assert request(port, "/static/../../etc/passwd", headers=jar).status == 404
