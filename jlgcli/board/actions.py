@@ -43,6 +43,19 @@ def stop(server: Board, form: dict[str, str]) -> Outcome:
     return "Stopping", f"run {run_id} was asked to stop: it writes its ending, then ends", back
 
 
+def answer(server: Board, form: dict[str, str]) -> Outcome:
+    """``jlgcli answer RUN`` for a parked run or batch task (``api.answer_in_background``)."""
+    from urllib.parse import quote
+
+    from jlgcli import api
+
+    run_id = form.get("run", "")
+    pid = api.answer_in_background(run_id, form.get("answer", ""), cwd=server.project,
+                                   runs_dir=server.data.root)  # fmt: skip
+    text = f"run {run_id} goes on with your answer (process {pid}; its output: answer.log)"
+    return "Answered", text, form.get("back") or f"/run/{quote(run_id)}"
+
+
 def retry(server: Board, form: dict[str, str]) -> Outcome:
     """``jlgcli loop --resume BATCH --retry-conflicts`` (``api.retry_conflicts``)."""
     from urllib.parse import quote
@@ -57,6 +70,7 @@ def retry(server: Board, form: dict[str, str]) -> Outcome:
 
 
 ACTIONS: dict[str, Callable[[Board, dict[str, str]], Outcome]] = {
+    "answer": answer,
     "prune": prune,
     "retry": retry,
     "stop": stop,

@@ -93,10 +93,13 @@ class BoardData:
         found = state.get("metrics")
         metrics: list[Any] = found if isinstance(found, list) else []
         task = state.get("task") if isinstance(state.get("task"), str) else None
+        asked = state.get("question") if detail.info.stop_cause == "question" else None
         error = (detail.result or {}).get("error")
         return {
             "run": run_row(detail.info),
             "task": task,
+            "question": asked if isinstance(asked, str) else None,
+            "parked": detail.info.stop_cause == "question",
             "error": error if isinstance(error, dict) else None,
             "iterations": [iteration_row(m) for m in metrics if isinstance(m, dict)],
             "transcript": detail.transcript is not None,

@@ -142,6 +142,8 @@ def run_page(data: dict[str, Any], transcript: list[str] | None, form: str) -> s
     body = f"<h1>Run {_e(r['runId'])}</h1><dl class=facts>{dl}</dl>"
     if r["status"] == "running":
         body += stop_button(r["runId"], form, f"/run/{quote(r['runId'])}")
+    if data.get("parked"):
+        body += answer_form(r["runId"], data.get("question"), form)
     body += "<h2>Iterations</h2>" + iteration_table(data["iterations"])
     body += "<h2>Transcript</h2>"
     if transcript:
@@ -186,7 +188,10 @@ def batch_page(data: dict[str, Any], form: str) -> str:
     for t in data["tasks"]:
         run = t.get("run")
         line = "-"
-        if t.get("line"):  # the task's live line, as the batch's terminal shows it
+        if t.get("question") and t.get("runId"):  # parked: what it asks, answered on its page
+            line = (f'asks: {_e(t["question"])} · <a href="/run/{quote(t["runId"])}#question">'
+                    "answer</a>")  # fmt: skip
+        elif t.get("line"):  # the task's live line, as the batch's terminal shows it
             line = _e(t["line"])
         elif run:
             line = (f"iter {_e(run['iterations'] or 0)} · {money(run['costUsd'])} · "
@@ -246,6 +251,20 @@ def diff_page(batch_id: str, shown: dict[str, Any]) -> str:
     text = f'<pre id="diff">{_e(shown["text"])}</pre>' if shown.get("text") else ""
     title = f"{_e(shown['task'])}: {_e(shown['branch'] or 'no branch')}"
     return f"<h1>{title}</h1>{back}{note}{text}"
+
+
+def answer_form(run_id: str, question: str | None, form: str) -> str:
+    """The question a parked run asked, and a form to answer it (``jlgcli answer``)."""
+    return (
+        '<section id="question"><h2>The agent asks</h2>'
+        f'<pre class="question">{_e(question or "(the question was not recorded)")}</pre>'
+        '<form method="post" action="/action/answer">'
+        f'<input type="hidden" name="csrf" value="{_e(form)}">'
+        f'<input type="hidden" name="run" value="{_e(run_id)}">'
+        f'<input type="hidden" name="back" value="/run/{_e(quote(run_id))}">'
+        '<textarea name="answer" required placeholder="your answer"></textarea>'
+        '<button type="submit">Answer and resume</button></form></section>'
+    )
 
 
 def message_page(title: str, text: str, back: str = "/") -> str:

@@ -135,3 +135,49 @@ def test_a_batch_seen_live_then_a_run_with_its_iterations(
         page.click("text=Prune merged and empty worktrees")  # a POST from the page itself
         page.wait_for_selector("text=Worktrees pruned")
         page.close()
+
+
+def test_a_parked_question_answered_in_the_browser_resumes_the_task(
+    browser: Any, jlgcli_exe: str, tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    asks = "I need a decision first.\nQUESTION: Which colour should the button be?"
+    turns = {
+        "alpha": [{"text": "did alpha\nDONE", "files": {"a.txt": "a\n"}}],
+        "beta": [{"text": asks}, {"text": "did beta in blue\nDONE", "files": {"b.txt": "b\n"}}],
+    }
+    tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts", turns)
+    env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts")}
+    argv = [jlgcli_exe, "loop", *tasks, "-j", "2", "--merge", "-b", "claude",
+            "--max-iterations", "3"]  # fmt: skip
+    first = subprocess.run(argv, cwd=repo, env=env, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert first.returncode == 7, first.stderr  # beta parked on its question
+    with serve(jlgcli_exe, repo, env={"JLGCLI_FAKE_SCRIPT": env["JLGCLI_FAKE_SCRIPT"]}) as board:
+        page = browser.new_page()
+        page.goto(board.url)
+        page.click('a[href^="/batch/"]')
+        page.wait_for_selector('tr[data-task="beta"]')
+        assert "parked" in _state(page, "beta")
+        assert "Which colour should the button be?" in page.inner_text('tr[data-task="beta"]')
+        page.click('tr[data-task="beta"] a:text("answer")')
+        page.wait_for_selector("#question textarea")
+        assert "Which colour" in page.inner_text("#question")
+        _shot(page, "question")
+        page.fill("#question textarea", "Blue, please")
+        page.click("#question button")
+        page.wait_for_selector("text=goes on with your answer")
+        page.click("text=back")
+        page.wait_for_selector("#iterations")
+        batch_link = page.get_attribute('a[href^="/batch/"]', "href")
+        page.goto(f"http://127.0.0.1:{board.port}{batch_link}")
+        page.evaluate("window.__same = 3")
+        deadline = time.monotonic() + 120  # the answered task resumes, then merges, live
+        while time.monotonic() < deadline and _state(page, "beta") != "merged":
+            page.wait_for_timeout(200)
+        assert _state(page, "beta") == "merged"
+        assert page.evaluate("window.__same") == 3
+        page.close()
+    prompts = sorted((tmp_path / "scripts" / "beta.json.prompts").glob("*.txt"))
+    assert "Blue, please" in prompts[-1].read_text("utf-8")
+    assert (repo / "b.txt").read_text("utf-8") == "b\n"
