@@ -163,3 +163,17 @@ def test_retry_and_stop_refuse_what_they_cannot_do(board: Board) -> None:
     stop = request(port, "/action/stop", method="POST",
                    body=f"csrf={token}&run={RUN}&back=//evil.example/", headers=jar)  # fmt: skip
     assert "is not running" in stop.body and "evil.example" not in stop.body  # never elsewhere
+
+
+def test_an_answer_needs_a_parked_run_and_some_text(board: Board) -> None:
+    port, jar = board.guard.port, _jar(board)
+    form = re.search(r'name="csrf" value="([0-9a-f]{64})"', request(port, "/", headers=jar).body)
+    assert form is not None
+    page = request(port, f"/run/{RUN}", headers=jar).body
+    assert 'action="/action/answer"' not in page  # it ended done: nothing to answer
+    for body, said in ((f"run={RUN}&answer=Blue", "is not parked on a question"),
+                       (f"run={RUN}&answer=+", "the answer is empty"),
+                       ("run=../x&answer=Blue", "is not parked on a question")):  # fmt: skip
+        answer = request(port, "/action/answer", method="POST",
+                         body=f"csrf={form.group(1)}&{body}", headers=jar)  # fmt: skip
+        assert answer.status == 200 and said in answer.body, body
