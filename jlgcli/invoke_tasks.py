@@ -168,13 +168,13 @@ def loop(
 @task(help=_DEV_HELP)
 def dev(c: Any, args: str = "", backend: str | None = None) -> None:
     """The plan-driven development loop (jlgcli dev run|resume …)."""
-    from jlgcli.dev import cli_entry  # jlgcli.api.dev through the dev loop's boundary
+    from jlgcli.commands import dev_program  # jlgcli.api.dev through the dev loop's boundary
 
     try:
         argv = dev_argv(backend, split_args(args))
     except JlgError as exc:
         raise _fail(exc) from None
-    code = cli_entry.run_door(argv)
+    code = dev_program.run_door(argv)
     if code:
         raise Exit(code=code)
 

@@ -10,12 +10,13 @@ Every import counts: at the top of a module, inside a function (only later), und
 ``if TYPE_CHECKING:`` (a cycle in the types is a cycle a reader follows all the same, and
 mypy follows it), ``importlib.import_module`` with a literal name (``f"jlgcli.commands.{x}"``
 counts as ``jlgcli.commands``), and a handler the command line dispatches to by name
-(``"jlgcli.batch.entry:execute_loop"``). The checker fails on
+(``"jlgcli.commands.loop_entry:execute_loop"``). The checker fails on
 
 - an import from a layer to a layer above it;
 - a cycle between parts (packages and top-level modules), inside a layer too;
 - a module that no part of the map claims (a new package must be placed in a layer);
-- an import ``APART`` forbids (the dev loop reaches agents through the core only).
+- an import ``APART`` forbids (the dev loop reaches agents through the core only);
+- an import of a module of jlgcli that does not exist (a name a move left behind).
 
 What it cannot see: a module named by a variable (the task server imports ``WARM_MODULES``,
 plain names it warms up before forking tasks) and a child process (``python -m …``).
@@ -36,6 +37,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 PACKAGE = "jlgcli"
+HERE = "tools/check_imports.py"
 HANDLER = re.compile(r"jlgcli(\.\w+)+:\w+")
 
 # Top to bottom: (layer, its parts); a part is (what it is, the names it holds). An import may
@@ -48,10 +50,9 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
             ("the GitHub Action", ("jlgcli.integrations.action", "jlgcli.integrations.argv")),
             ("the Invoke collection", ("jlgcli.invoke_tasks",)),
             # One part: cli.py builds its parser from commands/ and dispatches to them, and
-            # `help`, completion and the dev program read that parser back. The batch's door
-            # (`loop A B -j N`) and the dev program's entry are commands too, kept in their
-            # packages' folders: jlgcli.cli, jlgcli.shellcomplete, jlgcli.dev.cli_entry
-            # are import paths users, action.yml and entry points name.
+            # `help`, completion and the dev program (commands/dev_program.py) read that parser
+            # back: jlgcli.cli and jlgcli.shellcomplete stay where entry points and tests name
+            # them.
             (
                 "the command line",
                 (
@@ -60,13 +61,8 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                     "jlgcli.commands",
                     "jlgcli.shellcomplete",
                     "jlgcli.complete_words",
-                    "jlgcli.dev.cli_entry",
-                    "jlgcli.dev.cli_args",
-                    "jlgcli.batch.entry",
-                    "jlgcli.batch.command",
                 ),
             ),
-            ("python -m jlgcli.batch (the Action's publish step)", ("jlgcli.batch.__main__",)),
             ("python -m jlgcli.readme_tables", ("jlgcli.readme_tables",)),
             # `jlgcli board`'s server and pages: started by commands/board.py, below it.
             ("jlgcli board, the dashboard", ("jlgcli.board",)),
@@ -289,7 +285,7 @@ def check(root: Path) -> list[str]:
     for module, path in modules.items():
         claimed = part_of(module)
         if claimed is None:
-            problems.append(f"{module}: no layer claims it (add it to LAYERS in {__file__})")
+            problems.append(f"{module}: no layer claims it (add it to LAYERS in {HERE})")
             continue
         rank, part = claimed
         edges.setdefault(part, set())
@@ -297,10 +293,14 @@ def check(root: Path) -> list[str]:
         for target, line in imports_of(source, module, path.name == "__init__.py", known):
             if target != PACKAGE and not target.startswith(PACKAGE + "."):
                 continue
+            here = f"{path.relative_to(root.parent).as_posix()}:{line}"
+            if target not in known and (here, target) not in seen:
+                seen.add((here, target))  # a name left behind by a move (or a typo)
+                problems.append(f"{here}: {module} imports {target}, which is no module")
+                continue
             other = part_of(target)
             if other is None or other[1] == part:
                 continue
-            here = f"{path.relative_to(root.parent)}:{line}"
             why = _kept_apart(module, target)
             if why is not None and (here, target) not in seen:
                 seen.add((here, target))

@@ -41,7 +41,7 @@ def answer_task(
 ) -> tuple[int, RunSummary | None]:
     """Resume ``found``'s batch with ``text`` as its task's answer: the batch's exit code,
     and the answered task's run summary (None when its run printed none). ``finish`` shows
-    the batch's ending (the command line's: ``batch.command.finisher``); by default its
+    the batch's ending (the command line's: ``commands.batch_loop.finisher``); by default its
     table on stderr (none at verbosity 0) and its one notification."""
     from jlgcli.batch.child import read_summary
     from jlgcli.batch.record import batch_dir

@@ -1,6 +1,6 @@
 """A batch's run (issue 37): set up or resume, run the tasks N at a time, merge, record.
 
-``run_batch`` is what ``jlgcli loop A.md B.md -j N`` (``batch.command``, the door)
+``run_batch`` is what ``jlgcli loop A.md B.md -j N`` (``commands.batch_loop``, the door)
 and ``jlgcli answer`` (``batch.answer``) run: each task its own child loop in its
 own worktree and branch (``batch.child`` says why a child process), one shared
 cost budget, results merged back only with evidence (``batch.finish``). How the

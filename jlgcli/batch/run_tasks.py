@@ -3,7 +3,7 @@
 ``run_tasks`` makes each task's ``ChildRun`` (its worktree made in its own thread,
 dependency waves, its commit once done), schedules them with the shared budget and the
 live board, tags each task's events into the batch's ``--events`` file, and on a
-signal stops every task and records how each ended. ``jlgcli.batch.command`` sets the
+signal stops every task and records how each ended. ``jlgcli.commands.batch_loop`` sets the
 batch up and reports it.
 """
 

@@ -1,4 +1,7 @@
-"""One module per command: ``register(subparsers)`` (argparse only) and ``execute(args) -> int``."""
+"""The command line's commands: one module per command, ``register(subparsers)`` (argparse
+only) and ``execute(args) -> int``; beside them what those commands share (``run_actions``,
+``_run_options``…) and the dev loop's own programs ``aidevloop``/``adl`` (``dev_program``,
+over the same parser as ``jlgcli dev``: ``dev_args``)."""
 
 from __future__ import annotations
 

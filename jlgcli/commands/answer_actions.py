@@ -33,7 +33,7 @@ def execute_answer(args: argparse.Namespace) -> int:
     with commands_stopped(data_on_stdout=bool(args.json)):
         if found is not None:
             from jlgcli.batch.answer import answer_task
-            from jlgcli.batch.command import finisher
+            from jlgcli.commands.batch_loop import finisher
 
             flags = argparse.Namespace(json=bool(args.json), github=bool(args.github))
             code, _summary = answer_task(found, text, options, json_mode=bool(args.json),

@@ -1,6 +1,6 @@
 """``jlgcli dev run|resume``: the plan-driven development loop (seed 003, FR-1..FR-8).
 
-Also installed as ``aidevloop`` / ``adl`` (``jlgcli.dev.cli_entry:console_main``),
+Also installed as ``aidevloop`` / ``adl`` (``jlgcli.commands.dev_program:console_main``),
 from the same argparse definition.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from jlgcli.dev.cli_args import DESCRIPTION, add_dev_commands, examples
+from jlgcli.commands.dev_args import DESCRIPTION, add_dev_commands, examples
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -30,6 +30,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     """Run ``jlgcli dev run|resume``; returns 0 or raises ``JlgError`` (exit 1/2/3)."""
-    from jlgcli.dev.cli_entry import run_from_args
+    from jlgcli.commands.dev_program import run_from_args
 
     return run_from_args(args)

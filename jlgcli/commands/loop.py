@@ -68,4 +68,4 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "with the gates",
     )
     parser.add_argument("--task-options", metavar="FILE", help=argparse.SUPPRESS)  # a batch's
-    parser.set_defaults(handler="jlgcli.batch.entry:execute_loop")
+    parser.set_defaults(handler="jlgcli.commands.loop_entry:execute_loop")

@@ -1,9 +1,9 @@
 """The plan-driven development loop (seed 003, AiDevLoop): ``jlgcli dev``, ``aidevloop``, ``adl``.
 
-Kept import-light (``--help`` imports ``cli_args`` through this package).
+The programs and their parser are doors: ``jlgcli.commands.dev_program``
+(``aidevloop``, ``adl``) and ``jlgcli.commands.dev_args``; this package is the mode.
 Surface: ``orchestrator.execute_dev(DevOptions) -> DevResult`` (the whole
-loop), ``cli_entry.main`` (the standalone programs), ``cli_args`` (the
-argparse tree), ``agent.AgentCaller`` (how an agent is called), and the pure
+loop), ``agent.AgentCaller`` (how an agent is called), and the pure
 parts: ``plan.parse_plan``, ``plan_edit.select_task``/``set_status``,
 ``review.parse_review``, ``state.infer_resume``, ``config.load_config``.
 """

@@ -125,7 +125,7 @@ def main(
 def _dev(env: Mapping[str, str], run_dev: Callable[[Sequence[str]], int] | None) -> int:
     argv = dev_argv(_input(env, "backend"), split_args(_input(env, "args")))
     if run_dev is None:  # jlgcli.api.dev, through the dev loop's own boundary (0/1/2/3)
-        from jlgcli.dev.cli_entry import run_door
+        from jlgcli.commands.dev_program import run_door
 
         run_dev = run_door
     sys.stdout.write(f"jlgcli {' '.join(argv)}\n")

@@ -120,7 +120,12 @@ def test_json_completion_gives_the_status_schema_natively(
     if backend == "codex":  # the fake read the file; jlgcli removed it when the run ended
         assert "jlgcli-schema-" in value and not Path(value).exists()
         return
-    assert json.loads(value)["properties"]["status"]["enum"] == ["continue", "done", "error"]
+    assert json.loads(value)["properties"]["status"]["enum"] == [
+        "continue",
+        "done",
+        "error",
+        "question",
+    ]
 
 
 def test_a_missing_status_object_is_asked_for_once_in_the_same_session(

@@ -70,7 +70,7 @@ def test_json_completion_and_a_bracketed_model_reach_npm_s_claude_cmd(
     argv = json.loads((tmp_path / "agent-script.json.prompts" / "000.argv.json").read_text())
     assert argv[argv.index("--model") + 1] == "sonnet[1m]"
     schema = json.loads(argv[argv.index("--json-schema") + 1])
-    assert schema["properties"]["status"]["enum"] == ["continue", "done", "error"]
+    assert schema["properties"]["status"]["enum"] == ["continue", "done", "error", "question"]
     for command in (("doctor",), ("backends",), ("run", "task.md", "-b", "claude")):
         jlg(*command, cwd=repo, env=env)
     assert sorted(p.name for p in repo.glob("ran-*")) == []

@@ -1,6 +1,6 @@
 """Helpers for the end-to-end tests of ``jlgcli dev`` / ``aidevloop`` (tests/e2e/test_dev_*.py).
 
-The loop runs as a real process (``python -m jlgcli.dev.cli_entry``, the
+The loop runs as a real process (``python -m jlgcli.commands.dev_program``, the
 module behind the ``aidevloop``/``adl`` console scripts) in a temporary git
 repository copied from ``examples/devloop``. The agent is the scripted fake
 ``claude`` (or ``copilot``) from ``tests/fakes`` (first on PATH, see
@@ -40,7 +40,7 @@ BLOCKING_REVIEW = (
 
 def dev_argv(*args: str) -> list[str]:
     """The ``aidevloop`` command line (the console script runs the same ``main``)."""
-    return [sys.executable, "-m", "jlgcli.dev.cli_entry", *args]
+    return [sys.executable, "-m", "jlgcli.commands.dev_program", *args]
 
 
 def implement(code: str = GREET, notes: str | None = NOTES, **extra: Any) -> dict[str, Any]:

@@ -58,36 +58,67 @@ def test_every_module_of_jlgcli_has_a_layer() -> None:
     assert unclaimed == []
 
 
-def test_an_import_inside_a_function_from_a_lower_layer_up_fails(tmp_path: Path) -> None:
-    root = _tree(
-        tmp_path,
-        {
-            "errors.py": "def f():\n    from jlgcli.runner import engine\n",
-            "runner/__init__.py": "",
-            "runner/engine.py": "",
-        },
-    )
-    (problem,) = checker.check(root)
-    assert "jlgcli/errors.py:2" in problem
-    assert "(artifacts and base) imports jlgcli.runner.engine (modes), a layer above it" in problem
+INSIDE_A_FUNCTION = {
+    "errors.py": "def f():\n    from jlgcli.runner import engine\n",
+    "runner/__init__.py": "",
+    "runner/engine.py": "",
+}
+# issue 45: dev/agent.py looked backends up itself; modes call agents through the core
+DEV_TO_AN_ADAPTER = {
+    "dev/__init__.py": "",
+    "dev/agent.py": "def check():\n    from jlgcli.backends.registry import get_backend\n",
+    "backends/__init__.py": "",
+    "backends/registry.py": "",
+}
+UNDER_TYPE_CHECKING = {
+    "process/__init__.py": "",
+    "process/model.py": "",
+    "artifacts/__init__.py": "",
+    "artifacts/transcript.py": (
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from jlgcli.process.model import Event\n"
+    ),
+}
 
 
-def test_a_type_checking_import_counts_too(tmp_path: Path) -> None:
-    root = _tree(
-        tmp_path,
-        {
-            "process/__init__.py": "",
-            "process/model.py": "",
-            "artifacts/__init__.py": "",
-            "artifacts/transcript.py": """
-                TYPE_CHECKING = False
-                if TYPE_CHECKING:
-                    from jlgcli.process.model import OutputEvent
-            """,
-        },
-    )
-    (problem,) = checker.check(root)
-    assert "imports jlgcli.process.model (backends and process), a layer above it" in problem
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            INSIDE_A_FUNCTION,
+            "jlgcli/errors.py:2: jlgcli.errors (artifacts and base) imports "
+            "jlgcli.runner.engine (modes), a layer above it",
+        ),
+        (
+            DEV_TO_AN_ADAPTER,
+            "jlgcli/dev/agent.py:2: jlgcli.dev.agent imports jlgcli.backends.registry: the dev "
+            "loop reaches an agent through the core (jlgcli.runner.entry), not an adapter",
+        ),
+        (
+            {"cli.py": "def f():\n    from jlgcli.batch.command import finisher\n"},
+            "jlgcli/cli.py:2: jlgcli.cli imports jlgcli.batch.command, which is no module",
+        ),
+        (
+            {"brand_new/__init__.py": ""},
+            "jlgcli.brand_new: no layer claims it (add it to LAYERS in tools/check_imports.py)",
+        ),
+        (
+            UNDER_TYPE_CHECKING,
+            "jlgcli/artifacts/transcript.py:3: jlgcli.artifacts.transcript (artifacts and base) "
+            "imports jlgcli.process.model (backends and process), a layer above it",
+        ),
+    ],
+    ids=[
+        "inside-a-function",
+        "dev-to-an-adapter",
+        "moved-away",
+        "unclaimed",
+        "under-type-checking",
+    ],
+)
+def test_each_problem_is_named_where_it_is(
+    tmp_path: Path, files: dict[str, str], expected: str
+) -> None:
+    assert checker.check(_tree(tmp_path, files)) == [expected]
 
 
 def test_a_cycle_between_packages_of_one_layer_fails(tmp_path: Path) -> None:
@@ -114,25 +145,19 @@ def test_imports_by_name_and_dispatched_handlers_count(tmp_path: Path) -> None:
             "runner/a.py": (
                 "import importlib\n"
                 'importlib.import_module(f"jlgcli.dev.{name}")\n'
-                'HANDLER = "jlgcli.batch.entry:execute_loop"\n'
+                'HANDLER = "jlgcli.commands.loop:execute"\n'
             ),
             "dev/__init__.py": "",
             "dev/b.py": "from jlgcli.runner import a\n",
-            "batch/__init__.py": "",
-            "batch/entry.py": "",
+            "commands/__init__.py": "",
+            "commands/loop.py": "",
         },
     )
     upward, cycle = checker.check(root)
     assert upward.startswith("jlgcli/runner/a.py:3: jlgcli.runner.a (modes) imports")
-    assert upward.endswith("jlgcli.batch.entry (doors), a layer above it")
+    assert upward.endswith("jlgcli.commands.loop (doors), a layer above it")
     assert cycle.startswith("cycle between run and loop: the core, the dev loop")
     assert "jlgcli/runner/a.py:2 imports jlgcli.dev\n" in cycle + "\n"
-
-
-def test_a_module_no_layer_claims_fails(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {"brand_new/__init__.py": ""})
-    (problem,) = checker.check(root)
-    assert problem.startswith("jlgcli.brand_new: no layer claims it")
 
 
 def test_imports_inside_one_part_are_its_own(tmp_path: Path) -> None:
@@ -146,19 +171,3 @@ def test_imports_inside_one_part_are_its_own(tmp_path: Path) -> None:
         },
     )
     assert checker.check(root) == []
-
-
-def test_the_dev_loop_reaches_agents_through_the_core_only(tmp_path: Path) -> None:
-    # issue 45: dev/agent.py looked backends up itself; modes call agents through the core
-    root = _tree(
-        tmp_path,
-        {
-            "dev/__init__.py": "",
-            "dev/agent.py": "def check():\n    from jlgcli.backends.registry import get_backend\n",
-            "backends/__init__.py": "",
-            "backends/registry.py": "",
-        },
-    )
-    (problem,) = checker.check(root)
-    assert problem.startswith("jlgcli/dev/agent.py:2: jlgcli.dev.agent imports")
-    assert problem.endswith("through the core (jlgcli.runner.entry), not an adapter")

@@ -102,7 +102,7 @@ def test_the_console_script_and_python_m_use_the_console_entry() -> None:
 def test_aidevloop_starts_paused_and_collects_once_its_arguments_are_parsed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from jlgcli.dev import cli_entry
+    from jlgcli.commands import dev_program as cli_entry
 
     seen: list[bool] = []
 
@@ -123,4 +123,4 @@ def test_aidevloop_and_adl_use_the_console_entry() -> None:
 
     for name in ("aidevloop", "adl"):
         (script,) = entry_points(group="console_scripts", name=name)
-        assert script.value == "jlgcli.dev.cli_entry:console_main"
+        assert script.value == "jlgcli.commands.dev_program:console_main"

@@ -141,7 +141,7 @@ def test_a_stop_signal_stops_every_task_and_keeps_the_record(
 def test_the_publish_step_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from jlgcli.batch.__main__ import main as publish_main
+    from jlgcli.integrations.publish import main as publish_main
 
     folder = make_repo(tmp_path / "repo")
     monkeypatch.chdir(folder)
@@ -162,7 +162,7 @@ def test_the_publish_step_runs_inside_the_one_error_boundary(
 ) -> None:
     # issue 45: a fourth boundary caught errors itself; a bug was a bare traceback
     from jlgcli.batch import matrix
-    from jlgcli.batch.__main__ import main as publish_main
+    from jlgcli.integrations.publish import main as publish_main
 
     def broken(*_: object) -> dict[str, str]:
         raise RuntimeError("a bug")

@@ -17,8 +17,8 @@ from support.devproject import (
 )
 
 from jlgcli.commands import dev as dev_command
-from jlgcli.dev import cli_entry
-from jlgcli.dev.cli_entry import build_parser, main, program_name
+from jlgcli.commands import dev_program as cli_entry
+from jlgcli.commands.dev_program import build_parser, main, program_name
 from jlgcli.errors import JlgError
 
 

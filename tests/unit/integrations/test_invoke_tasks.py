@@ -26,7 +26,7 @@ def cli(monkeypatch):
             return self.code
 
     recorder = Recorder()
-    monkeypatch.setattr("jlgcli.dev.cli_entry.run_door", recorder)
+    monkeypatch.setattr("jlgcli.commands.dev_program.run_door", recorder)
     return recorder
 
 

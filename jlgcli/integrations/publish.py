@@ -1,4 +1,4 @@
-"""``python -m jlgcli.batch``: the Action's publish step (after a matrix task's loop).
+"""``python -m jlgcli.integrations.publish``: the Action's publish step (after a matrix task).
 
 It runs inside the one error boundary every console script has (``jlgcli.boundary``):
 ``error:``/``hint:`` and the code for a known failure, 128 + N on a signal, a crash

@@ -1,6 +1,6 @@
 """The ``loop`` command's handler: the ordinary loop, or a batch of tasks (issue 37).
 
-Kept apart from ``batch.command`` so that a single ``jlgcli loop task.md``
+Kept apart from ``commands.batch_loop`` so that a single ``jlgcli loop task.md``
 imports none of the batch machinery (~14 ms of every loop's start).
 """
 
@@ -20,7 +20,7 @@ def execute_loop(args: argparse.Namespace) -> int:
     tasks: list[str] = list(args.prompt or [])
     batch_flags = args.jobs is not None or args.merge or getattr(args, "retry_conflicts", False)
     if len(tasks) > 1 or batch_flags or args.resume is not None:
-        from jlgcli.batch.command import execute_loop as batch_or_single
+        from jlgcli.commands.batch_loop import execute_loop as batch_or_single
         from jlgcli.commands.run_actions import commands_stopped
 
         data_on_stdout = bool(args.json) or getattr(args, "events", None) == "-"

@@ -1,6 +1,6 @@
 """The standalone ``aidevloop`` / ``adl`` entry point (FR-1), and the bridge used by ``jlgcli dev``.
 
-Same parser as ``jlgcli dev`` (``cli_args``) and the one error boundary
+Same parser as ``jlgcli dev`` (``dev_args``) and the one error boundary
 (``jlgcli.boundary``) with this program's exit-code map: ``error: …`` and
 ``hint: …`` on stderr (one JSON object on stdout with ``--json``), exit codes
 0/1/2/3 (FR-8.3): an interruption is 1 (aborted), a bug 3.
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from jlgcli._version import __version__
-from jlgcli.dev.cli_args import DESCRIPTION, add_dev_commands, examples
+from jlgcli.commands.dev_args import DESCRIPTION, add_dev_commands, examples
 from jlgcli.errors import DevExitCode
 
 TYPE_CHECKING = False
