@@ -44,12 +44,15 @@ __all__ = [
     "RunOptions",
     "agent_call",
     "answer",
+    "answer_in_background",
     "dev",
     "execute",
     "find_run_or_batch",
     "follow_events",
     "loop",
+    "retry_conflicts",
     "run",
+    "stop",
     "transcript_lines",
     "watch",
 ]
@@ -73,6 +76,35 @@ def agent_call(prompt_text: str, *, cwd: str | Path, **options: Any) -> RunSumma
     """
     values = {"prompt_text": prompt_text, "cwd": str(cwd), **options}
     return execute("run", _options(None, values))
+
+
+def stop(run_id: str, *, runs_dir: str | Path) -> int:
+    """Ask the running loop ``run_id`` (recorded under ``runs_dir``) to stop, as a
+    termination signal does: it writes its ending and can be resumed. Returns the pid
+    signalled; a run not running, or not started by this user, is ``JlgError`` 64."""
+    from jlgcli.runner.stop import stop_run
+
+    return stop_run(Path(runs_dir), run_id)
+
+
+def retry_conflicts(batch_id: str, *, cwd: str | Path, runs_dir: str | Path) -> int:
+    """Run batch ``batch_id``'s tasks whose merge stopped on a conflict again, on the merged
+    result: ``jlgcli loop --resume BATCH_ID --retry-conflicts`` in ``cwd``, started in a
+    process of its own (output in the batch's ``retry.log``); returns its pid. A batch
+    with no such task is ``JlgError`` 64 before anything starts."""
+    from jlgcli.batch.record import batch_dir, load
+    from jlgcli.batch.retry import conflicting
+    from jlgcli.errors import ExitCode, JlgError
+    from jlgcli.process.detached import start_self
+
+    root = Path(runs_dir)
+    record = load(root, batch_id)
+    if not conflicting(record):
+        raise JlgError(ExitCode.USAGE, f"no task of {record.batchId} stopped on a conflict",
+                       hint=f"see its tasks: jlgcli runs show {record.batchId}")  # fmt: skip
+    argv = ["loop", "--resume", record.batchId, "--retry-conflicts", "-q",
+            "--artifacts-dir", str(root.resolve())]  # fmt: skip
+    return start_self(argv, cwd=Path(cwd), log=batch_dir(root, record.batchId) / "retry.log")
 
 
 def answer(run: str, text: str, *, cwd: str | Path = ".", **options: Any) -> RunSummary:
@@ -104,6 +136,28 @@ def answer(run: str, text: str, *, cwd: str | Path = ".", **options: Any) -> Run
         raise JlgError(code, f"task {found.task} of {found.batch_id} printed no summary",
                        hint=f"see its log: jlgcli loop --resume {found.batch_id}")  # fmt: skip
     return summary
+
+
+def answer_in_background(run_id: str, text: str, *, cwd: str | Path, runs_dir: str | Path) -> int:
+    """``answer`` for a door that must not wait for the run (the board): the run recorded
+    under ``runs_dir`` is checked to be parked on a question, then ``jlgcli answer RUN
+    --answer-file -`` starts in ``cwd`` as a process of its own, the answer on its stdin
+    (never on a command line), its output in the run's ``answer.log``; returns its pid.
+    An empty answer, or a run not parked, is ``JlgError`` 64 before anything starts."""
+    from jlgcli.artifacts.ids import is_safe_run_id
+    from jlgcli.errors import ExitCode, JlgError, usage_error
+    from jlgcli.process.detached import start_self
+    from jlgcli.runner.listing import read_run
+
+    if not text.strip():
+        raise usage_error("the answer is empty", hint="write what the agent should know")
+    root = Path(runs_dir)
+    if not is_safe_run_id(run_id) or read_run(root / run_id).stop_cause != "question":
+        hint = "only a run that asked a question can be answered (see jlgcli runs)"
+        raise JlgError(ExitCode.USAGE, f"run {run_id} is not parked on a question", hint=hint)
+    argv = ["answer", run_id, "--answer-file", "-", "--cwd", str(Path(cwd).resolve()), "-q"]
+    return start_self(argv, cwd=Path(cwd), log=root / run_id / "answer.log",
+                      stdin=text.encode("utf-8"))  # fmt: skip
 
 
 def dev(command: str = "run", **options: Any) -> DevResult | InitReport:

@@ -34,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "runs",
     "watch",
     "worktrees",
+    "board",
     "ledger",
     "hook",
     "dev",
@@ -80,6 +81,7 @@ commands:
     runs         list recent runs; show one, or what its agent said (runs log)
     watch        follow a running loop or batch from any terminal (Ctrl-C detaches)
     worktrees    list the worktrees and branches batches made, and prune them
+    board        a live dashboard of this project's runs and batches in the browser
     ledger       show the rebound ledger (audit trail of rebound runs)
     hook         pre-commit hook: one agent call over the staged change
     dev          plan-driven development loop (implement, validate, review, commit)

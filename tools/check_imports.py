@@ -64,6 +64,8 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                 ),
             ),
             ("python -m jlgcli.readme_tables", ("jlgcli.readme_tables",)),
+            # `jlgcli board`'s server and pages: started by commands/board.py, below it.
+            ("jlgcli board, the dashboard", ("jlgcli.board",)),
             # What the doors share to speak GitHub and pre-commit: below every door.
             ("GitHub and pre-commit glue", ("jlgcli.integrations",)),
         ),

@@ -41,7 +41,8 @@ def record_start(root: Path, run_id: str, started_at: datetime) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(
         {"id": run_id, "root": str(root.resolve()),
-         "at": started_at.astimezone(timezone.utc).isoformat(timespec="microseconds")},
+         "at": started_at.astimezone(timezone.utc).isoformat(timespec="microseconds"),
+         "pid": os.getpid()},  # what `jlgcli board` stops (issue 52)
         ensure_ascii=True,
     )  # fmt: skip
     try:
@@ -72,6 +73,22 @@ def started_here(root: Path) -> list[str]:
         if entry is not None and os.path.normcase(entry["root"]) == wanted:
             found.append((entry["at"], number, entry["id"]))
     return [run_id for _, _, run_id in sorted(found, reverse=True)]
+
+
+def started_pid(root: Path, run_id: str) -> int | None:
+    """The process that started (or last resumed) run ``run_id`` under ``root``, from the
+    user's own record (never from the run folder, which a repository can bring)."""
+    try:
+        text = _record_path().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    wanted = os.path.normcase(str(root.resolve()))
+    for line in reversed(text.splitlines()):
+        entry = _entry(line)
+        if entry and entry["id"] == run_id and os.path.normcase(entry["root"]) == wanted:
+            pid: Any = json.loads(line).get("pid")
+            return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
+    return None
 
 
 def _entry(line: str) -> dict[str, str] | None:

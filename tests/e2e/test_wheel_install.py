@@ -87,7 +87,8 @@ def test_the_wheel_ships_the_demo_recording(wheel_file: Path) -> None:
     names = set(zipfile.ZipFile(wheel_file).namelist())
     for name in ("jlgcli/demo/task.md", "jlgcli/demo/recording/meta.json",
                  "jlgcli/demo/recording/iterations/003/final.md",
-                 "jlgcli/integrations/hook_prompt.md", "jlgcli/py.typed"):  # fmt: skip
+                 "jlgcli/integrations/hook_prompt.md", "jlgcli/py.typed",
+                 "jlgcli/board/static/board.js", "jlgcli/board/static/board.css"):  # fmt: skip
         assert name in names
     assert not any(name.startswith(("tests/", "examples/")) for name in names)
 

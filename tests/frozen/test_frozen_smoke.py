@@ -247,3 +247,17 @@ def test_the_first_minute_of_a_released_exe(frozen_exe: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "first minute: ok" in result.stderr
     assert "standalone executable" in result.stdout
+
+
+def test_the_board_serves_its_own_page_and_script_from_the_exe(
+    frozen_exe: Path, tmp_path: Path
+) -> None:
+    """The board's assets are package data: the exe carries them (PyInstaller's datas)."""
+    from support.board import cookie_for, request, serve
+
+    with serve(str(frozen_exe), tmp_path) as board:
+        jar = {"Cookie": cookie_for(board.port, board.token)}
+        assert request(board.port, "/", headers=jar).status == 200
+        script = request(board.port, "/static/board.js", headers=jar)
+        assert script.status == 200 and "EventSource" in script.body
+    assert board.process.returncode == 0

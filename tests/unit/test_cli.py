@@ -165,6 +165,32 @@ def test_a_command_builds_only_its_own_parser() -> None:
     assert "difflib" not in modules  # only a miss pays for "did you mean"
 
 
+@pytest.mark.parametrize("argv", [["--version"], ["run", "--help"], ["loop", "--help"]])
+def test_no_other_command_imports_the_board_or_an_http_server(argv: list[str]) -> None:
+    """Issue 52: the dashboard stays off every other command's start-up."""
+    modules = _modules_after(repr(argv))
+    assert not {m for m in modules if m.startswith("jlgcli.board")}
+    assert not {"jlgcli.commands.board", "http.server", "http.client", "socketserver"} & modules
+
+
+def test_only_the_board_command_imports_the_board_package() -> None:
+    """Issue 52: no module of jlgcli but ``commands/board.py`` reaches ``jlgcli.board``."""
+    import ast
+
+    package = Path(cli.__file__).parent
+    reached = []
+    for path in sorted(package.rglob("*.py")):
+        own = path.relative_to(package)
+        if own.parts[0] == "board" or own == Path("commands", "board.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            reached += [f"{path}: {n}" for n in names if n.startswith("jlgcli.board")]
+    assert reached == []
+
+
 def test_config_get_without_config_files_imports_no_shutil_json_or_typing() -> None:
     """argparse's default help width imports shutil; JSON is parsed only when a file exists."""
     modules = _modules_after("['config', 'get', 'backend']")
