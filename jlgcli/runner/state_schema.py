@@ -70,7 +70,7 @@ _FIELDS: dict[str, tuple[Check, str]] = {
     "started_at": (_optional(_text), "a time (text) or null"),
     "question": (_optional(_text), "text or null"),
 }
-REQUIRED = ("version", "run_id", "task", "backend", "options")
+REQUIRED = ("version", "run_id", "task", "prompt_source", "backend", "completion_mode", "options")
 
 # The iteration records inside ``metrics`` (RunSummary's IterationMetrics).
 _METRIC_FIELDS: dict[str, tuple[Check, str]] = {

@@ -18,6 +18,7 @@ from support.fake_backend import FakeBackend, run_loop
 from jlgcli.config import started
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.prompts import Prompt
+from jlgcli.records import MISSING, fields
 from jlgcli.runner.options import RunOptions, build_spec
 from jlgcli.runner.resume import ResumeState, find_state, read_state, write_state
 from jlgcli.runner.resume_options import resume_hint, stricter
@@ -66,6 +67,22 @@ def test_every_field_is_checked(change: dict[str, Any], words: str) -> None:
         validate_state(Path("s.json"), data)
     assert caught.value.code == ExitCode.INVALID_JSON
     assert caught.value.message.startswith("s.json: ") and words in caught.value.message
+
+
+NO_DEFAULT = [f.name for f in fields(ResumeState)
+              if f.default is MISSING and f.default_factory is MISSING]  # fmt: skip
+
+
+@pytest.mark.parametrize("key", NO_DEFAULT)
+def test_a_state_without_a_field_that_has_no_default_is_65_not_a_crash(key: str) -> None:
+    """Read back from disk, state.json is input: every field ResumeState cannot do without
+    is required by the schema (a missing completion_mode or prompt_source was a TypeError,
+    exit 70); the list is held to the record's own fields."""
+    data = {k: v for k, v in STATE.items() if k != key}
+    with pytest.raises(JlgError) as caught:
+        ResumeState.from_json(validate_state(Path("s.json"), data))
+    assert caught.value.code == ExitCode.INVALID_JSON
+    assert f"'{key}' is missing" in caught.value.message
 
 
 def test_a_valid_state_keeps_known_fields_only() -> None:
