@@ -9,12 +9,11 @@ line of each stream is held back until its newline or ``close()``).
 
 Speed matters (100 MB of output must not slow a run down, issue 18): the sink
 writes the bytes the event carries (``event.data``; text events are encoded
-once), checked and escaped by the standard library's C escaper (``json_string_utf8``;
-issue 43), else with a few ``bytes.replace`` calls, which only run when the
-character is present (memchr); ``json.dumps`` per chunk is 3x slower. Bytes
-that are not UTF-8 (a cut character, a binary tool's output) are written as
-``{"…","b64":"…"}`` instead of ``"text"``, so every line stays valid JSON and
-nothing is lost.
+once), checked (``json_string_utf8``) and escaped with a few ``bytes.replace``
+calls, which only run when the character is present (memchr); ``json.dumps``
+per chunk is 3x slower. Bytes that are not UTF-8 (a cut character, a binary
+tool's output) are written as ``{"…","b64":"…"}`` instead of ``"text"``, so every
+line stays valid JSON and nothing is lost.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from json.encoder import encode_basestring
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -282,22 +280,14 @@ def _incomplete_tail(data: bytes) -> int:
 
 def json_string_utf8(data: bytes) -> bytes | None:
     """``data`` as a JSON string with its quotes (non-ASCII kept as is), or None when
-    ``data`` is not strict UTF-8: the bytes ``json_escape_utf8`` gives, in fewer passes.
+    ``data`` is not strict UTF-8.
 
-    The standard library's C escaper (``json.encoder.encode_basestring``) after a strict
-    UTF-8 decode takes 0.8x the CPU time of the probe and ``bytes.replace`` passes here on
-    agent output, whose quotes and newlines are dense (issue 43). pydantic-core's
-    ``to_json`` was a little faster still, but importing it costs ~30 ms, now paid by
-    every run since each keeps its transcript (issue 51). The escaper writes backspace
-    and form feed as ``\\b`` and ``\\f``, where this module writes ``\\u0008`` and
-    ``\\u000c``: text holding either takes the passes here, so the bytes written never
-    depend on which path ran.
+    Tried for issue 43 and measured on agent-like text (``benchmarks/transcript.py``): one
+    pass by pydantic-core's ``to_json`` costs a ~33 ms import, paid by every run since each
+    keeps its transcript (issue 51); the standard library's C escaper after a decode took
+    2.5x the CPU of the probes and ``bytes.replace`` passes here, which skip at ``memchr``
+    speed what plain text lacks. So the passes stay.
     """
-    if b"\x08" not in data and b"\x0c" not in data:
-        try:
-            return encode_basestring(data.decode("utf-8")).encode("utf-8")
-        except UnicodeError:  # not strict UTF-8 (a lone surrogate among them): asked below
-            pass
     return b'"%s"' % json_escape_utf8(data) if is_utf8(data) else None
 
 
