@@ -211,7 +211,7 @@ def _still_running(run_id: str) -> JlgError:
 
 def read_state(path: Path) -> ResumeState:
     """The state in ``path``, checked field by field (65 naming the file and the field)."""
-    from jlgcli.runner.state_schema import damaged, validate_state
+    from jlgcli.runner.state_schema import RESUME_REQUIRED, damaged, validate_state
 
     try:
         if path.stat().st_size > _MAX_STATE_BYTES:
@@ -226,4 +226,4 @@ def read_state(path: Path) -> ResumeState:
         raise damaged(path, f"not UTF-8 (byte {exc.start})") from None
     except (ValueError, RecursionError) as exc:
         raise damaged(path, f"not JSON ({exc})") from None
-    return ResumeState.from_json(validate_state(path, data))
+    return ResumeState.from_json(validate_state(path, data, required=RESUME_REQUIRED))

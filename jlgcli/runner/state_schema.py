@@ -70,7 +70,9 @@ _FIELDS: dict[str, tuple[Check, str]] = {
     "started_at": (_optional(_text), "a time (text) or null"),
     "question": (_optional(_text), "text or null"),
 }
-REQUIRED = ("version", "run_id", "task", "prompt_source", "backend", "completion_mode", "options")
+REQUIRED = ("version", "run_id", "task", "backend", "options")  # what `jlgcli runs` needs
+# What a resume cannot do without (ResumeState's fields without a default; a test holds it).
+RESUME_REQUIRED = (*REQUIRED, "prompt_source", "completion_mode")
 
 # The iteration records inside ``metrics`` (RunSummary's IterationMetrics).
 _METRIC_FIELDS: dict[str, tuple[Check, str]] = {
@@ -124,14 +126,16 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:59] + "…"
 
 
-def validate_state(path: Path, data: Any) -> dict[str, Any]:
+def validate_state(
+    path: Path, data: Any, *, required: tuple[str, ...] = REQUIRED
+) -> dict[str, Any]:
     """``data`` (parsed ``state.json``) checked field by field; raises 65 naming ``path``.
 
     Returns the known fields only (unknown keys are ignored, as for any record).
     """
     if not isinstance(data, dict):
         raise damaged(path, f"the top level must be an object, not {_shown(data)}")
-    for key in REQUIRED:
+    for key in required:
         if key not in data:
             raise damaged(path, f"field '{key}' is missing")
     known: dict[str, Any] = {}

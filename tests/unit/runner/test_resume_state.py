@@ -74,13 +74,16 @@ NO_DEFAULT = [f.name for f in fields(ResumeState)
 
 
 @pytest.mark.parametrize("key", NO_DEFAULT)
-def test_a_state_without_a_field_that_has_no_default_is_65_not_a_crash(key: str) -> None:
-    """Read back from disk, state.json is input: every field ResumeState cannot do without
-    is required by the schema (a missing completion_mode or prompt_source was a TypeError,
-    exit 70); the list is held to the record's own fields."""
-    data = {k: v for k, v in STATE.items() if k != key}
+def test_a_state_without_a_field_that_has_no_default_is_65_not_a_crash(
+    tmp_path: Path, key: str
+) -> None:
+    """Read back from disk, state.json is input: a resume requires every field ResumeState
+    cannot do without (a missing completion_mode or prompt_source was a TypeError, exit
+    70); the list is held to the record's own fields. ``jlgcli runs`` needs fewer."""
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps({k: v for k, v in STATE.items() if k != key}), "utf-8")
     with pytest.raises(JlgError) as caught:
-        ResumeState.from_json(validate_state(Path("s.json"), data))
+        read_state(path)
     assert caught.value.code == ExitCode.INVALID_JSON
     assert f"'{key}' is missing" in caught.value.message
 
