@@ -59,6 +59,12 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 PARENT_DEATH_SIGNAL = signal.SIGUSR2
 IGNORED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+# What Python itself ignores at start (SIGPIPE, and SIGXFSZ where it exists): an ignored signal
+# stays ignored across exec, so the agent and every shell it runs would get EPIPE instead of
+# dying quietly at `yes | head -1`; subprocess restores them too (restore_signals=True).
+PYTHON_IGNORED = tuple(
+    getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name)
+)
 USAGE = "usage: supervisor.py PARENT (STATUS_FD -- ARGV... | --serve CONTROL_FD)"
 STARTED = b"+"  # on the status pipe, around the supervisor's pid, once the child is forked
 REQUEST_FDS = 5  # stdin, stdout, stderr, working directory, status pipe
@@ -275,7 +281,7 @@ def start_child(
     if pid:
         return pid
     try:  # the child: default signals, SIGKILL when the supervisor dies
-        for number in IGNORED:
+        for number in (*IGNORED, *PYTHON_IGNORED):
             signal.signal(number, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         libc_prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)

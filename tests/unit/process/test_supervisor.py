@@ -128,6 +128,19 @@ def test_the_child_runs_with_default_signals_and_its_code_or_signal_is_passed_on
     assert not psutil.pid_exists(child) or psutil.Process(child).status() == "zombie"
 
 
+def test_the_child_does_not_inherit_what_python_ignores() -> None:
+    """Python ignores SIGPIPE (and SIGXFSZ) in the supervisor; an ignored signal survives
+    exec, so the agent and its shells got EPIPE where `yes | head -1` should end quietly."""
+    launch = Launch(["sh", "-c", "grep SigIgn /proc/$$/status"], supervise=True)
+    proc = subprocess.Popen(launch.command, pass_fds=launch.pass_fds, stdout=subprocess.PIPE)
+    launch.started()
+    out, _ = proc.communicate(timeout=30)
+    ignored = int(out.split()[-1], 16)
+    assert proc.returncode == 0
+    assert not ignored & (1 << (signal.SIGPIPE - 1))
+    assert not ignored & (1 << (signal.SIGXFSZ - 1))
+
+
 DAEMON = (
     "import os, sys, time\n"
     "if os.fork() == 0:\n"
