@@ -315,19 +315,17 @@ def _run_ids(walk: _Walk, current: str, cwd: Path) -> Reply:
 
 
 def runs_root(flag: str | None, cwd: Path) -> Path:
-    """Where runs are recorded: the flag's folder, else the ``artifactsDir`` setting, at the
-    project root (the same place ``jlgcli runs`` and ``loop --resume`` read)."""
-    from jlgcli.artifacts.layout import DEFAULT_ROOT
-    from jlgcli.artifacts.project import under_project
+    """Where runs are recorded (``config.paths.configured_runs_root``, what ``jlgcli runs``
+    and ``loop --resume`` read); the default folder when the config cannot even be read."""
+    from jlgcli.config.paths import configured_runs_root
 
-    if flag:
-        return cwd / flag
-    configured: object = None
-    with contextlib.suppress(Exception):  # a broken config must not break the TAB key
-        from jlgcli.config.resolve import resolve_settings
+    try:
+        return configured_runs_root(cwd, flag)
+    except Exception:  # a broken config must not break the TAB key
+        from jlgcli.artifacts.layout import DEFAULT_ROOT
+        from jlgcli.artifacts.project import under_project
 
-        configured = resolve_settings(cwd).values.get("artifactsDir")
-    return under_project(Path(str(configured)) if configured else DEFAULT_ROOT, cwd)
+        return under_project(DEFAULT_ROOT, cwd)
 
 
 _PROVIDERS: dict[str, Callable[[_Walk, str, Path], Reply]] = {
