@@ -16,6 +16,7 @@ environment, with the file unchanged.
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,8 @@ from jlgcli.config.backend_ids import AUTO
 if TYPE_CHECKING:
     from jlgcli.backends.base import Availability, Backend
     from jlgcli.runner.spec import RunSpec
+
+SWITCH_INTERVAL_S = 0.0002  # while the probe runs beside the caller's imports
 
 
 def installed(backend: Backend) -> Availability:
@@ -35,31 +38,52 @@ def installed(backend: Backend) -> Availability:
 
 
 class EarlyProbe:
-    """``installed`` of the spec's backend, on a thread of its own until ``take``."""
+    """``installed`` of the spec's backend, on a thread of its own until ``take``.
+
+    The backend's modules and the spawn path are imported here, in the calling thread: the
+    probe's thread then starts the CLI at once instead of importing them beside the
+    caller's imports (one interpreter lock: the two would take turns).
+    """
 
     def __init__(self, spec: RunSpec) -> None:
+        import jlgcli.process.pipe  # noqa: F401 - the probe's spawn path, imported before its thread
+        from jlgcli.backends.registry import get_backend
+
         self.backend_id = spec.backend
-        self._custom = spec.custom_backends
         self._answer: Availability | BaseException | None = None
+        self._thread: threading.Thread | None = None
+        try:
+            backend = get_backend(spec.backend, custom=spec.custom_backends)
+        except Exception as exc:  # an unknown id, invalid custom settings: raised by take()
+            self._answer = exc
+            return
         # a daemon: an interruption before ``take`` must not wait for the probe; its
         # process dies with jlgcli (supervised) or ends within the probe's timeout
-        self._thread = threading.Thread(target=self._run, name="early-probe", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=(backend, sys.getswitchinterval()), name="early-probe",
+            daemon=True,
+        )  # fmt: skip
+        # The caller imports the run path (CPU, holding the interpreter lock): by default the
+        # probe's thread would run 5 ms in 10 and start the CLI ~10 ms late. Until the probe
+        # ends, the threads take turns every 0.2 ms.
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._thread.start()
 
-    def _run(self) -> None:
+    def _run(self, backend: Backend, interval: float) -> None:
         try:
-            from jlgcli.backends.registry import get_backend
-
-            self._answer = installed(get_backend(self.backend_id, custom=self._custom))
+            self._answer = installed(backend)
         except BaseException as exc:  # handed to the run by take()
             self._answer = exc
+        finally:
+            sys.setswitchinterval(interval)
 
     def take(self, backend_id: str) -> Availability | None:
         """The probe's answer for ``backend_id`` (waits for it); None for another backend.
         An error the probe raised (an invalid custom backend) is raised here."""
         if backend_id != self.backend_id:
             return None
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
         answer = self._answer
         if isinstance(answer, BaseException):
             raise answer
