@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -89,3 +90,37 @@ def test_a_one_shot_run_imports_no_loop_guardrail(tmp_path: Path) -> None:
     modules = _modules_after(repr(["run", str(task), "-b", "codex", "--cwd", str(tmp_path)]))
     assert "jlgcli.runner.engine" in modules  # it ran
     assert not {"jlgcli.runner.progress", "jlgcli.runner.stuck_gates", "platform"} & modules
+
+
+def test_the_switch_interval_is_lowered_while_the_probe_runs_and_restored_after() -> None:
+    """Issue 50: the probe's thread gets the interpreter lock every 0.2 ms while the run
+    imports; the process's own interval is back once the probe has ended."""
+    before = sys.getswitchinterval()
+    seen: list[float] = []
+    real = early_probe.installed
+
+    def watched(backend: Any) -> Availability:
+        seen.append(sys.getswitchinterval())
+        return real(backend)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(early_probe, "installed", watched)
+        probe = early_probe.start(_spec("codex"))
+        assert probe is not None
+        assert probe.take("codex") is not None
+    assert seen == [pytest.approx(early_probe.SWITCH_INTERVAL_S)]
+    assert sys.getswitchinterval() == pytest.approx(before)
+
+
+def test_a_failing_probe_restores_the_switch_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = sys.getswitchinterval()
+
+    def broken(_backend: Any) -> Availability:
+        raise RuntimeError("the probe broke")
+
+    monkeypatch.setattr(early_probe, "installed", broken)
+    probe = early_probe.start(_spec("codex"))
+    assert probe is not None
+    with pytest.raises(RuntimeError, match="the probe broke"):
+        probe.take("codex")
+    assert sys.getswitchinterval() == pytest.approx(before)
