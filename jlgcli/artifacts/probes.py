@@ -120,3 +120,13 @@ class BytesProbe:
 
         self._database.scan(data, on_match)
         return bool(hits)
+
+    def matched(self, data: bytes) -> set[int]:
+        """The indices of the patterns that match somewhere in ``data`` (one scan)."""
+        hits: set[int] = set()
+
+        def on_match(id_: int, _start: int, _end: int, _flags: int, _context: object) -> None:
+            hits.add(id_)  # once per pattern: they are single-match
+
+        self._database.scan(data, on_match)
+        return hits

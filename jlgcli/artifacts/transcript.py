@@ -76,10 +76,15 @@ _RARE_ESCAPES: tuple[tuple[bytes, bytes], ...] = tuple(
 )
 # Shorter inputs ask Python directly: cheaper than a Hyperscan call there.
 PROBE_MIN = 8 * 1024
+_CONTROL = byte_class(raw[0] for raw, _ in (*_CONTROL_ESCAPES, *_RARE_ESCAPES))
+_RARE = byte_class(raw[0] for raw, _ in _RARE_ESCAPES)
 _PROBE_PATTERNS = {
-    "control": (byte_class(raw[0] for raw, _ in (*_CONTROL_ESCAPES, *_RARE_ESCAPES)),),
-    "rare escape": (byte_class(raw[0] for raw, _ in _RARE_ESCAPES),),
+    "control": (_CONTROL,),
+    "rare escape": (_RARE,),
     "invalid utf-8": INVALID_UTF8,
+    # A chunk that is not ASCII asks all three at once: one scan (the UTF-8 question
+    # reads all of it anyway) in place of three, ~3 ms less per 20 MB of agent output.
+    "mixed": (_CONTROL, _RARE, *INVALID_UTF8),
 }
 _probes: dict[str, BytesProbe | None] = {}  # compiled on first need
 
@@ -89,6 +94,12 @@ def json_escape_utf8(data: bytes) -> bytes:
     short = len(data) < PROBE_MIN
     control = short or _probe_finds("control", data) is not False
     rare = control and (short or _probe_finds("rare escape", data) is not False)
+    return _escaped(data, control=control, rare=rare)
+
+
+def _escaped(data: bytes, *, control: bool, rare: bool) -> bytes:
+    """``json_escape_utf8``, told whether ``data`` may hold a control byte (``rare``: one
+    of those written ``\\uXXXX``)."""
     for raw, escaped in _COMMON_ESCAPES:
         if raw in data:  # memchr: faster than finding the specials with one translate pass
             data = data.replace(raw, escaped)
@@ -97,6 +108,18 @@ def json_escape_utf8(data: bytes) -> bytes:
             if raw in data:
                 data = data.replace(raw, escaped)
     return data
+
+
+def json_body_utf8(data: bytes) -> bytes | None:
+    """``json_escape_utf8(data)``, or None when ``data`` is not strict UTF-8."""
+    if len(data) >= PROBE_MIN and not data.isascii():
+        probe = _probe("mixed")
+        if probe is not None:
+            hits = probe.matched(data)
+            if any(hit > 1 for hit in hits):  # one of INVALID_UTF8
+                return None
+            return _escaped(data, control=0 in hits, rare=1 in hits)
+    return json_escape_utf8(data) if is_utf8(data) else None
 
 
 def is_utf8(data: bytes) -> bool:
@@ -114,11 +137,16 @@ def is_utf8(data: bytes) -> bool:
     return True
 
 
-def _probe_finds(question: str, data: bytes) -> bool | None:
-    """Hyperscan's answer to ``question`` about ``data``; None without Hyperscan."""
+def _probe(question: str) -> BytesProbe | None:
+    """The probe for ``question`` (compiled on first need); None without Hyperscan."""
     if question not in _probes:
         _probes[question] = BytesProbe.compile(_PROBE_PATTERNS[question])
-    probe = _probes[question]
+    return _probes[question]
+
+
+def _probe_finds(question: str, data: bytes) -> bool | None:
+    """Hyperscan's answer to ``question`` about ``data``; None without Hyperscan."""
+    probe = _probe(question)
     return None if probe is None else probe.found(data)
 
 
@@ -288,15 +316,16 @@ def json_string_utf8(data: bytes) -> bytes | None:
     2.5x the CPU of the probes and ``bytes.replace`` passes here, which skip at ``memchr``
     speed what plain text lacks. So the passes stay.
     """
-    return b'"%s"' % json_escape_utf8(data) if is_utf8(data) else None
+    body = json_body_utf8(data)
+    return None if body is None else b'"%s"' % body
 
 
 def _output_record(stream: str, t: float, data: bytes) -> bytes:
-    text = json_string_utf8(data)
+    text = json_body_utf8(data)  # formatted once: a 64 KiB chunk is not copied twice
     if text is None:
         encoded = binascii.b2a_base64(data, newline=False)
         return b'{"t":%.3f,"type":"%s","b64":"%s"}\n' % (t, stream.encode(), encoded)
-    return b'{"t":%.3f,"type":"%s","text":%s}\n' % (t, stream.encode(), text)
+    return b'{"t":%.3f,"type":"%s","text":"%s"}\n' % (t, stream.encode(), text)
 
 
 def _write_error(path: Path, exc: OSError, what: str) -> JlgError:

@@ -166,6 +166,21 @@ def test_large_chunks_are_utf8_exactly_when_they_decode(probes: str, data: bytes
     assert transcript.is_utf8(data) is (data.decode("utf-8", "replace").encode() == data)
 
 
+@given(data=st.binary(max_size=40), text=_TEXT)
+@settings(max_examples=100, deadline=None, suppress_health_check=_SHARED_FIXTURE)
+def test_one_probe_of_a_large_chunk_answers_as_the_three_questions(
+    probes: str, data: bytes, text: str
+) -> None:
+    """Issue 43 (speed): a large chunk that is not ASCII is asked whether it is UTF-8 and
+    which control bytes it holds in one scan; the body written is the same."""
+    padded = _PAD.encode() + data + text.encode() + "é".encode()
+    utf8 = padded.decode("utf-8", "replace").encode() == padded
+    expected = json_escape_utf8(padded) if utf8 else None
+    assert transcript.json_body_utf8(padded) == expected
+    if expected is not None:
+        assert json.loads(b'"' + expected + b'"') == padded.decode()
+
+
 def test_large_reads_with_control_and_bad_bytes_round_trip(probes: str, tmp_path: Path) -> None:
     """A 256 KiB read holding an ANSI colour, a tab, a CR and, later, a byte that is not UTF-8."""
     path = tmp_path / "t.ndjson"
