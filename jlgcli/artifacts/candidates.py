@@ -75,7 +75,13 @@ END_ONLY_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
     # An escape sequence glued between two token characters may split a token's prefix
     # (s\x1b[1mk-ant-…): its line is read decoded, where any family may be. Colour
     # around words (a space or a line end on one side) is no candidate.
-    (rb"[A-Za-z0-9_.\-]\x1b(?:\[[0-9;?]*[A-Za-z~]|[()][A-Za-z0-9])[A-Za-z0-9_.\-]", False, ALL),
+    # (at most 64 parameter bytes, as views.py decodes: bounded, the scan is ~3 ms per
+    # 20 MB faster on coloured output)
+    (
+        rb"[A-Za-z0-9_.\-]\x1b(?:\[[0-9;?]{0,64}[A-Za-z~]|[()][A-Za-z0-9])[A-Za-z0-9_.\-]",
+        False,
+        ALL,
+    ),
 )
 # Inputs shorter than this are read by the exact rules directly (faster than a scan
 # plus windows, and no database to compile for a short run).
@@ -159,7 +165,9 @@ def windows(data: bytes, spans: Iterable[Candidate]) -> Iterator[Window]:
     for candidate in spans:
         start, end, found = candidate
         if start < hi:
-            hi = max(hi, _window_end(data, end, size, start))
+            # (a candidate ending before the window's closing line break ends there too)
+            if end >= hi or data[hi - 1] != 0x0A or data.startswith(PEM_BEGIN, start):
+                hi = max(hi, _window_end(data, end, size, start))
             families |= found
             members.append(candidate)
             continue
