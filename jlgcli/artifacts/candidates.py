@@ -16,7 +16,7 @@ more, so a run whose output is short never pays for it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from jlgcli.artifacts.probes import ScanDatabase, compile_database
 from jlgcli.artifacts.rules import CONTEXT_CANDIDATES, TOKEN_CANDIDATES
@@ -150,7 +150,7 @@ def compile_candidates(literals: Iterable[bytes]) -> CandidateFinder | None:
     return None if database is None else CandidateFinder(database, families, end_only)
 
 
-def windows(data: bytes, spans: Iterable[Candidate]) -> Iterator[Window]:
+def windows(data: bytes, spans: Iterable[Candidate]) -> list[Window]:
     """Merged spans around candidates (sorted by start): their lines, clipped to ``_WINDOW``,
     with the union of their families and the candidates themselves.
 
@@ -158,6 +158,7 @@ def windows(data: bytes, spans: Iterable[Candidate]) -> Iterator[Window]:
     inside a word (the exact rules would take its tail for a token start). A
     private-key block extends its window to its END line.
     """
+    merged: list[Window] = []  # a list, not a generator: ~1 us less per window
     size = len(data)
     lo = hi = -1
     families = 0
@@ -172,11 +173,12 @@ def windows(data: bytes, spans: Iterable[Candidate]) -> Iterator[Window]:
             members.append(candidate)
             continue
         if hi >= 0:
-            yield lo, hi, families, members
+            merged.append((lo, hi, families, members))
         lo, hi = _window_start(data, start), _window_end(data, end, size, start)
         families, members = found, [candidate]
     if hi >= 0:
-        yield lo, hi, families, members
+        merged.append((lo, hi, families, members))
+    return merged
 
 
 def _window_start(data: bytes, start: int) -> int:

@@ -176,7 +176,7 @@ class Redactor:
         if spans is None:
             return self.edits(data)
         edits: list[Edit] = []
-        around = list(windows(data, spans))
+        around = windows(data, spans)
         for lo, hi, families, members in around:
             if lo == 0 and hi == len(data):  # (windows may overlap: all their families)
                 return self.edits(data, sum_families(around))
