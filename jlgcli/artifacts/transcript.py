@@ -9,11 +9,12 @@ line of each stream is held back until its newline or ``close()``).
 
 Speed matters (100 MB of output must not slow a run down, issue 18): the sink
 writes the bytes the event carries (``event.data``; text events are encoded
-once), checked (``json_string_utf8``) and escaped with a few ``bytes.replace``
-calls, which only run when the character is present (memchr); ``json.dumps``
-per chunk is 3x slower. Bytes that are not UTF-8 (a cut character, a binary
-tool's output) are written as ``{"…","b64":"…"}`` instead of ``"text"``, so every
-line stays valid JSON and nothing is lost.
+once), checked (``json_body_utf8``) and escaped with a few ``bytes.replace``
+calls, which only run when the character is present (one Hyperscan probe of a
+large chunk says which are); ``json.dumps`` per chunk is 3x slower. Bytes that
+are not UTF-8 (a cut character, a binary tool's output) are written as
+``{"…","b64":"…"}`` instead of ``"text"``, so every line stays valid JSON and
+nothing is lost.
 """
 
 from __future__ import annotations
