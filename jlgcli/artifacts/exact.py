@@ -114,7 +114,6 @@ _QUALIFIED_WORDS = ("KEY", "PASS", "PWD")  # a secret after another word: DB_PAS
 _KEY_COMPOUNDS = ("APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "SIGNINGKEY", "MASTERKEY")
 
 
-@functools.lru_cache(maxsize=1024)  # agent output names the same few variables again and again
 def is_secret_name(name: str) -> bool:
     """Whether a variable/key name says its value is a secret (``GITHUB_TOKEN``, ``apiKey``).
 
@@ -134,6 +133,11 @@ def is_secret_name(name: str) -> bool:
     if last in _QUALIFIED_WORDS:
         return len(words) >= 2
     return last.endswith(_KEY_COMPOUNDS)
+
+
+# The names of assignments (at most _NAME_MAX bytes each), cached: agent output names
+# the same few variables again and again.
+_secret_name = functools.lru_cache(maxsize=1024)(is_secret_name)
 
 
 def spelled_edits(data: bytes, literals: Sequence[bytes], families: int = ALL) -> list[Edit]:
@@ -274,7 +278,7 @@ def _assignment_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
             while data[keyword_end - 1] in b"\"' \t":
                 keyword_end -= 1
             name = data[name_start:keyword_end].decode("ascii")
-            if not is_secret_name(name):
+            if not _secret_name(name):
                 continue
             value = _assigned_value(data, match.end(), colon=data[match.end() - 1] == 0x3A)
             if value is not None:
