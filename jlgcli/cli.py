@@ -19,10 +19,9 @@ if TYPE_CHECKING:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    import importlib
-
     module_name, _, function = str(args.handler).partition(":")
-    handler = getattr(importlib.import_module(module_name), function)
+    __import__(module_name)  # importlib.import_module, without loading importlib and warnings
+    handler = getattr(sys.modules[module_name], function)
     from jlgcli import startup_gc
 
     startup_gc.resume()  # the command's module is in: collect again, skipping start-up's objects

@@ -13,7 +13,10 @@ once. ``INSTALL`` holds the one command per shell that the README and
 from __future__ import annotations
 
 import argparse
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SHELLS = ("bash", "zsh", "fish", "powershell")
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from jlgcli.commands.runs_table import format_duration
 from jlgcli.input_limits import bounded_int, path_arg
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
+    from typing import Any
 
     from jlgcli.runner.listing import RunDetail
 

@@ -241,7 +241,7 @@ def test_sub_command_usage_wraps_at_columns(
 def test_the_exit_code_line_comes_from_the_causes_table() -> None:
     """Issue 13: the help epilogs' exit codes are the one table's (runner.causes)."""
     from jlgcli.commands import loop, run
-    from jlgcli.runner.causes import exit_codes_epilog
+    from jlgcli.errors import exit_codes_epilog
 
     for epilog in (parser.EPILOG, run.EPILOG, loop.EPILOG):
         assert exit_codes_epilog() in epilog
