@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(complete_entry(arguments[1:]))
         return 0
     if arguments in ([], ["-h"], ["--help"]):
-        from jlgcli.commands.parser import print_top_level_help
+        from jlgcli.commands import print_top_level_help
 
         return print_top_level_help()
     from jlgcli.output import configure_streams

@@ -14,14 +14,8 @@ import argparse
 import contextlib
 from pathlib import Path
 
-from jlgcli.commands import add_common_options
-from jlgcli.commands.parser import (
-    COMMANDS,
-    TOP_LEVEL_HELP,
-    build_parser,
-    children_of,
-    subparsers_of,
-)
+from jlgcli.commands import TOP_LEVEL_HELP, add_common_options
+from jlgcli.commands.parser import COMMANDS, build_parser, children_of, subparsers_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

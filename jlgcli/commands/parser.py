@@ -1,7 +1,7 @@
 """The command line's parser: every command's sub-parser, built from ``commands/`` (issue 18).
 
 For a command only that command's sub-parser is built, so start-up imports one command
-module; the top-level ``--help`` is a static text a test keeps equal to the real parser's.
+module (the top-level ``--help``, a static text, is ``jlgcli.commands.TOP_LEVEL_HELP``).
 ``help`` is this parser's own command: ``jlgcli help loop`` prints what ``jlgcli loop
 --help`` does, and ``jlgcli help`` alone is ``jlgcli --help`` (git, gh and uv answer it too).
 Nothing in ``commands/`` imports this module: the doors above it (``jlgcli.cli``, tab
@@ -14,6 +14,7 @@ import os
 import sys
 
 from jlgcli._version import __version__
+from jlgcli.commands import EPILOG, add_common_options, print_top_level_help
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,62 +47,11 @@ COMMANDS: tuple[str, ...] = (
     "help",
 )
 
-EPILOG = """examples:
-  jlgcli demo                          watch a recorded loop, offline
-  jlgcli loop task.md                  work on task.md until it is done (guarded)
-  jlgcli loop task.md -b codex -n 10   with codex, at most 10 iterations
-  jlgcli run prompt.md --json          one call, its result as one JSON object
-  jlgcli config set backend codex      choose the default backend
-  jlgcli completion --help             how to install tab completion in your shell
-
-exit codes: 0 done, 1 run error, 2 no backend, 4 budget spent, 5 no progress, 6 not
-logged in, 7 parked, 64 usage, 65 invalid JSON, 66 prompt not found, 70 internal error,
-73 artifacts not writable, 75 timeout, 77 permission denied, 78 bad config, 129 hang-up,
-130 interrupted, 131 quit, 141 stdout closed, 143 terminated.
-"""
-
-# `jlgcli --help` without importing argparse or any command: the real parser's
-# help at a wide terminal (tests/unit/test_cli.py keeps the two equal).
-TOP_LEVEL_HELP = (
-    """\
-usage: jlgcli [-h] [-V] <command> ...
-
-Run AI coding-agent CLIs on a task until it is really done.
-
-options:
-  -h, --help     show this help message and exit
-  -V, --version  show program's version number and exit
-
-commands:
-  <command>
-    demo         replay a recorded loop offline: no AI CLI needed (start here)
-    run          run a prompt once on a backend
-    loop         loop a task until it is done (guarded)
-    answer       answer a parked run's question and resume it
-    matrix       print the GitHub Actions matrix of task files (fan-out, then gather)
-    backends     list the agent CLIs and whether they are ready
-    doctor       diagnose the environment: config, backends, PATH, terminal
-    runs         list recent runs; show one, or what its agent said (runs log)
-    watch        follow a running loop or batch from any terminal (Ctrl-C detaches)
-    worktrees    list the worktrees and branches batches made, and prune them
-    board        a live dashboard of this project's runs and batches in the browser
-    ledger       show the rebound ledger (audit trail of rebound runs)
-    hook         pre-commit hook: one agent call over the staged change
-    dev          plan-driven development loop (implement, validate, review, commit)
-    config       read and write settings
-    completion   print a tab-completion script for bash, zsh, fish or PowerShell
-    help         show the help of a command (jlgcli help loop = jlgcli loop --help)
-
-"""
-    + EPILOG
-)
-
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser: global options and the sub-parser of ``command`` (of every command if None)."""
     import argparse
 
-    from jlgcli.commands import add_common_options
     from jlgcli.errors import ExitCode, JlgError
 
     reached: list[argparse.ArgumentParser] = []  # parsers a parse went through, outermost first
@@ -230,13 +180,6 @@ def command_of(arguments: Sequence[str]) -> str | None:
     )
 
 
-def print_top_level_help() -> int:
-    from jlgcli.colour import style_help, wants_colour
-
-    sys.stdout.write(style_help(TOP_LEVEL_HELP, wants_colour(sys.stdout)))
-    return 0
-
-
 def _register_help(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add ``help``: ``jlgcli help loop`` prints what ``jlgcli loop --help`` does (issue 38)."""
     parser = subparsers.add_parser(
@@ -251,7 +194,6 @@ def _register_help(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def execute_help(args: argparse.Namespace) -> int:
     """Print the help of ``args.topic`` (the top-level help when it is empty)."""
-    from jlgcli.commands import add_common_options
     from jlgcli.errors import ExitCode, JlgError
 
     topic: list[str] = list(args.topic)

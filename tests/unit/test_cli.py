@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jlgcli import cli
+from jlgcli import cli, commands
 from jlgcli.commands import parser
 from jlgcli.errors import ExitCode, JlgError
 
@@ -243,21 +243,21 @@ def test_the_exit_code_line_comes_from_the_causes_table() -> None:
     from jlgcli.commands import loop, run
     from jlgcli.errors import exit_codes_epilog
 
-    for epilog in (parser.EPILOG, run.EPILOG, loop.EPILOG):
+    for epilog in (commands.EPILOG, run.EPILOG, loop.EPILOG):
         assert exit_codes_epilog() in epilog
 
 
 def test_static_top_level_help_is_the_real_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # the static text is the unwrapped help
-    assert parser.build_parser().format_help() == parser.TOP_LEVEL_HELP
-    assert parser.TOP_LEVEL_HELP.isascii()  # safe on any console encoding
+    assert parser.build_parser().format_help() == commands.TOP_LEVEL_HELP
+    assert commands.TOP_LEVEL_HELP.isascii()  # safe on any console encoding
 
 
 def test_top_level_examples_show_the_loop_not_only_config() -> None:
     """Issue 49: ``jlgcli --help``'s examples showed only config commands."""
-    examples = parser.EPILOG.split("\n\n")[0].splitlines()[1:]
-    commands = [line.split()[1] for line in examples]
-    assert commands[:3] == ["demo", "loop", "loop"] and "run" in commands
+    examples = commands.EPILOG.split("\n\n")[0].splitlines()[1:]
+    shown = [line.split()[1] for line in examples]
+    assert shown[:3] == ["demo", "loop", "loop"] and "run" in shown
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["-h"]])
@@ -265,7 +265,7 @@ def test_help_prints_the_top_level_help(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert cli.main(argv) == 0
-    assert capsys.readouterr().out == parser.TOP_LEVEL_HELP
+    assert capsys.readouterr().out == commands.TOP_LEVEL_HELP
 
 
 def test_sub_command_help_is_its_own(capsys: pytest.CaptureFixture[str]) -> None:
@@ -360,4 +360,4 @@ def test_forced_colour_through_the_console_script(jlgcli_exe: str) -> None:
     plain = subprocess.run(
         [jlgcli_exe, "--help"], capture_output=True, text=True, check=True, timeout=60
     )
-    assert plain.stdout == parser.TOP_LEVEL_HELP  # a pipe: no colour
+    assert plain.stdout == commands.TOP_LEVEL_HELP  # a pipe: no colour

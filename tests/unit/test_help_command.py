@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jlgcli import cli
-from jlgcli.commands.parser import TOP_LEVEL_HELP
+from jlgcli.commands import TOP_LEVEL_HELP
 
 
 def _out(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int | None, str, str]:

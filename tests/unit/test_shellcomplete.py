@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from jlgcli import cli
+from jlgcli.commands import TOP_LEVEL_HELP
 from jlgcli.commands.complete import FILES, complete_entry
 from jlgcli.commands.complete_words import Reply, complete, runs_root
 from jlgcli.commands.completion import INSTALL, SHELLS, script_for
-from jlgcli.commands.parser import COMMANDS, TOP_LEVEL_HELP
+from jlgcli.commands.parser import COMMANDS
 
 README = Path(__file__).parents[2] / "README.md"
 
