@@ -96,6 +96,7 @@ commands:
     doctor       diagnose the environment: config, backends, PATH, terminal
     runs         list recent runs; show one, or what its agent said (runs log)
     watch        follow a running loop or batch from any terminal (Ctrl-C detaches)
+    stop         stop a running loop or batch from any terminal (it can be resumed)
     worktrees    list the worktrees and branches batches made, and prune them
     board        a live dashboard of this project's runs and batches in the browser
     ledger       show the rebound ledger (audit trail of rebound runs)

@@ -37,6 +37,7 @@ COMMANDS: tuple[str, ...] = (
     "doctor",
     "runs",
     "watch",
+    "stop",
     "worktrees",
     "board",
     "ledger",

@@ -35,8 +35,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser(
         "watch",
         help="follow a running loop or batch from any terminal (Ctrl-C detaches)",
-        description="Attach to a loop or batch of this project, running or ended, from any "
-        "terminal: its story so far, then its live lines until it ends. It only reads what "
+        description="Attach to a loop or batch of this project, running or ended, from any\n"
+        "terminal: its story so far, then its live lines until it ends. It only reads what\n"
         "the run writes (its events.ndjson, state and batch record): it stops nothing.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
