@@ -98,6 +98,7 @@ WARM_MODULES = (
     "jlgcli.commands._option_groups",
     "jlgcli.commands.loop",
     "jlgcli.commands.loop_entry",
+    "jlgcli.commands.parser",
     "jlgcli.cmdline",
     "jlgcli.commands.run_actions",
     "jlgcli.config.asked",
