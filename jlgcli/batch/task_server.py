@@ -11,9 +11,14 @@ that state: the task starts in a millisecond and shares every page it does not
 write with the server and the other tasks. The task forks its own supervisors'
 server from itself too (``fork_supervisor_server``), not a new interpreter, and
 the batch's own gits get their supervisors from this server while the batch
-runs (unmarked requests, ``TaskForker`` marks a task's). ``benchmarks/fanout.py``:
-~8 MB of jlgcli per running task instead of ~16, 8 tasks × 2 s at ``-j 4`` in
-4.8 s instead of 5.5 (ideal 4.0).
+runs (unmarked requests, ``TaskForker`` marks a task's).
+
+What it still pays (issue 45, ``benchmarks/fanout.py --cold``, the same batch with each
+task started cold, paired): ~3 MB less private memory per running task, whatever the
+calls' length (~9 MB of jlgcli per task against ~12: only the warm start meets the
+10 MB target), and ~40 ms less CPU per task; in wall time nothing a user feels (0.15 s
+on a batch of 2-s calls under load, noise once calls last 30 s or 2 min). The batch
+reaches it through one seam, ``jlgcli.batch.child.task_server``.
 
 It speaks the supervisors' fork-server protocol (``jlgcli.process.warm``,
 ``jlgcli.process.supervisor.receive``): the batch's task thread sends the
