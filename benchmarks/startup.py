@@ -5,7 +5,12 @@ alike, and prints medians and ratios. Targets (issue 18): ``--version`` ≤ 1.8�
 ``--help`` and ``run --help`` ≤ 3×, ``config get backend`` ≤ 3×, ``backends`` with
 no agent CLI on PATH ≤ 5× ``python -c pass``.
 
-    python benchmarks/startup.py [--rounds 30] [--frozen DIR_OR_EXE ...]
+    python benchmarks/startup.py [--rounds 30] [--frozen DIR_OR_EXE ...] [--compare EXE]
+
+``--compare EXE`` times another installed jlgcli (a ``pip install .`` of another tree) in
+the same rounds, each command next to this one's, and prints its figures and the paired
+ratio: the median, over rounds, of this jlgcli's time over the other's, in wall and in CPU
+time (the process's user + system time, steadier on a busy machine).
 """
 
 from __future__ import annotations
@@ -41,11 +46,21 @@ def _editable_install() -> bool:
     return bool(text) and bool(json.loads(text).get("dir_info", {}).get("editable"))
 
 
-def _time(argv: list[str], env: dict[str, str]) -> float:
+def _time(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one run of ``argv``."""
     started = time.perf_counter()
     # `backends` exits 2 when no backend is available: only the time matters here.
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
-    return time.perf_counter() - started
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, _, usage = os.wait4(child.pid, 0)
+    child.returncode = 0  # reaped above
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+
+
+def _paired(ours: list[float], theirs: list[float]) -> str:
+    ratios = [a / b for a, b in zip(ours, theirs, strict=True) if b > 0]
+    if not ratios:
+        return "-"
+    return f"{statistics.median(ratios):.3f} ({min(ratios):.2f} … {max(ratios):.2f})"
 
 
 def main() -> int:
@@ -57,6 +72,11 @@ def main() -> int:
         default=[],
         metavar="EXE",
         help="a frozen jlgcli executable to time too (onedir or onefile)",
+    )
+    parser.add_argument(
+        "--compare",
+        metavar="EXE",
+        help="another installed jlgcli to time in the same rounds (paired ratios)",
     )
     args = parser.parse_args()
 
@@ -77,12 +97,19 @@ def main() -> int:
     }
     for exe in args.frozen:
         commands[f"frozen {Path(exe).name} --version"] = [exe, "--version"]
+    if args.compare:
+        ours = [name for name in commands if name.startswith("jlgcli ")]
+        for name in ours:  # each right after this jlgcli's, so both see the same moment
+            commands[f"compare{name[len('jlgcli') :]}"] = [args.compare, *commands[name][1:]]
     samples: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     for argv in commands.values():  # warm the page cache once
         _time(argv, env)
     for _ in range(args.rounds):
         for name, argv in commands.items():
-            samples[name].append(_time(argv, env))
+            wall, used = _time(argv, env)
+            samples[name].append(wall)
+            cpu[name].append(used)
 
     base = statistics.median(samples["python -c pass"])
     if _editable_install():
@@ -90,7 +117,7 @@ def main() -> int:
         # ~30 ms against ~15 ms here, so every ratio below reads too low.
         print("warning: jlgcli is an editable install here; time a `pip install .` in a "
               "fresh venv instead (the baseline is inflated, the ratios flattered)")  # fmt: skip
-    print(f"{'command':34} {'median':>9} {'ratio':>7} {'target':>7}")
+    print(f"{'command':34} {'median':>9} {'ratio':>7} {'target':>11} {'CPU':>8}")
     failed = False
     for name, values in samples.items():
         median = statistics.median(values)
@@ -102,7 +129,15 @@ def main() -> int:
         if target is not None:
             mark = f"≤{target:g}×" + (" ok" if ratio <= target else " MISSED")
             failed |= ratio > target
-        print(f"{name:34} {median * 1000:8.1f}ms {ratio:6.2f}× {mark:>7}")
+        cpu_ms = statistics.median(cpu[name]) * 1000
+        print(f"{name:34} {median * 1000:8.1f}ms {ratio:6.2f}× {mark:>11} {cpu_ms:6.1f}ms")
+    if args.compare:
+        print(f"\nthis jlgcli ÷ {args.compare}, paired: median over rounds (min … max)")
+        for name in (name for name in commands if name.startswith("jlgcli ")):
+            other = f"compare{name[len('jlgcli') :]}"
+            wall = _paired(samples[name], samples[other])
+            used = _paired(cpu[name], cpu[other])
+            print(f"{name:34} wall {wall:24} CPU {used}")
     return 1 if failed else 0
 
 

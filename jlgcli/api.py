@@ -78,13 +78,32 @@ def agent_call(prompt_text: str, *, cwd: str | Path, **options: Any) -> RunSumma
     return execute("run", _options(None, values))
 
 
-def stop(run_id: str, *, runs_dir: str | Path) -> int:
-    """Ask the running loop ``run_id`` (recorded under ``runs_dir``) to stop, as a
+def stop(run_id: str, *, runs_dir: str | Path, wait_s: float | None = None) -> int:
+    """Ask the running loop or batch ``run_id`` (recorded under ``runs_dir``) to stop, as a
     termination signal does: it writes its ending and can be resumed. Returns the pid
-    signalled; a run not running, or not started by this user, is ``JlgError`` 64."""
-    from jlgcli.runner.stop import stop_run
+    signalled. With ``wait_s``, returns once it has ended, or raises ``JlgError`` 75 when
+    it is still going after that many seconds. A run not running, or not started by this
+    user, is ``JlgError`` 64."""
+    from jlgcli.errors import ExitCode, JlgError
+    from jlgcli.runner.stop import stop_run, stop_started, wait_ended
 
-    return stop_run(Path(runs_dir), run_id)
+    root = Path(runs_dir)
+    folder = root / run_id
+    if run_id.startswith("batch-"):
+        from jlgcli.batch.record import batch_dir, list_batches
+
+        if run_id not in list_batches(root):
+            raise JlgError(ExitCode.USAGE, f"no batch {run_id!r} in {root}",
+                           hint="see the batches with: jlgcli runs")  # fmt: skip
+        folder = batch_dir(root, run_id)
+        pid = stop_started(root, run_id, folder, kind="batch")
+    else:
+        pid = stop_run(root, run_id)
+    if wait_s is not None and not wait_ended(folder, wait_s):
+        raise JlgError(ExitCode.TIMEOUT, f"{run_id} was asked to stop but still runs after "
+                       f"{wait_s:g} s", hint=f"its process is {pid}; see it with: jlgcli watch "
+                       f"{run_id}")  # fmt: skip
+    return pid
 
 
 def retry_conflicts(batch_id: str, *, cwd: str | Path, runs_dir: str | Path) -> int:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
-_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)", re.ASCII)
-_WHOLE = re.compile(r"(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+", re.ASCII)
-_DIGITS = re.compile(r"[0-9]+")
+# Patterns, compiled (and cached by ``re``) at the first duration parsed: a command that
+# parses none, such as `config get`, does not pay for them at start-up.
+_PART = r"(\d+(?:\.\d+)?)(ms|s|m|h|d)"
+_WHOLE = r"(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+"
 # Far past any limit (ten thousand years), and below 2**53 where floats stop counting whole
 # milliseconds: a larger value is refused here, before arithmetic can overflow (issue 49).
 LONGEST_MS = 10_000 * 365 * 86_400_000
@@ -30,6 +31,15 @@ class DurationOutOfRangeError(DurationError):
 EXAMPLES = "500ms, 30s, 2m, 1h30m or an integer of milliseconds (120000)"
 
 
+def _digits(value: str) -> bool:
+    """``[0-9]+``: ASCII digits only."""
+    return value.isascii() and value.isdigit()
+
+
+def _whole(value: str) -> bool:
+    return re.fullmatch(_WHOLE, value, re.ASCII) is not None
+
+
 def parse_duration_ms(text: str | int) -> int:
     """Milliseconds in ``text``; raises ``DurationError`` with the accepted forms."""
     if isinstance(text, bool):
@@ -39,15 +49,17 @@ def parse_duration_ms(text: str | int) -> int:
     if not isinstance(text, str):  # e.g. {} or a list from a config file (issue 31: was a 70)
         raise DurationError(f"expected a duration ({EXAMPLES}), not {type(text).__name__}")
     value = text.strip().lower().replace(" ", "")
-    if value.startswith("-") and (_DIGITS.fullmatch(value[1:]) or _WHOLE.fullmatch(value[1:])):
+    if value.startswith("-") and (_digits(value[1:]) or _whole(value[1:])):
         raise DurationError(f"a duration cannot be negative ('{text}'); use {EXAMPLES}")
-    if _DIGITS.fullmatch(value):
+    if _digits(value):
         if len(value) > 30:
             raise DurationOutOfRangeError(f"{_clipped(text)} is out of range")
         return _check_bare(int(value))
-    if not value or not _WHOLE.fullmatch(value):
+    if not value or not _whole(value):
         raise DurationError(f"'{_clipped(text)}' is not a duration; use {EXAMPLES}")
-    total = sum(float(number) * _UNIT_MS[unit] for number, unit in _PART.findall(value))
+    total = sum(
+        float(number) * _UNIT_MS[unit] for number, unit in re.findall(_PART, value, re.ASCII)
+    )
     if not total <= LONGEST_MS:  # also inf, from 400 digits
         raise DurationOutOfRangeError(f"{_clipped(text)} is out of range")
     return round(total)

@@ -73,3 +73,59 @@ class JlgError(Exception):
 def usage_error(message: str, hint: str | None = None) -> JlgError:
     """A usage error (exit 64)."""
     return JlgError(ExitCode.USAGE, message, hint)
+
+
+# The exit codes of run/loop and the other core commands (``--help`` of run and loop reads
+# them, so this module stays free of ``typing``): (short words for --help, README words).
+EXIT_CODE_MEANINGS: dict[int, tuple[str, str]] = {
+    ExitCode.OK: ("done", "done / success"),
+    ExitCode.RUN_ERROR: (
+        "run error",
+        "run error: the backend failed, its quota is used up, or the model reported `error`",
+    ),
+    ExitCode.BACKEND_UNAVAILABLE: (
+        "no backend",
+        "backend missing or unsupported, or none available",
+    ),
+    ExitCode.MAX_ITERATIONS: (
+        "budget spent",
+        "budget spent: maximum iterations or maximum cost reached without completion",
+    ),
+    ExitCode.NO_PROGRESS: ("no progress", "no progress: identical or near-identical iterations"),
+    ExitCode.UNAUTHENTICATED: ("not logged in", "backend installed but not logged in"),
+    ExitCode.PARKED: (
+        "parked",
+        'parked: the agent asked a question; `jlgcli answer RUN "text"` resumes it',
+    ),
+    ExitCode.USAGE: ("usage", "usage error: bad flag, unknown config key, out-of-range value"),
+    ExitCode.INVALID_JSON: ("invalid JSON", "json completion: no valid status object"),
+    ExitCode.NO_INPUT: ("prompt not found", "prompt file not found"),
+    ExitCode.INTERNAL: ("internal error", "internal error (a bug): a crash log is written"),
+    ExitCode.CANT_CREATE: ("artifacts not writable", "artifacts (or config) could not be written"),
+    ExitCode.TIMEOUT: (
+        "timeout",
+        "timeout (total, per call, or idle), a rate limit that resets too late, "
+        "or a backend that stays overloaded",
+    ),
+    ExitCode.NO_PERMISSION: (
+        "permission denied",
+        "permission denied: the agent's tool uses were denied again and again, nothing changed",
+    ),
+    ExitCode.CONFIG: (
+        "bad config",
+        "config file unreadable or invalid, or an untrusted project command",
+    ),
+    ExitCode.HANGUP: ("hang-up", "stopped by SIGHUP (terminal closed)"),
+    ExitCode.INTERRUPTED: ("interrupted", "interrupted (Ctrl-C, SIGINT)"),
+    ExitCode.QUIT: ("quit", "stopped by SIGQUIT"),
+    ExitCode.BROKEN_PIPE: ("stdout closed", "stopped because stdout's reader went away (SIGPIPE)"),
+    ExitCode.TERMINATED: ("terminated", "stopped by SIGTERM (e.g. a cancelled CI job)"),
+}
+
+
+def exit_codes_epilog(width: int = 88) -> str:
+    """The ``exit codes: 0 done, 1 run error, …`` paragraph of the help epilogs."""
+    import textwrap
+
+    items = ", ".join(f"{int(code)} {short}" for code, (short, _) in EXIT_CODE_MEANINGS.items())
+    return textwrap.fill(f"exit codes: {items}.", width=width)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from jlgcli.config.keys import reference_table
-from jlgcli.runner.causes import EXIT_CODE_MEANINGS
+from jlgcli.errors import EXIT_CODE_MEANINGS
 
 
 def exit_code_table() -> str:

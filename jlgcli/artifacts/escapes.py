@@ -133,16 +133,22 @@ def masks(data: bytes, edits: list[Edit]) -> list[Edit]:
     """
     pieces: list[Edit] = []
     lines: dict[int, list[tuple[int, int]] | None] = {}  # each line read as JSON once
-    for start, end, new in edits:
-        start, end = whole_escapes(data, start, end)
+    previous = None
+    for edit in edits:
+        if edit == previous:  # (a window's rules often find one secret twice: token, Bearer…)
+            continue
+        previous = edit
+        start, end, new = edit
+        if b"\\" in data[start - 5 if start > 5 else 0 : end + 5]:
+            start, end = whole_escapes(data, start, end)
         # (a value quoted by a JSON string's own quotes, "x": "…", is checked as well)
-        if b"\n" in data[start:end] or b'"' in data[max(0, start - 1) : end + 1]:
+        if b"\n" in data[start:end] or b'"' in data[start - 1 if start else 0 : end + 1]:
             pieces += [(lo, hi, new) for lo, hi in _confined(data, start, end, lines)]
         elif end > start:
             pieces.append((start, end, new))
-    if not pieces:
-        return []
-    pieces.sort(key=lambda edit: (edit[0], -edit[1]))
+    if len(pieces) < 2:
+        return pieces
+    pieces.sort(key=_by_start_longest)
     merged: list[Edit] = []
     start, end, new = pieces[0]
     for edit in pieces[1:]:
@@ -153,6 +159,10 @@ def masks(data: bytes, edits: list[Edit]) -> list[Edit]:
         start, end, new = edit
     merged.append((start, end, new))
     return merged
+
+
+def _by_start_longest(edit: Edit) -> tuple[int, int]:
+    return edit[0], -edit[1]
 
 
 def _confined(

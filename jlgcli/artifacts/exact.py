@@ -43,7 +43,8 @@ from jlgcli.artifacts.rules import (
 
 _MASK = b"[REDACTED]"
 
-_NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+_NAME_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-."
+_NAME_CHARS = frozenset(_NAME_BYTES)
 
 # Shapes anchored on a rare literal ("://", "-----BEGIN"): one regex, replacement
 # in group "secret". URL user-info passwords (postgres://admin:pw@db), Slack
@@ -99,6 +100,8 @@ _CONTEXT_AT = tuple(
 _NETRC_AT = _CONTEXT_AT[CONTEXT.index(NETRC)]
 _CREDENTIAL = re.compile(rb"[A-Za-z0-9\-._~+/]{8,4096}=*")
 _UNQUOTED = lazy(lambda: value_run(rb"^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`", rb"{1,4096}"))
+# The same where no backslash is met: what ``value_run`` matches there (4x faster).
+_UNQUOTED_PLAIN = lazy(rb"[^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`\\]{1,4096}")
 _DIGIT = re.compile(rb"[0-9]")
 _PLACEHOLDERS = frozenset({b"null", b"none", b"nil", b"true", b"false", b"undefined"})
 _NAME_MAX = 128
@@ -130,6 +133,11 @@ def is_secret_name(name: str) -> bool:
     if last in _QUALIFIED_WORDS:
         return len(words) >= 2
     return last.endswith(_KEY_COMPOUNDS)
+
+
+# The names of assignments (at most _NAME_MAX bytes each), cached: agent output names
+# the same few variables again and again.
+_secret_name = functools.lru_cache(maxsize=1024)(is_secret_name)
 
 
 def spelled_edits(data: bytes, literals: Sequence[bytes], families: int = ALL) -> list[Edit]:
@@ -270,7 +278,7 @@ def _assignment_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
             while data[keyword_end - 1] in b"\"' \t":
                 keyword_end -= 1
             name = data[name_start:keyword_end].decode("ascii")
-            if not is_secret_name(name):
+            if not _secret_name(name):
                 continue
             value = _assigned_value(data, match.end(), colon=data[match.end() - 1] == 0x3A)
             if value is not None:
@@ -279,12 +287,9 @@ def _assignment_edits(data: bytes, lowered: bytes) -> Iterator[Edit]:
 
 def _name_start(data: bytes, pos: int) -> int | None:
     """Start of the identifier ending at the keyword at ``pos``; None if it is too long."""
-    start = pos
-    while start > 0 and data[start - 1] in _NAME_CHARS:
-        start -= 1
-        if pos - start > _NAME_MAX:
-            return None
-    return start
+    before = data[max(0, pos - _NAME_MAX - 1) : pos]
+    run = len(before) - len(before.rstrip(_NAME_BYTES))  # (rstrip: one C call, no loop here)
+    return None if run > _NAME_MAX else pos - run
 
 
 def _assigned_value(data: bytes, pos: int, *, colon: bool) -> tuple[int, int] | None:
@@ -303,7 +308,9 @@ def _assigned_value(data: bytes, pos: int, *, colon: bool) -> tuple[int, int] | 
         if value == _MASK or value[:1] in (b"$", b"%", b"<", b"*"):
             return None
         return pos + 1, end
-    found = _UNQUOTED.match(data, pos)
+    found = _UNQUOTED_PLAIN.match(data, pos)
+    if found is None or data[found.end() : found.end() + 1] == b"\\":
+        found = _UNQUOTED.match(data, pos)  # an escape: read through it
     if found is None:
         return None
     value = found.group()

@@ -1,12 +1,15 @@
-"""Yes/no questions about bytes, each one Hyperscan scan (issue 18).
+"""Questions about bytes, each one Hyperscan scan (issue 18).
 
-The transcript asks two questions of every large chunk: does it hold one of
-the 29 control bytes that need a ``\\uXXXX`` escape (nearly never), and is it
-valid UTF-8 (nearly always). Asked in Python, the first costs 29 ``memchr``
-passes (~35 ms per 100 MB) and the second a full decode to ``str`` (~65-90 ms
-per 100 MB of mixed text). A single-match Hyperscan scan answers the first in
-~7-11 ms and the second in ~26-38 ms (each non-ASCII byte costs it work; ASCII
-is UTF-8 without asking). One database for both questions was slower than two.
+The transcript asks two questions of every large chunk: which of the bytes that need
+an escape beyond ``"`` and a line break it holds (the 29 control bytes, the backslash:
+nearly never all), and is it valid UTF-8 (nearly always). Asked in Python, the first
+costs a ``memchr`` pass per byte (~35 ms per 100 MB) and the second a full decode to
+``str`` (~65-90 ms per 100 MB of mixed text). A single-match Hyperscan scan answers the
+first in ~7-11 ms and the second in ~26-38 ms (each non-ASCII byte costs it work; ASCII
+is UTF-8 without asking). Issue 18 found one database for both questions slower than
+two; on agent-like text (``benchmarks/transcript.py``) issue 43 found the opposite once
+the scan reports which pattern matched (``matched``): 8.1-8.9 ms per 20 MB for all of
+them against 12.5 ms for three probes, so a chunk that is not ASCII asks once.
 The balance depends on the CPU: on another machine of this kind (AMD EPYC,
 AVX-512) the decode took 42-61 ms and the scan 56-78 ms per 100 MB of mixed
 text, so the scan is kept for the machines where it wins by 2x, not everywhere.
@@ -120,3 +123,13 @@ class BytesProbe:
 
         self._database.scan(data, on_match)
         return bool(hits)
+
+    def matched(self, data: bytes) -> set[int]:
+        """The indices of the patterns that match somewhere in ``data`` (one scan)."""
+        hits: set[int] = set()
+
+        def on_match(id_: int, _start: int, _end: int, _flags: int, _context: object) -> None:
+            hits.add(id_)  # once per pattern: they are single-match
+
+        self._database.scan(data, on_match)
+        return hits

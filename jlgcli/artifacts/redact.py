@@ -176,20 +176,23 @@ class Redactor:
         if spans is None:
             return self.edits(data)
         edits: list[Edit] = []
-        around = list(windows(data, spans))
+        around = windows(data, spans)
         for lo, hi, families, members in around:
             if lo == 0 and hi == len(data):  # (windows may overlap: all their families)
                 return self.edits(data, sum_families(around))
             window = data[lo:hi]
-            if not needs_view(window) and families & DIRECTED:
-                # read as spelled: the directed families are matched at their candidates
-                # (a window searching class-led tokens finds every token there)
-                tokens = not families & CLASS_TOKENS
-                edits += directed_edits(data, members, tokens=tokens)
-                families &= ~(DIRECTED if tokens else DIRECTED & ~TOKENS)
-                if not families:
-                    continue
-            found = self.edits(window, families)
+            if needs_view(window):
+                found = self.edits(window, families)
+            else:
+                if families & DIRECTED:
+                    # read as spelled: the directed families are matched at their candidates
+                    # (a window searching class-led tokens finds every token there)
+                    tokens = not families & CLASS_TOKENS
+                    edits += directed_edits(data, members, tokens=tokens)
+                    families &= ~(DIRECTED if tokens else DIRECTED & ~TOKENS)
+                    if not families:
+                        continue
+                found = spelled_edits(window, self._literals, families)  # = self.edits here
             edits += [(start + lo, end + lo, new) for start, end, new in found]
         return edits
 

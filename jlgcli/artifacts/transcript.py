@@ -9,11 +9,12 @@ line of each stream is held back until its newline or ``close()``).
 
 Speed matters (100 MB of output must not slow a run down, issue 18): the sink
 writes the bytes the event carries (``event.data``; text events are encoded
-once), checked (``json_string_utf8``) and escaped with a few ``bytes.replace``
-calls, which only run when the character is present (memchr); ``json.dumps``
-per chunk is 3x slower. Bytes that are not UTF-8 (a cut character, a binary
-tool's output) are written as ``{"…","b64":"…"}`` instead of ``"text"``, so every
-line stays valid JSON and nothing is lost.
+once), checked (``json_body_utf8``) and escaped with a few ``bytes.replace``
+calls, which only run when the character is present (one Hyperscan probe of a
+large chunk says which are); ``json.dumps`` per chunk is 3x slower. Bytes that
+are not UTF-8 (a cut character, a binary tool's output) are written as
+``{"…","b64":"…"}`` instead of ``"text"``, so every line stays valid JSON and
+nothing is lost.
 """
 
 from __future__ import annotations
@@ -55,19 +56,17 @@ WRITE_HINT = (
     "pass --artifacts-dir DIR (a writable directory), free some disk space, or fix permissions"
 )
 
-# Backslash first: the later escapes introduce backslashes of their own. The
-# first three are in nearly every chunk of agent output; the control bytes
-# nearly never, so one probe for all of them runs first (probes.py). When it
-# finds one, tabs, carriage returns and ESC (colours: the usual find) get a
-# ``memchr`` each and a second probe asks about the 26 others before their 26
-# ``memchr`` passes (~30 ms per 100 MB).
+# Backslash first: the later escapes introduce backslashes of their own. Each is a
+# ``bytes.replace`` (``memchr``-driven), which only runs when its byte is present. A
+# large chunk is asked once, by one Hyperscan scan (probes.py), which of the rarer bytes
+# it holds (a backslash, a CR, any control byte, one of the 26 written ``\\uXXXX``) and,
+# when it is not ASCII, whether it is UTF-8: in place of a full ``memchr`` pass per absent
+# byte, three probes and 26 passes for the rare ones (~8 ms less per 20 MB of agent output).
 _COMMON_ESCAPES: tuple[tuple[bytes, bytes], ...] = (
-    (b"\\", b"\\\\"),
     (b'"', b'\\"'),
     (b"\n", b"\\n"),
 )
 _CONTROL_ESCAPES: tuple[tuple[bytes, bytes], ...] = (
-    (b"\r", b"\\r"),
     (b"\t", b"\\t"),
     (b"\x1b", b"\\u001b"),
 )
@@ -76,27 +75,58 @@ _RARE_ESCAPES: tuple[tuple[bytes, bytes], ...] = tuple(
 )
 # Shorter inputs ask Python directly: cheaper than a Hyperscan call there.
 PROBE_MIN = 8 * 1024
+# The patterns of the escapes probe, by id; the UTF-8 one appends INVALID_UTF8.
+_ESCAPE_PROBE = (
+    byte_class(c for c in range(0x20) if c != 0x0A),  # _ANY_CONTROL (not \n: every line's)
+    byte_class(raw[0] for raw, _ in _RARE_ESCAPES),  # _RARE_CONTROL
+    rb"\\",  # _BACKSLASH
+    rb"\r",  # _CR
+)
+_ANY_CONTROL, _RARE_CONTROL, _BACKSLASH, _CR = range(len(_ESCAPE_PROBE))
 _PROBE_PATTERNS = {
-    "control": (byte_class(raw[0] for raw, _ in (*_CONTROL_ESCAPES, *_RARE_ESCAPES)),),
-    "rare escape": (byte_class(raw[0] for raw, _ in _RARE_ESCAPES),),
     "invalid utf-8": INVALID_UTF8,
+    "escapes": _ESCAPE_PROBE,
+    "escapes, utf-8": (*_ESCAPE_PROBE, *INVALID_UTF8),
 }
 _probes: dict[str, BytesProbe | None] = {}  # compiled on first need
 
 
 def json_escape_utf8(data: bytes) -> bytes:
     """The body of a JSON string (without quotes) for UTF-8 ``data``; non-ASCII kept as is."""
-    short = len(data) < PROBE_MIN
-    control = short or _probe_finds("control", data) is not False
-    rare = control and (short or _probe_finds("rare escape", data) is not False)
+    probe = _probe("escapes") if len(data) >= PROBE_MIN else None
+    return _escaped(data, None if probe is None else probe.matched(data))
+
+
+def _escaped(data: bytes, found: set[int] | None) -> bytes:
+    """``json_escape_utf8``, told which of the escapes probe's bytes ``data`` holds
+    (None: not asked, every escape looks for its byte)."""
+    if (found is None or _BACKSLASH in found) and b"\\" in data:
+        data = data.replace(b"\\", b"\\\\")
     for raw, escaped in _COMMON_ESCAPES:
         if raw in data:  # memchr: faster than finding the specials with one translate pass
             data = data.replace(raw, escaped)
-    if control:
-        for raw, escaped in (*_CONTROL_ESCAPES, *_RARE_ESCAPES) if rare else _CONTROL_ESCAPES:
-            if raw in data:
-                data = data.replace(raw, escaped)
+    if found is not None and _ANY_CONTROL not in found:
+        return data
+    if (found is None or _CR in found) and b"\r" in data:
+        data = data.replace(b"\r", b"\\r")
+    rare = found is None or _RARE_CONTROL in found
+    for raw, escaped in (*_CONTROL_ESCAPES, *_RARE_ESCAPES) if rare else _CONTROL_ESCAPES:
+        if raw in data:
+            data = data.replace(raw, escaped)
     return data
+
+
+def json_body_utf8(data: bytes) -> bytes | None:
+    """``json_escape_utf8(data)``, or None when ``data`` is not strict UTF-8."""
+    if len(data) >= PROBE_MIN:
+        ascii_only = data.isascii()  # (ASCII is UTF-8: no need to ask)
+        probe = _probe("escapes" if ascii_only else "escapes, utf-8")
+        if probe is not None:
+            found = probe.matched(data)
+            if not ascii_only and max(found, default=0) > _CR:  # one of INVALID_UTF8
+                return None
+            return _escaped(data, found)
+    return json_escape_utf8(data) if is_utf8(data) else None
 
 
 def is_utf8(data: bytes) -> bool:
@@ -114,11 +144,16 @@ def is_utf8(data: bytes) -> bool:
     return True
 
 
-def _probe_finds(question: str, data: bytes) -> bool | None:
-    """Hyperscan's answer to ``question`` about ``data``; None without Hyperscan."""
+def _probe(question: str) -> BytesProbe | None:
+    """The probe for ``question`` (compiled on first need); None without Hyperscan."""
     if question not in _probes:
         _probes[question] = BytesProbe.compile(_PROBE_PATTERNS[question])
-    probe = _probes[question]
+    return _probes[question]
+
+
+def _probe_finds(question: str, data: bytes) -> bool | None:
+    """Hyperscan's answer to ``question`` about ``data``; None without Hyperscan."""
+    probe = _probe(question)
     return None if probe is None else probe.found(data)
 
 
@@ -288,15 +323,16 @@ def json_string_utf8(data: bytes) -> bytes | None:
     2.5x the CPU of the probes and ``bytes.replace`` passes here, which skip at ``memchr``
     speed what plain text lacks. So the passes stay.
     """
-    return b'"%s"' % json_escape_utf8(data) if is_utf8(data) else None
+    body = json_body_utf8(data)
+    return None if body is None else b'"%s"' % body
 
 
 def _output_record(stream: str, t: float, data: bytes) -> bytes:
-    text = json_string_utf8(data)
+    text = json_body_utf8(data)  # formatted once: a 64 KiB chunk is not copied twice
     if text is None:
         encoded = binascii.b2a_base64(data, newline=False)
         return b'{"t":%.3f,"type":"%s","b64":"%s"}\n' % (t, stream.encode(), encoded)
-    return b'{"t":%.3f,"type":"%s","text":%s}\n' % (t, stream.encode(), text)
+    return b'{"t":%.3f,"type":"%s","text":"%s"}\n' % (t, stream.encode(), text)
 
 
 def _write_error(path: Path, exc: OSError, what: str) -> JlgError:

@@ -103,6 +103,7 @@ WARM_MODULES = (
     "jlgcli.cli",
     "jlgcli.commands.loop",
     "jlgcli.commands.loop_entry",
+    "jlgcli.commands.parser",
     "jlgcli.cmdline",
     "jlgcli.commands.run_actions",
     "jlgcli.config.asked",

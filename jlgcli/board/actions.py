@@ -9,14 +9,23 @@ batch id is looked up among the recorded ones, never used as a path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from jlgcli.errors import ExitCode, JlgError
 
 if TYPE_CHECKING:
-    from jlgcli.board.server import Board
+    from pathlib import Path
+
+    from jlgcli.board.data import BoardData
 
 Outcome = tuple[str, str, str]
+
+
+class Board(Protocol):
+    """What an action reads of the server (``server.Board``, which imports this module)."""
+
+    data: BoardData
+    project: Path
 
 
 def prune(server: Board, form: dict[str, str]) -> Outcome:

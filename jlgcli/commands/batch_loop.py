@@ -13,7 +13,6 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from jlgcli.batch.lookup import is_batch_ref
 from jlgcli.batch.options import given_options, resolve
@@ -21,7 +20,10 @@ from jlgcli.batch.record import BatchRecord
 from jlgcli.batch.report import render, to_json
 from jlgcli.errors import ExitCode, JlgError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.batch.run import Finish
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from jlgcli.input_limits import bounded_int, path_arg
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EPILOG = """examples:
   jlgcli board                      serve on a free port of 127.0.0.1; prints the address

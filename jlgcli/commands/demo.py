@@ -10,9 +10,11 @@ replay backend of F-005), so everything but the model is real.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.runner.options import RunOptions
 
 EPILOG = """examples:

@@ -7,9 +7,12 @@ from the same argparse definition.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from jlgcli.commands.dev_args import DESCRIPTION, add_dev_commands, examples
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:

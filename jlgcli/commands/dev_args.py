@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
 
 from jlgcli.input_limits import bounded_int, path_arg
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DESCRIPTION = (
     "Plan-driven development loop (AiDevLoop): take the next task of "

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from jlgcli._version import __version__
+from jlgcli.commands import add_common_options
 from jlgcli.commands.dev_args import DESCRIPTION, add_dev_commands, examples
 from jlgcli.errors import DevExitCode
 
@@ -34,8 +35,6 @@ def program_name(argv0: str | None = None, *, is_windows: bool = os.name == "nt"
 
 def build_parser(prog: str = "aidevloop") -> argparse.ArgumentParser:
     """The standalone parser: ``--version`` plus ``run`` and ``resume``."""
-    from jlgcli.cli import add_common_options
-
     parser = argparse.ArgumentParser(
         prog=prog,
         description=DESCRIPTION,
@@ -77,17 +76,11 @@ def parse_words(words: Sequence[str]) -> tuple[str, dict[str, Any]]:
             raise JlgError(DevExitCode.CONFIGURATION, message, f"see: {self.prog} --help")
 
     parser = _Parser(prog="jlgcli dev", add_help=False)
-    add_dev_commands(parser, "jlgcli dev", common=_common_options)  # sub-parsers are _Parsers
+    add_dev_commands(parser, "jlgcli dev", common=add_common_options)  # sub-parsers are _Parsers
     args = parser.parse_args(list(words))
     if args.dev_command is None:
         raise JlgError(DevExitCode.CONFIGURATION, "no dev command given", "use init, run or resume")
     return str(args.dev_command), dev_options(args)
-
-
-def _common_options(parser: argparse.ArgumentParser) -> None:
-    from jlgcli.cli import add_common_options
-
-    add_common_options(parser)
 
 
 def run_from_args(args: argparse.Namespace) -> int:

@@ -10,12 +10,14 @@ pre-commit has none) and is quiet unless it fails or ``-v`` is given.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
 
 from jlgcli.commands._run_options import PERMISSIONS
 from jlgcli.input_limits import bounded_int, path_arg
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.runner.options import RunOptions
 
 DEFAULT_TIMEOUT = "5m"

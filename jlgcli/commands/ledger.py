@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from jlgcli.input_limits import path_arg
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EPILOG = """examples:
   jlgcli ledger list                        the rebound sessions of this project

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from jlgcli.commands._run_options import add_run_options
+from jlgcli.errors import exit_codes_epilog
 from jlgcli.input_limits import bounded_int
-from jlgcli.runner.causes import exit_codes_epilog
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_JOBS = 256  # tasks at once: each is an agent, a worktree and a jlgcli process
 

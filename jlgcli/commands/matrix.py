@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from jlgcli.input_limits import path_arg
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EPILOG = """examples:
   jlgcli matrix tasks/*.md                    {"include":[{"task":"tasks/a.md","id":"a",...}]}

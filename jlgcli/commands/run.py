@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from jlgcli.commands._run_options import add_run_options
-from jlgcli.runner.causes import exit_codes_epilog
+from jlgcli.errors import exit_codes_epilog
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EPILOG = f"""examples:
   jlgcli run prompt.md                       one call to the configured backend

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-from typing import TYPE_CHECKING
 
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.output import emit_json
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from jlgcli.runner.spec import Command
     from jlgcli.runner.summary import RunSummary

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from jlgcli.commands.runs_table import format_duration
 from jlgcli.input_limits import bounded_int, path_arg
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
+    from typing import Any
 
     from jlgcli.runner.listing import RunDetail
 
@@ -272,19 +274,3 @@ def format_size(size: int) -> str:
             return f"{value:.1f} {unit}"
         value /= 1024
     return f"{value:.1f} GiB"
-
-
-def format_duration(ms: int | None) -> str:
-    """``850ms``, ``12.3s``, ``4m05s``, ``1h02m``; ``-`` when unknown."""
-    if ms is None or ms < 0:
-        return "-"
-    if ms < 1000:
-        return f"{ms}ms"
-    seconds = ms / 1000
-    if seconds < 60:
-        return f"{seconds:.1f}s"
-    minutes, secs = divmod(int(seconds), 60)
-    if minutes < 60:
-        return f"{minutes}m{secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes:02d}m"

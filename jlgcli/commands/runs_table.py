@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from jlgcli.artifacts.iteration_rows import IterationRow
 
@@ -35,8 +34,6 @@ def iteration_table(rows: list[IterationRow], width: int) -> list[str]:
 
 
 def _cells(row: IterationRow) -> list[str]:
-    from jlgcli.commands.runs import format_duration
-
     tokens = "-"
     if row.input_tokens is not None or row.output_tokens is not None:
         tokens = f"{_count(row.input_tokens)}/{_count(row.output_tokens)}"
@@ -85,3 +82,19 @@ def _bounded(text: str, limit: int) -> str:
 def _width(headers: list[str], cells: list[list[str]]) -> int:
     sizes = [max(len(cell) for cell in column) for column in zip(headers, *cells, strict=True)]
     return sum(sizes) + 2 * (len(sizes) - 1)
+
+
+def format_duration(ms: int | None) -> str:
+    """``850ms``, ``12.3s``, ``4m05s``, ``1h02m``; ``-`` when unknown."""
+    if ms is None or ms < 0:
+        return "-"
+    if ms < 1000:
+        return f"{ms}ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"

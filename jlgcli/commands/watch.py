@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from jlgcli.input_limits import path_arg
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EPILOG = """examples:
   jlgcli watch                             the newest run or batch of this project
@@ -32,8 +35,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser = subparsers.add_parser(
         "watch",
         help="follow a running loop or batch from any terminal (Ctrl-C detaches)",
-        description="Attach to a loop or batch of this project, running or ended, from any "
-        "terminal: its story so far, then its live lines until it ends. It only reads what "
+        description="Attach to a loop or batch of this project, running or ended, from any\n"
+        "terminal: its story so far, then its live lines until it ends. It only reads what\n"
         "the run writes (its events.ndjson, state and batch record): it stops nothing.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -75,9 +75,9 @@ def started_here(root: Path) -> list[str]:
     return [run_id for _, _, run_id in sorted(found, reverse=True)]
 
 
-def started_pid(root: Path, run_id: str) -> int | None:
-    """The process that started (or last resumed) run ``run_id`` under ``root``, from the
-    user's own record (never from the run folder, which a repository can bring)."""
+def started_process(root: Path, run_id: str) -> tuple[int, datetime] | None:
+    """The process that started (or last resumed) run or batch ``run_id`` under ``root``,
+    and when it started, from the user's own record; ``None`` when not recorded."""
     try:
         text = _record_path().read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -87,7 +87,9 @@ def started_pid(root: Path, run_id: str) -> int | None:
         entry = _entry(line)
         if entry and entry["id"] == run_id and os.path.normcase(entry["root"]) == wanted:
             pid: Any = json.loads(line).get("pid")
-            return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
+            if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0:
+                return pid, datetime.fromisoformat(entry["at"])
+            return None
     return None
 
 

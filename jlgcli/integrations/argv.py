@@ -90,7 +90,7 @@ def door_options(
 
 def parse_extra(command: str, words: Sequence[str]) -> Any:
     """Parse extra flags with the real parser of ``command`` (exit 64 on a bad flag)."""
-    from jlgcli.cli import build_parser
+    from jlgcli.commands.parser import build_parser
 
     placeholder = [] if command == "loop" else ["-"]
     args = build_parser().parse_args([command, *placeholder, *words])

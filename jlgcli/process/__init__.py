@@ -14,8 +14,6 @@ and the transports (``--help`` stays fast).
 
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
@@ -90,6 +88,8 @@ def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later lookups skip this function
     return value

@@ -1,11 +1,11 @@
 """Why a run stopped: the one table of stop causes, and the exit-code meanings.
 
 Each row says a cause's exit code, its coarse status, the words a person
-reads and the hint that helps. The ``StopCause`` literal, the RunSummary
-JSON Schema, the help epilogs' exit-code line and the README table are all
-derived from (or checked against) this module; adding a stop reason is one
-row here. Exit codes are DESIGN.md's "Decisions" table (seed 000 wins over
-seed 001's "3 = timeout").
+reads and the hint that helps. The ``StopCause`` literal and the RunSummary
+JSON Schema are derived from (or checked against) this module; adding a stop
+reason is one row here. What each exit code means (the help epilogs' line, the
+README table) is ``jlgcli.errors.EXIT_CODE_MEANINGS``. Exit codes are DESIGN.md's
+"Decisions" table (seed 000 wins over seed 001's "3 = timeout").
 """
 
 from __future__ import annotations
@@ -125,58 +125,3 @@ def exit_code_of(name: str, *, signal_number: int | None = None) -> int:
     if name == "interrupted" and signal_number:
         return 128 + signal_number
     return int(CAUSES[name].exit_code)
-
-
-# The exit codes of run/loop and the other core commands: (short words for --help, README words).
-EXIT_CODE_MEANINGS: dict[int, tuple[str, str]] = {
-    ExitCode.OK: ("done", "done / success"),
-    ExitCode.RUN_ERROR: (
-        "run error",
-        "run error: the backend failed, its quota is used up, or the model reported `error`",
-    ),
-    ExitCode.BACKEND_UNAVAILABLE: (
-        "no backend",
-        "backend missing or unsupported, or none available",
-    ),
-    ExitCode.MAX_ITERATIONS: (
-        "budget spent",
-        "budget spent: maximum iterations or maximum cost reached without completion",
-    ),
-    ExitCode.NO_PROGRESS: ("no progress", "no progress: identical or near-identical iterations"),
-    ExitCode.UNAUTHENTICATED: ("not logged in", "backend installed but not logged in"),
-    ExitCode.PARKED: (
-        "parked",
-        'parked: the agent asked a question; `jlgcli answer RUN "text"` resumes it',
-    ),
-    ExitCode.USAGE: ("usage", "usage error: bad flag, unknown config key, out-of-range value"),
-    ExitCode.INVALID_JSON: ("invalid JSON", "json completion: no valid status object"),
-    ExitCode.NO_INPUT: ("prompt not found", "prompt file not found"),
-    ExitCode.INTERNAL: ("internal error", "internal error (a bug): a crash log is written"),
-    ExitCode.CANT_CREATE: ("artifacts not writable", "artifacts (or config) could not be written"),
-    ExitCode.TIMEOUT: (
-        "timeout",
-        "timeout (total, per call, or idle), a rate limit that resets too late, "
-        "or a backend that stays overloaded",
-    ),
-    ExitCode.NO_PERMISSION: (
-        "permission denied",
-        "permission denied: the agent's tool uses were denied again and again, nothing changed",
-    ),
-    ExitCode.CONFIG: (
-        "bad config",
-        "config file unreadable or invalid, or an untrusted project command",
-    ),
-    ExitCode.HANGUP: ("hang-up", "stopped by SIGHUP (terminal closed)"),
-    ExitCode.INTERRUPTED: ("interrupted", "interrupted (Ctrl-C, SIGINT)"),
-    ExitCode.QUIT: ("quit", "stopped by SIGQUIT"),
-    ExitCode.BROKEN_PIPE: ("stdout closed", "stopped because stdout's reader went away (SIGPIPE)"),
-    ExitCode.TERMINATED: ("terminated", "stopped by SIGTERM (e.g. a cancelled CI job)"),
-}
-
-
-def exit_codes_epilog(width: int = 88) -> str:
-    """The ``exit codes: 0 done, 1 run error, …`` paragraph of the help epilogs."""
-    import textwrap
-
-    items = ", ".join(f"{int(code)} {short}" for code, (short, _) in EXIT_CODE_MEANINGS.items())
-    return textwrap.fill(f"exit codes: {items}.", width=width)

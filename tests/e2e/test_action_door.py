@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from support.environ import tool_environ
 
-from jlgcli.cli import build_parser
+from jlgcli.commands.parser import build_parser
 from jlgcli.errors import JlgError
 from jlgcli.integrations.action import INPUTS
 from tests.unit.integrations.gha_format import parse_github_output

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from jlgcli.shellcomplete import INSTALL, script_for
+from jlgcli.commands.completion import INSTALL, script_for
 
 
 def _env(jlgcli_exe: str) -> dict[str, str]:

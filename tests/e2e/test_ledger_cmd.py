@@ -15,7 +15,7 @@ SESSION = "20260131T100000Z-abc123"
 
 @pytest.fixture(autouse=True)
 def _wired(jlg: Runner) -> None:
-    # Until the lead adds "ledger" to cli.COMMAND_MODULES (then these run for real).
+    # Until the lead adds "ledger" to parser.COMMANDS (then these run for real).
     if "ledger" not in jlg("--help").stdout:
         pytest.skip("`jlgcli ledger` is not wired into jlgcli/cli.py yet")
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from support.cli import Runner
 
-from jlgcli.cli import COMMAND_MODULES
+from jlgcli.commands.parser import COMMANDS
 
 SPEC_ID = re.compile(r"\b(?:RG-\d|F-\d{3}|FR-\d|NFR-\d|REQ_AUTO|US-\d|AC-\d)|seed 00\d|\bissue \d")
 
 
-@pytest.mark.parametrize("command", ["", *COMMAND_MODULES])
+@pytest.mark.parametrize("command", ["", *COMMANDS])
 def test_help_has_no_spec_ids(jlg: Runner, command: str) -> None:
     result = jlg(*([command] if command else []), "--help")
     assert result.returncode == 0, result.stderr

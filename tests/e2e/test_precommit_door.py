@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from support.environ import tool_environ
 
-from jlgcli import cli
+from jlgcli.commands.parser import COMMANDS
 from tests.unit.integrations.tools import add_git_on_windows
 
 pytest.importorskip("pre_commit", reason="pip install pre-commit (test extra)")
@@ -39,8 +39,8 @@ def git_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 needs_hook_command = pytest.mark.skipif(
-    "hook" not in cli.COMMAND_MODULES,
-    reason="'hook' is not wired into jlgcli/cli.py COMMAND_MODULES yet",
+    "hook" not in COMMANDS,
+    reason="'hook' is not wired into jlgcli/commands/parser.py COMMANDS yet",
 )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from jlgcli._version import __version__
-from jlgcli.cli import COMMAND_MODULES
+from jlgcli.commands.parser import COMMANDS
 from jlgcli.config.write import trust_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +61,7 @@ def test_version_is_baked_in(frozen, package, onefile) -> None:
             assert (result.returncode, result.stdout) == (0, expected), result.stderr
 
 
-@pytest.mark.parametrize("command", ["", *COMMAND_MODULES])
+@pytest.mark.parametrize("command", ["", *COMMANDS])
 def test_help_matches_the_package(frozen, package, command: str) -> None:
     # Every command module is imported by name at run time: the spec must collect them all.
     args = [command, "--help"] if command else ["--help"]
@@ -77,7 +77,7 @@ def test_onefile_help_matches_the_package(onefile, package) -> None:
 
 def test_backends_json_with_the_fakes(frozen, package) -> None:
     if "backends" not in package("--help").stdout:
-        pytest.fail("`jlgcli backends` is not in cli.COMMAND_MODULES yet (issue 9 needs it)")
+        pytest.fail("`jlgcli backends` is not in parser.COMMANDS yet (issue 9 needs it)")
     ours, theirs = frozen("backends", "--json"), package("backends", "--json")
     assert ours.returncode == theirs.returncode == 0, ours.stderr
     mine, reference = json_out(ours), json_out(theirs)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from jlgcli import cli
+from jlgcli import cli, commands
+from jlgcli.commands import parser
 from jlgcli.errors import ExitCode, JlgError
 
 
@@ -147,7 +148,10 @@ def _modules_after(call: str) -> set[str]:
 
 
 def _commands_in(modules: set[str]) -> set[str]:
-    return {name for name in modules if name.startswith("jlgcli.commands.")}
+    """The command modules among ``modules`` (the parser that gathers them is none)."""
+    return {
+        m for m in modules if m.startswith("jlgcli.commands.") and m != "jlgcli.commands.parser"
+    }
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["-h"], []])
@@ -208,20 +212,20 @@ def test_help_width_is_shutils_terminal_width_minus_two(
         monkeypatch.delenv("COLUMNS", raising=False)
     else:
         monkeypatch.setenv("COLUMNS", columns)
-    assert cli.help_width() == shutil.get_terminal_size().columns - 2
+    assert parser.help_width() == shutil.get_terminal_size().columns - 2
 
 
 def test_help_width_reads_the_terminal_when_columns_is_unset(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(cli.os, "get_terminal_size", lambda fd: os.terminal_size((132, 40)))
-    assert cli.help_width({}) == 130
-    assert cli.help_width({"COLUMNS": "60"}) == 58
+    monkeypatch.setattr(parser.os, "get_terminal_size", lambda fd: os.terminal_size((132, 40)))
+    assert parser.help_width({}) == 130
+    assert parser.help_width({"COLUMNS": "60"}) == 58
 
 
 def test_help_width_falls_back_to_80_without_stdout(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli.sys, "__stdout__", None)
-    assert cli.help_width({}) == 78
+    monkeypatch.setattr(parser.sys, "__stdout__", None)
+    assert parser.help_width({}) == 78
 
 
 def test_sub_command_usage_wraps_at_columns(
@@ -237,23 +241,23 @@ def test_sub_command_usage_wraps_at_columns(
 def test_the_exit_code_line_comes_from_the_causes_table() -> None:
     """Issue 13: the help epilogs' exit codes are the one table's (runner.causes)."""
     from jlgcli.commands import loop, run
-    from jlgcli.runner.causes import exit_codes_epilog
+    from jlgcli.errors import exit_codes_epilog
 
-    for epilog in (cli.EPILOG, run.EPILOG, loop.EPILOG):
+    for epilog in (commands.EPILOG, run.EPILOG, loop.EPILOG):
         assert exit_codes_epilog() in epilog
 
 
 def test_static_top_level_help_is_the_real_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # the static text is the unwrapped help
-    assert cli.build_parser().format_help() == cli.TOP_LEVEL_HELP
-    assert cli.TOP_LEVEL_HELP.isascii()  # safe on any console encoding
+    assert parser.build_parser().format_help() == commands.TOP_LEVEL_HELP
+    assert commands.TOP_LEVEL_HELP.isascii()  # safe on any console encoding
 
 
 def test_top_level_examples_show_the_loop_not_only_config() -> None:
     """Issue 49: ``jlgcli --help``'s examples showed only config commands."""
-    examples = cli.EPILOG.split("\n\n")[0].splitlines()[1:]
-    commands = [line.split()[1] for line in examples]
-    assert commands[:3] == ["demo", "loop", "loop"] and "run" in commands
+    examples = commands.EPILOG.split("\n\n")[0].splitlines()[1:]
+    shown = [line.split()[1] for line in examples]
+    assert shown[:3] == ["demo", "loop", "loop"] and "run" in shown
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["-h"]])
@@ -261,7 +265,7 @@ def test_help_prints_the_top_level_help(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert cli.main(argv) == 0
-    assert capsys.readouterr().out == cli.TOP_LEVEL_HELP
+    assert capsys.readouterr().out == commands.TOP_LEVEL_HELP
 
 
 def test_sub_command_help_is_its_own(capsys: pytest.CaptureFixture[str]) -> None:
@@ -356,4 +360,4 @@ def test_forced_colour_through_the_console_script(jlgcli_exe: str) -> None:
     plain = subprocess.run(
         [jlgcli_exe, "--help"], capture_output=True, text=True, check=True, timeout=60
     )
-    assert plain.stdout == cli.TOP_LEVEL_HELP  # a pipe: no colour
+    assert plain.stdout == commands.TOP_LEVEL_HELP  # a pipe: no colour

@@ -29,8 +29,9 @@ def _tree(path: Path) -> ast.Module:
 
 
 def test_command_modules_are_the_modules_that_register_a_command() -> None:
-    """``cli.COMMAND_MODULES``: a command module left out would be no command at all."""
-    from jlgcli.cli import COMMAND_MODULES
+    """``parser.COMMANDS``: a command module left out would be no command at all (``help`` is
+    the parser's own command, no module)."""
+    from jlgcli.commands.parser import COMMANDS
 
     registering = {
         path.stem
@@ -40,8 +41,8 @@ def test_command_modules_are_the_modules_that_register_a_command() -> None:
             for node in _tree(path).body
         )
     }
-    assert sorted(COMMAND_MODULES) == sorted(registering)
-    assert len(set(COMMAND_MODULES)) == len(COMMAND_MODULES)
+    assert sorted(COMMANDS) == sorted([*registering, "help"])
+    assert len(set(COMMANDS)) == len(COMMANDS)
 
 
 def _emitted_event_types() -> set[str]:

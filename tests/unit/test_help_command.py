@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jlgcli import cli
+from jlgcli.commands import TOP_LEVEL_HELP
 
 
 def _out(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int | None, str, str]:
@@ -30,7 +31,7 @@ def test_help_of_a_command_is_its_help(
 
 
 def test_help_alone_is_the_top_level_help(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _out(["help"], capsys) == (0, cli.TOP_LEVEL_HELP, "")
+    assert _out(["help"], capsys) == (0, TOP_LEVEL_HELP, "")
 
 
 @pytest.mark.parametrize(

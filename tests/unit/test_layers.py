@@ -131,10 +131,11 @@ def test_a_cycle_between_packages_of_one_layer_fails(tmp_path: Path) -> None:
             "batch/child.py": "def f():\n    from ..runner import engine\n",  # relative
         },
     )
-    (problem,) = checker.check(root)
+    problem, between_modules = checker.check(root)
     assert problem.startswith("cycle between many tasks, run and loop: the core")
     assert "jlgcli/runner/engine.py:1 imports jlgcli.batch.child" in problem
     assert "jlgcli/batch/child.py:2 imports jlgcli.runner.engine" in problem
+    assert between_modules.startswith("cycle between modules jlgcli.batch.child, jlgcli.runner")
 
 
 def test_imports_by_name_and_dispatched_handlers_count(tmp_path: Path) -> None:
@@ -160,14 +161,81 @@ def test_imports_by_name_and_dispatched_handlers_count(tmp_path: Path) -> None:
     assert "jlgcli/runner/a.py:2 imports jlgcli.dev\n" in cycle + "\n"
 
 
-def test_imports_inside_one_part_are_its_own(tmp_path: Path) -> None:
+def test_imports_inside_one_part_without_a_cycle_are_its_own(tmp_path: Path) -> None:
     root = _tree(
         tmp_path,
         {
             "runner/__init__.py": "",
             "runner/a.py": "from jlgcli.runner import b\n",
-            "runner/b.py": "def f():\n    from jlgcli.runner import a\n",
+            "runner/b.py": "def f():\n    from jlgcli.runner import c\n",
+            "runner/c.py": "",
             "errors.py": "import os\nfrom collections import abc\n",
         },
     )
     assert checker.check(root) == []
+
+
+# The command line's own cycle (issue 45): the parser imported every command by name, `help`
+# read the parser back; all of it one part of the doors, so no cycle between parts showed.
+PARSER_AND_HELP = {
+    "cli.py": "def main():\n    from jlgcli.commands.parser import build_parser\n",
+    "commands/__init__.py": "",
+    "commands/parser.py": (
+        'COMMANDS = ("run", "help")\n'
+        "def build_parser():\n"
+        "    import importlib\n"
+        "    for name in COMMANDS:\n"
+        '        importlib.import_module(f"jlgcli.commands.{name}").register()\n'
+    ),
+    "commands/run.py": "",
+    "commands/other.py": "",  # named nowhere in parser.py: not imported by it
+    "commands/help.py": "def execute():\n    from jlgcli.commands import parser\n",
+}
+
+
+def test_a_new_cycle_between_modules_fails(tmp_path: Path) -> None:
+    between_parts, problem = checker.check(_tree(tmp_path, PARSER_AND_HELP))
+    assert between_parts.startswith("cycle between the command line's parser, the commands:")
+    assert problem == (
+        "cycle between modules jlgcli.commands.help, jlgcli.commands.parser:\n"
+        "    jlgcli/commands/help.py:2 imports jlgcli.commands.parser\n"
+        "    jlgcli/commands/parser.py:5 imports jlgcli.commands.help"
+    )
+
+
+def test_a_formatted_import_counts_the_modules_its_file_names(tmp_path: Path) -> None:
+    source = PARSER_AND_HELP["commands/parser.py"]
+    known = {"jlgcli.commands", "jlgcli.commands.run", "jlgcli.commands.help", "jlgcli.x"}
+    found = set(checker.imports_of(source, "jlgcli.commands.parser", False, known))
+    assert found == {("importlib", 3), ("jlgcli.commands.run", 5), ("jlgcli.commands.help", 5)}
+    unnamed = 'import importlib\nimportlib.import_module(f"jlgcli.commands.{x}")\n'
+    assert list(checker.imports_of(unnamed, "jlgcli.x", False, known))[1:] == [
+        ("jlgcli.commands", 2)
+    ]
+
+
+def test_known_module_cycles_pass_and_one_gone_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cycle = {"runner/__init__.py": "", "runner/a.py": "from jlgcli.runner import b\n"}
+    looped = {**cycle, "runner/b.py": "def f():\n    from jlgcli.runner import a\n"}
+    monkeypatch.setattr(checker, "KNOWN_CYCLES", ("runner.a runner.b runner.c",))
+    assert checker.check(_tree(tmp_path / "1", looped)) == []  # held, smaller than the line
+    gone = checker.check(_tree(tmp_path / "2", {**cycle, "runner/b.py": ""}))
+    assert gone == [
+        "no cycle left of 'runner.a runner.b runner.c': "
+        "delete it from KNOWN_CYCLES in tools/check_imports.py"
+    ]
+    # a cycle that grows past its line fails
+    grown = {**looped, "runner/b.py": "from jlgcli.runner import d\n", "runner/d.py":
+             "from jlgcli.runner import a\n"}  # fmt: skip
+    (problem,) = checker.check(_tree(tmp_path / "3", grown))
+    assert problem.startswith("cycle between modules jlgcli.runner.a, jlgcli.runner.b, ")
+
+
+def test_no_door_is_in_a_known_module_cycle() -> None:
+    """No line of ``KNOWN_CYCLES`` holds a door: a new cycle among them fails at once."""
+    held = [f"jlgcli.{name}" for line in checker.KNOWN_CYCLES for name in line.split()]
+    parts = [checker.part_of(name) for name in held]
+    assert held and None not in parts  # each line names modules the map claims
+    assert [name for name, part in zip(held, parts, strict=True) if part and part[0] == 0] == []

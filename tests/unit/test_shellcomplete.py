@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from jlgcli import cli
-from jlgcli.complete_words import Reply, complete, runs_root
-from jlgcli.shellcomplete import FILES, INSTALL, SHELLS, complete_entry, script_for
+from jlgcli.commands import TOP_LEVEL_HELP
+from jlgcli.commands.complete import FILES, complete_entry
+from jlgcli.commands.complete_words import Reply, complete, runs_root
+from jlgcli.commands.completion import INSTALL, SHELLS, script_for
+from jlgcli.commands.parser import COMMANDS
 
 README = Path(__file__).parents[2] / "README.md"
 
@@ -41,7 +44,7 @@ def test_each_script_calls_the_hidden_entry_and_names_its_install_command(
 
 
 def test_commands_and_their_actions(tmp_path: Path) -> None:
-    assert _offers("", tmp_path) == list(cli.COMMAND_MODULES)  # help among them
+    assert _offers("", tmp_path) == list(COMMANDS)  # help among them
     assert _offers("lo", tmp_path) == ["loop"]
     assert _offers("config ", tmp_path) == ["get", "set", "unset", "show", "path", "trust",
                                             "untrust"]  # fmt: skip
@@ -188,7 +191,7 @@ def test_install_commands_are_in_the_readme_and_the_help(
         cli.main(["completion", "--help"])
     help_text = capsys.readouterr().out
     assert all(command in help_text for command in INSTALL.values())
-    assert "jlgcli completion --help" in cli.TOP_LEVEL_HELP
+    assert "jlgcli completion --help" in TOP_LEVEL_HELP
 
 
 def test_unknown_shell_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

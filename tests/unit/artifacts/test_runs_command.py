@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from jlgcli.artifacts.rundir import RunDirectory
-from jlgcli.cli import add_common_options
-from jlgcli.commands import runs
+from jlgcli.commands import add_common_options, runs, runs_table
 from jlgcli.errors import ExitCode, JlgError
 
 NEW, OLD = "20260103T000000Z-cccccc", "20260101T000000Z-aaaaaa"
@@ -185,7 +184,7 @@ def test_show_needs_an_id() -> None:
      (60_000, "1m00s"), (3_599_000, "59m59s"), (3_600_000, "1h00m"), (90_061_000, "25h01m")],
 )  # fmt: skip
 def test_format_duration(ms: int | None, text: str) -> None:
-    assert runs.format_duration(ms) == text
+    assert runs_table.format_duration(ms) == text
 
 
 @pytest.mark.parametrize(

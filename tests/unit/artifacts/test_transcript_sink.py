@@ -166,6 +166,28 @@ def test_large_chunks_are_utf8_exactly_when_they_decode(probes: str, data: bytes
     assert transcript.is_utf8(data) is (data.decode("utf-8", "replace").encode() == data)
 
 
+@given(data=st.binary(max_size=40), text=_TEXT, ascii_only=st.booleans())
+@settings(max_examples=150, deadline=None, suppress_health_check=_SHARED_FIXTURE)
+def test_one_probe_of_a_large_chunk_writes_what_every_escape_pass_writes(
+    probes: str, data: bytes, text: str, ascii_only: bool
+) -> None:
+    """Issue 43 (speed): one scan asks a large chunk which escapes it needs (and, when it
+    is not ASCII, whether it is UTF-8); the body written is byte for byte the same."""
+    body = (
+        bytes(b & 0x7F for b in data) + text.encode("ascii", "ignore")
+        if ascii_only
+        else (data + text.encode() + "é".encode())
+    )
+    padded = _PAD.encode() + body
+    assert padded.isascii() is ascii_only
+    utf8 = padded.decode("utf-8", "replace").encode() == padded
+    expected = transcript._escaped(padded, None) if utf8 else None  # every escape, no probe
+    assert transcript.json_body_utf8(padded) == expected
+    assert json_escape_utf8(padded) == expected or not utf8
+    if expected is not None:
+        assert json.loads(b'"' + expected + b'"') == padded.decode()
+
+
 def test_large_reads_with_control_and_bad_bytes_round_trip(probes: str, tmp_path: Path) -> None:
     """A 256 KiB read holding an ANSI colour, a tab, a CR and, later, a byte that is not UTF-8."""
     path = tmp_path / "t.ndjson"

@@ -206,7 +206,7 @@ def test_an_ended_batch_ends_with_its_table(tmp_path: Path) -> None:
 
 
 def test_tab_offers_the_runs_and_batches_to_watch(tmp_path: Path) -> None:
-    from jlgcli.complete_words import complete
+    from jlgcli.commands.complete_words import complete
 
     _run_folder(tmp_path, STORY)
     offers = complete(["watch"], "", cwd=tmp_path).offers

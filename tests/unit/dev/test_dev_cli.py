@@ -118,11 +118,10 @@ def test_boundary(
 def test_registered_under_jlgcli(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import jlgcli.cli as cli
+    from jlgcli import cli
+    from jlgcli.commands import parser
 
-    if "dev" not in cli.COMMAND_MODULES:
-        monkeypatch.setattr(cli, "COMMAND_MODULES", (*cli.COMMAND_MODULES, "dev"))
-    args = cli.build_parser().parse_args(
+    args = parser.build_parser().parse_args(
         ["dev", "run", "TASK-001", "-q", "--yes", "--llm", "copilot"]
     )
     assert args.handler == "jlgcli.commands.dev:execute"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jlgcli.cli import add_common_options
+from jlgcli.commands import add_common_options
 from jlgcli.commands import hook as hook_command
 from jlgcli.errors import JlgError
 from jlgcli.runner.options import RunOptions

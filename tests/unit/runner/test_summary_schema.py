@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from jlgcli import records
+from jlgcli.errors import EXIT_CODE_MEANINGS
 from jlgcli.runner import causes, summary, summary_schema
 from jlgcli.runner.summary_schema import SCHEMA_PATH, generated_schema
 
@@ -30,7 +31,7 @@ def test_the_stop_cause_literal_is_the_causes_table() -> None:
 
 def test_every_cause_has_an_exit_code_status_text_and_hint() -> None:
     for row in causes.CAUSES.values():
-        assert row.exit_code in causes.EXIT_CODE_MEANINGS
+        assert row.exit_code in EXIT_CODE_MEANINGS
         assert row.status in typing.get_args(causes.Status)
         assert row.text and (row.hint or row.name == "done")
     assert causes.exit_code_of("timeout") == 75 and causes.exit_code_of("no-progress") == 5

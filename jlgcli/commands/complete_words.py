@@ -14,6 +14,9 @@ import argparse
 import contextlib
 from pathlib import Path
 
+from jlgcli.commands import TOP_LEVEL_HELP, add_common_options
+from jlgcli.commands.parser import COMMANDS, build_parser, children_of, subparsers_of
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -42,11 +45,9 @@ def complete(words: Sequence[str], current: str, cwd: Path | None = None) -> Rep
         return _top_level(current)
     if words[0] == "help":
         return _help_topics(list(words[1:]), current)
-    from jlgcli.cli import COMMAND_MODULES, build_parser
-
-    if words[0] not in COMMAND_MODULES:
+    if words[0] not in COMMANDS:
         return Reply()
-    node = _subparser(build_parser(words[0]), words[0])
+    node = children_of(build_parser(words[0]))[words[0]]
     return _in_command(node, list(words[1:]), current, where)
 
 
@@ -60,53 +61,31 @@ def _top_level(current: str) -> Reply:
 
 def command_offers() -> list[Offer]:
     """Every command with its one-line help, as ``jlgcli --help`` lists them."""
-    from jlgcli.cli import COMMAND_MODULES, TOP_LEVEL_HELP
-
     helps = {}
     for line in TOP_LEVEL_HELP.splitlines():
         name, _, text = line.strip().partition(" ")
-        if name in COMMAND_MODULES:
+        if name in COMMANDS:
             helps[name] = text.strip()
-    return [(name, helps.get(name, "")) for name in COMMAND_MODULES]
+    return [(name, helps.get(name, "")) for name in COMMANDS]
 
 
 def _help_topics(words: list[str], current: str) -> Reply:
     """``jlgcli help config s<TAB>``: command names, then that command's actions."""
     if not words:
         return Reply(_matching(command_offers(), current))
-    from jlgcli.cli import COMMAND_MODULES, build_parser
-
-    if words[0] not in COMMAND_MODULES:
+    if words[0] not in COMMANDS:
         return Reply()
-    node = _subparser(build_parser(words[0]), words[0])
+    node = children_of(build_parser(words[0]))[words[0]]
     for word in words[1:]:
-        children = _children(node)
+        children = children_of(node)
         if word not in children:
             return Reply()
         node = children[word]
     return Reply(_matching(_child_offers(node), current))
 
 
-def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
-    return _children(parser)[name]
-
-
-def _subparsers_action(
-    node: argparse.ArgumentParser,
-) -> argparse._SubParsersAction[argparse.ArgumentParser] | None:
-    for action in node._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action
-    return None
-
-
-def _children(node: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    action = _subparsers_action(node)
-    return dict(action.choices) if action is not None else {}
-
-
 def _child_offers(node: argparse.ArgumentParser) -> list[Offer]:
-    action = _subparsers_action(node)
+    action = subparsers_of(node)
     if action is None:
         return []
     helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
@@ -114,8 +93,6 @@ def _child_offers(node: argparse.ArgumentParser) -> list[Offer]:
 
 
 def _with_common_options(node: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    from jlgcli.cli import add_common_options
-
     if node._subparsers is None:
         add_common_options(node)  # what the CLI adds to leaf commands at parse time
     return node
@@ -144,7 +121,7 @@ class _Walk:
                 else:
                     self.pending = action
             return
-        children = _children(self.node)
+        children = children_of(self.node)
         if word in children and not self.positionals:
             self.node = _with_common_options(children[word])
             return
@@ -180,7 +157,7 @@ def _in_command(node: argparse.ArgumentParser, words: list[str], current: str, c
         return reply
     if current.startswith("-"):
         return Reply(_matching(_option_offers(walk.node), current))
-    if _subparsers_action(walk.node) is not None and not walk.positionals:
+    if subparsers_of(walk.node) is not None and not walk.positionals:
         return Reply(_matching(_child_offers(walk.node), current))
     action = walk.positional_action()
     return _values(action, walk, current, cwd) if action is not None else Reply()
