@@ -169,6 +169,7 @@ class Run:
     steady: list[float] = field(default_factory=list)  # USS MB while `agents` agents run
     latency: dict[str, list[float]] = field(default_factory=dict)  # task -> ms per line
     sampled_wall: float = 0.0  # the wall time of the run whose memory was sampled
+    cpu: float = 0.0  # s, user + system of the timed run's whole tree (what it reaped)
 
 
 def _follow(path: Path, stop: threading.Event, run: Run) -> None:
@@ -240,8 +241,10 @@ def _timed(argv: list[str], cwd: Path, env: dict[str, str], events: Path, agents
     sampler = threading.Thread(target=sample_memory, daemon=True)
     if sample:
         sampler.start()
-    code = proc.wait()
+    _, status, usage = os.wait4(proc.pid, 0)  # the tree's CPU: the batch reaps its tasks
     run.wall = time.perf_counter() - start
+    code = proc.returncode = os.waitstatus_to_exitcode(status)
+    run.cpu = usage.ru_utime + usage.ru_stime
     stop.set()
     if sample:
         sampler.join()
@@ -355,10 +358,16 @@ def main() -> int:
             (_median(c.steady) - _median(b.steady)) / args.jobs for c, (b, _) in pairs_cold
         )
         walls_cold = [c.wall for c in cold]
+        cpu = statistics.median(c.cpu - b.cpu for c, (b, _) in pairs_cold)
         print(f"cold start (no task server): batch median {statistics.median(walls_cold):.2f} s "
               f"(range {min(walls_cold):.2f}-{max(walls_cold):.2f}); the task server saves "
               f"{gain:+.2f} s of wall time ({gain / batch_wall:+.1%}), {mem:+.1f} MB USS per "
               f"task at the peak, {calm:+.1f} MB per task while the agents run (medians of the "
+              "rounds' differences)")  # fmt: skip
+        warm_cpu = statistics.median(b.cpu for b, _ in pairs)
+        print(f"CPU of the batch's whole tree (its agents too): {warm_cpu:.2f} s with the "
+              f"server, {statistics.median(c.cpu for c in cold):.2f} s cold; the server saves "
+              f"{cpu:+.2f} s ({cpu / args.tasks * 1000:+.0f} ms per task; median of the "
               "rounds' differences)")  # fmt: skip
     late_ok = True
     for n, (b, s) in enumerate(pairs, 1):

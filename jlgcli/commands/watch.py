@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from jlgcli.input_limits import path_arg
+from jlgcli.commands import add_target_arguments
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,16 +41,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("run_id", nargs="?", default="latest", metavar="RUN|BATCH|latest",
-                        help="a run id, a batch id, a unique prefix of one, or latest "
-                        "(the default)")  # fmt: skip
-    parser.add_argument("--json", action="store_true",
-                        help="print the events on stdout, one JSON line each")  # fmt: skip
-    parser.add_argument(
-        "--dir", dest="runs_dir", metavar="DIR", type=path_arg,
-        help="the artifacts directory (default: the artifactsDir setting, .jlgcli/runs, "
-        "at the project root)",
-    )  # fmt: skip
+    add_target_arguments(parser, "print the events on stdout, one JSON line each")
     parser.set_defaults(handler=HANDLER)
 
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +26,7 @@ if not sys.platform.startswith("linux"):  # also .ci/run's Windows proxy
 import psutil
 from support.batch import make_repo, make_tasks
 
+from jlgcli.backends.login_watch import CHECK_DELAY_S
 from jlgcli.runner.options import RunOptions
 from jlgcli.runner.options_record import to_json
 
@@ -120,30 +122,64 @@ def _inspect(pid: int, repo: Path) -> list[psutil.Process]:
     return seen
 
 
-@pytest.mark.parametrize("backend", ["claude", "codex", "gemini", "copilot"])
-def test_a_loop_imports_no_module_the_server_did_not(tmp_path: Path, backend: str) -> None:
-    """What a task imports itself is private to it: the server's list must be whole, for
-    every backend (issue 45: a hand-kept list held by one backend's run only), for the
-    standard library's modules as for jlgcli's."""
+BACKENDS = ("claude", "codex", "gemini", "copilot")
+# A call long enough for what starts beside it after a while (codex's login check).
+CALL_S = CHECK_DELAY_S + 0.5
+# The server's side, in a fork made first: what its entry (``python -m jlgcli``, the task
+# server's module) and WARM_MODULES bring in. The task's side, in the driver itself:
+# everything a task forked by the server runs (``run_task``: adoption, its supervisors'
+# server forked from itself, the loop). Neither side sees the other's imports. Counted:
+# jlgcli's and the standard library's modules, not their private helpers nor the
+# interpreter's built-in ones.
+IMPORTS_DRIVER = """\
+import importlib, json, os, sys
+std = sys.stdlib_module_names
+def ours(names):
+    return {m for m in names if m.partition('.')[0] in ('jlgcli', *std)
+            and '._' not in '.' + m and m not in sys.builtin_module_names}
+read, write = os.pipe()
+if os.fork() == 0:
+    import jlgcli.cli
+    from jlgcli.batch.task_server import WARM_MODULES
+    from jlgcli.records import compile_pending
+    for name in WARM_MODULES:
+        importlib.import_module(name)
+    compile_pending()
+    os.write(write, json.dumps({'warm': list(WARM_MODULES),
+                                'brought': sorted(ours(sys.modules))}).encode())
+    os._exit(0)
+os.close(write)
+chunks = []
+while chunk := os.read(read, 1 << 16):
+    chunks.append(chunk)
+os.wait()
+facts = json.loads(b''.join(chunks))
+before = set(sys.modules)
+from jlgcli.batch.task_server import fork_supervisor_server
+from jlgcli.cli import main
+from jlgcli.process import adopt_orphans, warm
+from jlgcli.startup_gc import run_console
+adopt_orphans()
+own = fork_supervisor_server()
+assert own is not None
+warm.serve_from(own)
+code = run_console(lambda: main(sys.argv[1:]))
+warm.retire()
+loop = ours(set(sys.modules) - before)
+facts.update(code=code, loop=sorted(loop), missed=sorted(loop - set(facts['brought'])))
+sys.stderr.write(json.dumps(facts) + '\\n')
+"""
+
+
+def _loop_imports(tmp_path: Path, backend: str) -> dict[str, Any]:
+    """A task's loop on ``backend`` run as a task forked by the server runs it: the modules
+    it imported, and those the server brings in."""
     repo = make_repo(tmp_path / "repo")
     tasks = make_tasks(tmp_path / "tasks", tmp_path / "scripts",
-                       {"alpha": [{"text": "done\nDONE", "files": {"a.txt": "a\n"}}]})  # fmt: skip
+                       {"alpha": [{"text": "done\nDONE", "files": {"a.txt": "a\n"},
+                                  "delay_seconds": CALL_S}]})  # fmt: skip
     driver = tmp_path / "driver.py"
-    driver.write_text(
-        "import importlib, json, sys\n"
-        "from jlgcli.batch.task_server import WARM_MODULES\n"
-        "for name in WARM_MODULES:\n"
-        "    importlib.import_module(name)\n"
-        "before = set(sys.modules)\n"
-        "from jlgcli.cli import main\n"
-        "code = main(sys.argv[1:])\n"
-        "std = sys.stdlib_module_names\n"
-        "new = sorted(m for m in set(sys.modules) - before\n"
-        "             if m.partition('.')[0] in ('jlgcli', *std) and '._' not in '.' + m\n"
-        "             and m not in sys.builtin_module_names)\n"
-        "sys.stderr.write(json.dumps({'code': code, 'new': new}) + '\\n')\n",
-        encoding="utf-8",
-    )
+    driver.write_text(IMPORTS_DRIVER, encoding="utf-8")
     gate = f'{sys.executable} -c "pass"'
     logins = {"GEMINI_API_KEY": "k", "COPILOT_GITHUB_TOKEN": "github_pat_test"}  # dummies
     env = {**os.environ, "JLGCLI_FAKE_SCRIPT": str(tmp_path / "scripts"), **logins}
@@ -155,5 +191,22 @@ def test_a_loop_imports_no_module_the_server_did_not(tmp_path: Path, backend: st
         [sys.executable, str(driver), "loop", "--task-options", str(record)],
         cwd=repo, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    facts = json.loads(done.stderr.strip().splitlines()[-1])
-    assert facts == {"code": 0, "new": []}, done.stderr
+    facts: dict[str, Any] = json.loads(done.stderr.strip().splitlines()[-1])
+    assert facts["code"] == 0, done.stderr
+    return facts
+
+
+def test_the_server_warms_what_a_loop_imports_on_every_backend(tmp_path: Path) -> None:
+    """``WARM_MODULES``, a hand-kept list, held both ways (issue 45). What a task imports
+    itself is private to it: the list must be whole, for every backend, for the standard
+    library's modules as for jlgcli's. And a name left in it after no loop imports it any
+    more would cost the server (and so the batch) memory for nothing."""
+    used: set[str] = set()
+    warm: list[str] = []
+    for backend in BACKENDS:
+        facts = _loop_imports(tmp_path / backend, backend)
+        assert (backend, facts["missed"]) == (backend, [])
+        used.update(facts["loop"])
+        warm = facts["warm"]
+    assert sorted(set(warm) - used) == [], sorted(set(warm) - used)
+    assert len(set(warm)) == len(warm)

@@ -89,3 +89,58 @@ def test_the_server_environment_keeps_how_python_starts_and_no_secret() -> None:
                                "GITHUB_TOKEN": "ghp_x", "LANG": "C"})  # fmt: skip
     assert kept == {"PATH": "/bin", "HOME": "/h", "LC_ALL": "C.UTF-8", "PYTHONPATH": "/src",
                     "LANG": "C"}  # fmt: skip
+
+
+def _importers_of(module: str) -> set[str]:
+    """jlgcli's files that import ``module`` (``import a.b``, ``from a import b``,
+    ``from a.b import c``), anywhere in the file (in a function too)."""
+    import ast
+    from pathlib import Path
+
+    import jlgcli
+
+    package = Path(jlgcli.__file__).parent
+    parent, _, leaf = module.rpartition(".")
+    found = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module is not None:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            if module in names or (parent in names and leaf in names):
+                found.add(path.relative_to(package).as_posix())
+    return found
+
+
+def test_the_batch_reaches_the_task_server_by_one_seam() -> None:
+    """Issue 45: the server is kept behind one seam, ``batch.child.task_server`` (what
+    ``benchmarks/fanout.py --cold`` replaces); the only other importer is the program's
+    hidden entry that runs the server itself."""
+    assert _importers_of("jlgcli.batch.task_server") == {"batch/child.py", "cli.py"}
+
+
+def test_the_seam_starts_no_server_where_a_task_is_not_adopted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A host program, the frozen exe (no adoption): each task starts its own interpreter."""
+    from jlgcli.batch import child
+    from jlgcli.process import descendants
+
+    monkeypatch.setattr(descendants, "supervisor_wanted", lambda: False)
+    with child.task_server() as forking:
+        assert forking.tasks is None
+        forking.take_spawns()  # nothing to hand over
+
+
+def test_a_server_that_cannot_start_leaves_each_task_to_start_cold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from jlgcli.batch import child, task_server
+    from jlgcli.process import descendants
+
+    monkeypatch.setattr(descendants, "supervisor_wanted", lambda: True)
+    monkeypatch.setattr(task_server, "start_server", lambda: None)
+    with child.task_server() as forking:
+        assert forking.tasks is None

@@ -73,12 +73,17 @@ def test_a_process_younger_than_the_run_is_a_reused_pid_and_left_alone(
     root = tmp_path / "runs"
     write_run(root, "20200101T000000Z-abcdef")  # started long before the sleeper
     run_id = "20200101T000000Z-abcdef"
-    lock = RunLock(root / run_id)
-    assert lock.acquire()
     import jlgcli.config.started as started
 
     long_ago = datetime(2020, 1, 1, tzinfo=timezone.utc)  # the start the user's record holds
     monkeypatch.setattr(started, "started_process", lambda r, i: (sleeper.pid, long_ago))
+    _refused_and_left_alone(root, run_id, sleeper)
+
+
+def _refused_and_left_alone(root: Path, run_id: str, sleeper: subprocess.Popen[bytes]) -> None:
+    """While the run's lock is held, a stop is refused and the sleeper is not signalled."""
+    lock = RunLock(root / run_id)
+    assert lock.acquire()
     try:
         with pytest.raises(JlgError, match="cannot tell which process"):
             api.stop(run_id, runs_dir=root)
@@ -133,14 +138,7 @@ def test_the_start_time_comes_from_the_users_record_not_the_run_folder(
     text = record.read_text("utf-8")
     record.write_text(text.replace(f'"pid": {os.getpid()}', f'"pid": {sleeper.pid}'), "utf-8")
     assert started_process(root, run_id) == (sleeper.pid, datetime(2020, 1, 1, tzinfo=timezone.utc))
-    lock = RunLock(root / run_id)
-    assert lock.acquire()
-    try:
-        with pytest.raises(JlgError, match="cannot tell which process"):
-            api.stop(run_id, runs_dir=root)
-    finally:
-        lock.release()
-    assert sleeper.poll() is None
+    _refused_and_left_alone(root, run_id, sleeper)
 
 
 BATCH = "batch-20261128T220000Z-abcdef"
