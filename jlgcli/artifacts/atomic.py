@@ -93,14 +93,17 @@ def atomic_write_text(
     atomic_write_bytes(path, data, sync_directory=sync_directory, finish=finish)
 
 
-def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2) -> None:
+def atomic_write_json(
+    path: str | os.PathLike[str], obj: Any, *, indent: int | None = 2, sync_directory: bool = True
+) -> None:
     """Replace ``path`` with ``obj`` as UTF-8 JSON plus a final newline, atomically.
 
     ``obj`` is serialised before anything touches the disk, so a value JSON
     cannot represent raises ``TypeError``/``ValueError`` and leaves no trace.
+    ``sync_directory``: as for ``atomic_write_bytes``.
     """
     text = json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False)
-    atomic_write_text(path, text + "\n")
+    atomic_write_text(path, text + "\n", sync_directory=sync_directory)
 
 
 def _create_temp(target: Path) -> tuple[Path, int]:

@@ -15,7 +15,6 @@ the path, with a hint (RG-016; F-006 "droits insuffisants").
 from __future__ import annotations
 
 import contextlib
-import platform
 import sys
 from collections.abc import Mapping
 from datetime import datetime, timezone
@@ -112,7 +111,8 @@ class RunDirectory:
             "runId": self.run_id,
             "createdAt": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "jlgcliVersion": __version__,
-            "python": platform.python_version(),
+            # platform.python_version()'s answer without importing platform (~2 ms, issue 49)
+            "python": sys.version.split()[0],
             "platform": sys.platform,
         }
         base.update(_without_env(meta))

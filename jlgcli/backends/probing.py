@@ -82,7 +82,8 @@ def probe_cli(
     version = version or versions_dir_version(path) or shared_version(path)
     ctx = ProbeContext(path, deadline, environ, threading.Event())
     beside = None
-    if version is None and info.login_check_since is None:
+    # a run's probe leaves the login to its call: no thread to start for that (issue 49)
+    if version is None and info.login_check_since is None and auth is not login_left_to_the_call:
         beside = _LoginCheck(auth, ctx)
     try:
         found = _checked_version(info, path, version, timeout, deadline)

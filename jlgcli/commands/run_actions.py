@@ -60,6 +60,9 @@ def _task_record(path: str) -> dict[str, object]:
 
 
 def _execute(args: argparse.Namespace, command: Command) -> int:
+    from jlgcli.process import warm_up
+
+    warm_up()  # the fork server's interpreter starts while the run path is imported (issue 49)
     from jlgcli.api import execute
     from jlgcli.runner.options import RunOptions
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,17 +33,21 @@ def execute(
     from jlgcli.process import install_termination_handlers, warm_up
 
     warm_up()  # the fork server starts while the options are resolved (issue 49)
-    from jlgcli.runner.engine import execute as run_spec
+    from jlgcli.runner import early_probe
     from jlgcli.runner.options import build_spec
 
     spec, verbosity = build_spec(options, command)
+    probe = early_probe.start(spec)  # the backend's start overlaps the imports below
+    from jlgcli.runner.engine import execute as run_spec
+    from jlgcli.runner.select import select_backend
+
     if console is None:
         from jlgcli.runner.console import Console
 
         # --events - owns stdout as --json does: the live text goes to stderr (issue 31)
         console = Console(verbosity, json_mode=json_mode or spec.events_path == "-")
     with install_termination_handlers():
-        return run_spec(spec, console, cancel=cancel)
+        return run_spec(spec, console, cancel=cancel, select=partial(select_backend, early=probe))
 
 
 def probe_backend(

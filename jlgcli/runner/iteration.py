@@ -74,7 +74,8 @@ def call_backend(
 
     invocation = backend.invocation(request)
     # -v shows what runs (issue 38): the command line, quoted as a shell would need it
-    console.detail(f"spawn: {_quoted(invocation.argv)} ({invocation.transport})")
+    if console.verbosity >= 2:  # quoted only when shown: shlex is not imported otherwise
+        console.detail(f"spawn: {_quoted(invocation.argv)} ({invocation.transport})")
     started = time.monotonic()
     check = getattr(backend, "login_check", None)  # CLIs that hang when logged out (issue 48)
     login = check() if check is not None else None

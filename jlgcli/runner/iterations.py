@@ -7,6 +7,7 @@ resume state and the evidence receipt (diff stat, gates, cost) per iteration.
 
 from __future__ import annotations
 
+import functools
 import threading
 
 from jlgcli.completion.protocol import Completion
@@ -24,6 +25,11 @@ from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.state_keeper import StateKeeper
 from jlgcli.runner.waiting import countdown
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from jlgcli.runner.progress import NoProgressDetector
+    from jlgcli.runner.stuck_gates import StuckGates
+
 
 class IterationLoop:
     """The iterations of one run."""
@@ -40,8 +46,6 @@ class IterationLoop:
         caller: Caller,
         cancel: threading.Event | None,
     ) -> None:
-        from jlgcli.runner.progress import NoProgressDetector
-
         self.spec, self.record, self.recorder, self.console = spec, record, recorder, console
         self.chain, self.completion, self.clock = chain, completion, clock
         self.caller, self.cancel = caller, cancel
@@ -56,10 +60,6 @@ class IterationLoop:
             self.counters.add_cost(metrics.costUsd)
             if record.session_id and metrics.sessionCostUsd is not None:  # and its session's total
                 self.counters.session_totals[record.session_id] = metrics.sessionCostUsd
-        self.no_progress = NoProgressDetector(spec.no_progress_limit)
-        from jlgcli.runner.stuck_gates import StuckGates
-
-        self.stuck_gates = StuckGates(spec.no_progress_limit)  # issue 44
         from jlgcli.runner.denials import DenialTracker
 
         self.denied = DenialTracker()
@@ -81,6 +81,21 @@ class IterationLoop:
         self.evidence = TreeEvidence(spec)  # the work tree, without jlgcli's own files
         self.state = StateKeeper(spec, record, recorder)
         self.gate_notes: list[str] = []  # the diagnosis lines of the last gates that failed
+
+    @functools.cached_property
+    def no_progress(self) -> NoProgressDetector:
+        """Near-identical replies with no file changed (made at a loop's first reply that
+        goes on: a one-shot ``run`` never imports it, issue 49)."""
+        from jlgcli.runner.progress import NoProgressDetector
+
+        return NoProgressDetector(self.spec.no_progress_limit)
+
+    @functools.cached_property
+    def stuck_gates(self) -> StuckGates:
+        """The same gates failing with no file changed (issue 44); made when first needed."""
+        from jlgcli.runner.stuck_gates import StuckGates
+
+        return StuckGates(self.spec.no_progress_limit)
 
     def _wait_for_shared_limit(self, iteration: int) -> None:
         """In a batch, another task's rate limit on this backend is ours too (issue 37)."""

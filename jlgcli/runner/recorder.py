@@ -368,9 +368,9 @@ class Recorder:
         from jlgcli.artifacts.layout import RESULT_FILE
 
         summary.redactions = self.redactor.count
-        try:
-            atomic_write_json(self._kept_folder / RESULT_FILE,
-                              self.redactor.redact_obj(summary.to_json()))  # fmt: skip
+        try:  # its data fsynced, not the rename (issue 49): a power cut reads as a killed run
+            atomic_write_json(self._kept_folder / RESULT_FILE, self.redactor.redact_obj(
+                summary.to_json()), sync_directory=False)  # fmt: skip
         except OSError as exc:
             self.console.warn(f"the run's result is not kept: {exc.strerror or exc}")
 

@@ -8,6 +8,7 @@ from jlgcli.config.backend_ids import AUTO, BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
 from jlgcli.runner.console import Console
+from jlgcli.runner.early_probe import EarlyProbe, installed
 from jlgcli.runner.spec import RunSpec
 
 
@@ -99,8 +100,13 @@ def open_backend(name: str, spec: RunSpec) -> tuple[Backend, Availability] | str
     return problem.message if problem is not None else (backend, availability)
 
 
-def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
-    """The backend named by the spec (or the first available one); JlgError 2/6/64 otherwise."""
+def select_backend(
+    spec: RunSpec, console: Console, *, early: EarlyProbe | None = None
+) -> SelectedBackend:
+    """The backend named by the spec (or the first available one); JlgError 2/6/64 otherwise.
+
+    ``early``: the probe of the spec's backend, started when the options were resolved
+    (``runner.early_probe``); its answer stands for the probe made here."""
     if spec.backend == "replay":
         from jlgcli.backends.replay import ReplayBackend
 
@@ -138,8 +144,8 @@ def select_backend(spec: RunSpec, console: Console) -> SelectedBackend:
     backend = get_backend(spec.backend, custom=spec.custom_backends)
     # claude/codex check their login with a command (~0.45 s for `claude auth status`): a run
     # starts its first call without it and reads an auth failure from the call (issue 34).
-    fast = getattr(backend, "probe_installed", None)
-    availability = fast() if fast is not None else backend.probe()
+    found = early.take(backend.id) if early is not None else None
+    availability = found if found is not None else installed(backend)
     if (problem := unusable(availability)) is not None:
         raise problem
     if availability.status == "unknown":

@@ -146,6 +146,23 @@ def test_login_check_runs_while_the_version_is_asked(tmp_path: Path) -> None:
     assert (a.status, a.version, a.detail) == ("available", "1.5.0", "logged in")
 
 
+@pytest.mark.skipif(os.name == "nt", reason="sh scripts")
+def test_a_run_probe_starts_no_thread_for_the_login_it_leaves_to_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 49: ``login_left_to_the_call`` answers at once: no login-check thread for it."""
+    from jlgcli.backends import probing
+
+    def no_thread(*_args: object) -> None:
+        raise AssertionError("a login-check thread was started")
+
+    monkeypatch.setattr(probing, "_LoginCheck", no_thread)
+    executable(tmp_path / "tool", '#!/bin/sh\necho "tool 1.5.0"\n')
+    a = probe_cli(NATIVE, probing.login_left_to_the_call, timeout=30.0,
+                  env={"PATH": str(tmp_path)})  # fmt: skip
+    assert (a.status, a.version) == ("available", "1.5.0")
+
+
 @pytest.mark.skipif(os.name == "nt", reason="sh scripts and POSIX pids")
 def test_an_unsupported_version_stops_the_login_check_it_ran_beside(tmp_path: Path) -> None:
     pid_file = tmp_path / "login.pid"

@@ -104,3 +104,22 @@ def test_a_result_that_cannot_be_written_is_a_warning(tmp_path: Path) -> None:
     summary = recorder.finish(build_summary(recorder.record, FakeClock()))
     assert summary.stopCause != "artifacts-error"  # the run's own outcome is kept
     assert "the run's result is not kept" in err.getvalue()
+
+
+def test_a_one_shot_result_is_fsynced_but_not_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 49: one fsync at a one-shot's end, not two: after a power cut before the folder
+    reached the disk the run reads as incomplete, as a killed one does."""
+    from jlgcli.artifacts import atomic
+    from jlgcli.runner.record import build_summary
+
+    synced: list[Path] = []
+    monkeypatch.setattr(atomic, "_fsync_dir", lambda folder, **_: synced.append(folder))
+    recorder, _ = _recorder(tmp_path)
+    recorder.open()
+    recorder.prompt(1, "claude", "Do it.")
+    recorder.finish(build_summary(recorder.record, FakeClock()))
+    folder = _folder(recorder, tmp_path)
+    assert json.loads((folder / "result.json").read_text())["runId"]
+    assert folder not in synced  # (the runs root's .gitignore, written once, is)
