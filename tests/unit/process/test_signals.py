@@ -61,14 +61,22 @@ def test_interrupted_is_a_keyboard_interrupt_carrying_its_signal() -> None:
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"])
 def test_each_signal_raises_interrupted_inside_and_is_restored_after(name: str) -> None:
     number = getattr(signal, name)
-    before = signal.getsignal(number)
-    with pytest.raises(Interrupted) as caught, install_termination_handlers():
-        os.kill(os.getpid(), number)
-        for _ in range(1000):  # the handler runs between bytecodes of the main thread
-            pass
-    assert caught.value.signum == number
-    assert first_interruption() == number
-    assert signal.getsignal(number) is before
+    # Under nohup SIGHUP starts ignored, and an ignored signal stays so (next test): start
+    # from the default, as a terminal's shell does.
+    started = signal.signal(
+        number, signal.default_int_handler if name == "SIGINT" else signal.SIG_DFL
+    )
+    try:
+        before = signal.getsignal(number)
+        with pytest.raises(Interrupted) as caught, install_termination_handlers():
+            os.kill(os.getpid(), number)
+            for _ in range(1000):  # the handler runs between bytecodes of the main thread
+                pass
+        assert caught.value.signum == number
+        assert first_interruption() == number
+        assert signal.getsignal(number) is before
+    finally:
+        signal.signal(number, started)
 
 
 @posix_only
