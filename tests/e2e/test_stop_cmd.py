@@ -51,15 +51,15 @@ def test_stop_ends_a_running_loop_which_then_resumes(
             assert stopped.returncode == 0, stopped.stderr
             line = json.loads(stopped.stdout)
             assert (line["kind"], line["pid"], line["ended"]) == ("run", loop.pid, True)
-            assert loop.poll() == 143  # it had ended when stop returned
+            # when stop returns, the run has written its ending (a loop's: its state)
+            state = json.loads((runs / line["id"] / "state.json").read_text("utf-8"))
+            assert state["stop_cause"] == "interrupted"
             _, err = loop.communicate(timeout=60)
         finally:
             if loop.poll() is None:
                 loop.kill()
     assert loop.returncode == 143, err
     run_id = line["id"]
-    state = json.loads((runs / run_id / "state.json").read_text("utf-8"))
-    assert state["stop_cause"] == "interrupted"
     again = jlg("stop", run_id, cwd=repo, env=env)
     assert again.returncode == 64 and f"run {run_id} is not running" in again.stderr
     (tmp_path / "later").mkdir()
