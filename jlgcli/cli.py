@@ -6,8 +6,6 @@ only that command's sub-parser is built (``jlgcli.commands.parser``). ``typing``
 is never imported at run time here.
 """
 
-from __future__ import annotations
-
 import sys
 
 from jlgcli._version import __version__
@@ -18,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-def _dispatch(args: argparse.Namespace) -> int:
+def _dispatch(args: "argparse.Namespace") -> int:
     module_name, _, function = str(args.handler).partition(":")
     __import__(module_name)  # importlib.import_module, without loading importlib and warnings
     handler = getattr(sys.modules[module_name], function)
@@ -39,7 +37,7 @@ def console_main() -> int:
     return run_console(main)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: "Sequence[str] | None" = None) -> int:
     """Entry point of the ``jlgcli`` console script; returns the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments in (["--version"], ["-V"]):

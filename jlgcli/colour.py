@@ -9,8 +9,6 @@ understand ANSI escapes (``enable_windows_vt``); when it refuses, no colour.
 Kept tiny and free of heavy imports: the CLI's ``--help`` path uses it.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
@@ -46,7 +44,7 @@ def wants_colour(
     stream: object,
     *,
     json_output: bool = False,
-    env: Mapping[str, str] | None = None,
+    env: "Mapping[str, str] | None" = None,
     is_windows: bool | None = None,
 ) -> bool:
     """True when text written to ``stream`` should carry ANSI colour."""
@@ -71,7 +69,7 @@ def _isatty(stream: object) -> bool:
 
 
 def enable_windows_vt(
-    *, is_windows: bool | None = None, console: ConsoleModes | None = None
+    *, is_windows: bool | None = None, console: "ConsoleModes | None" = None
 ) -> bool:
     """Ask the Windows console to interpret ANSI escapes, once; True when they work.
 
@@ -98,7 +96,7 @@ def enable_windows_vt(
     return enabled
 
 
-def _windows_console() -> ConsoleModes | None:  # pragma: no cover - Windows only
+def _windows_console() -> "ConsoleModes | None":  # pragma: no cover - Windows only
     try:
         import ctypes
         from ctypes import wintypes

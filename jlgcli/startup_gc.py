@@ -20,8 +20,6 @@ Anything that calls ``jlgcli.cli.main`` in-process (tests, Invoke tasks) never
 pauses, and ``resume``/``freeze_for_exit`` leave its collector as it was.
 """
 
-from __future__ import annotations
-
 import gc
 
 TYPE_CHECKING = False
@@ -53,7 +51,7 @@ def freeze_for_exit() -> None:
         gc.freeze()
 
 
-def run_console(main: Callable[[], int]) -> int:
+def run_console(main: "Callable[[], int]") -> int:
     """A console script's ``main``: paused at the start, frozen before teardown."""
     pause()
     try:

@@ -9,8 +9,6 @@ and the program's top-level help (``jlgcli --help`` prints it without importing 
 any module of this package but this one; a test keeps it equal to the real parser's).
 """
 
-from __future__ import annotations
-
 import sys
 
 TYPE_CHECKING = False
@@ -18,12 +16,12 @@ if TYPE_CHECKING:
     import argparse
 
 
-def quiet(args: argparse.Namespace) -> bool:
+def quiet(args: "argparse.Namespace") -> bool:
     """``-q`` / ``--verbosity 0`` was given: print only the summary and errors (issue 38)."""
     return getattr(args, "verbosity", None) == 0
 
 
-def add_common_options(parser: argparse.ArgumentParser) -> None:
+def add_common_options(parser: "argparse.ArgumentParser") -> None:
     """``--json`` and verbosity options, shared by every command (added once)."""
     if "--json" in parser._option_string_actions:
         return
@@ -111,7 +109,7 @@ commands:
 )
 
 
-def add_target_arguments(parser: argparse.ArgumentParser, json_help: str) -> None:
+def add_target_arguments(parser: "argparse.ArgumentParser", json_help: str) -> None:
     """The run or batch a command acts on (``watch``, ``stop``): ``RUN|BATCH|latest``,
     ``--json`` and ``--dir``."""
     from jlgcli.input_limits import path_arg
