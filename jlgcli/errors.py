@@ -124,8 +124,15 @@ EXIT_CODE_MEANINGS: dict[int, tuple[str, str]] = {
 
 
 def exit_codes_epilog(width: int = 88) -> str:
-    """The ``exit codes: 0 done, 1 run error, …`` paragraph of the help epilogs."""
-    import textwrap
-
+    """The ``exit codes: 0 done, 1 run error, …`` paragraph of the help epilogs, its lines
+    at most ``width`` long, broken at spaces only. Not ``textwrap.fill``: ``run`` and
+    ``loop`` build their epilog at every start, and importing textwrap cost each ~1 ms."""
     items = ", ".join(f"{int(code)} {short}" for code, (short, _) in EXIT_CODE_MEANINGS.items())
-    return textwrap.fill(f"exit codes: {items}.", width=width)
+    lines, line = [], ""
+    for word in f"exit codes: {items}.".split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n".join([*lines, line])

@@ -27,7 +27,6 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from jlgcli.backends.resets import parse_reset_time
 from jlgcli.records import record
 
 LimitKind = Literal["rate-limit", "quota", "auth", "overloaded", "account"]
@@ -177,6 +176,8 @@ def reset_in(text: str, *, now: float | None = None) -> float | None:
     piped = re.search(_PIPE_EPOCH, text)
     if piped is not None:
         return float(piped.group(1))
+    from jlgcli.backends.resets import parse_reset_time  # only where a limit was hit
+
     return parse_reset_time(text, now=now)
 
 

@@ -247,6 +247,21 @@ def test_the_exit_code_line_comes_from_the_causes_table() -> None:
         assert exit_codes_epilog() in epilog
 
 
+@pytest.mark.parametrize("width", [40, 60, 88, 120])
+def test_the_exit_code_line_is_wrapped_at_spaces_within_its_width(width: int) -> None:
+    """Built without textwrap (every run and loop builds it); at the width the epilogs use,
+    the same lines textwrap.fill gives."""
+    import textwrap
+
+    from jlgcli.errors import exit_codes_epilog
+
+    text = exit_codes_epilog(width)
+    assert all(len(line) <= width for line in text.splitlines())
+    assert " ".join(text.splitlines()) == textwrap.fill(text, width=10_000)
+    if width == 88:
+        assert text == textwrap.fill(" ".join(text.splitlines()), width=88)
+
+
 def test_static_top_level_help_is_the_real_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # the static text is the unwrapped help
     assert parser.build_parser().format_help() == commands.TOP_LEVEL_HELP
