@@ -52,6 +52,9 @@ class ResumeState:
     metrics: list[dict[str, Any]] = field(default_factory=list)
     started_at: str | None = None  # ISO 8601 UTC, to the microsecond (``jlgcli runs``)
     question: str | None = None  # stop cause "question": what ``jlgcli answer`` answers (51)
+    # an answer (``jlgcli answer``) that no call of this run has carried yet: the run stopped
+    # before its first call ended; ``--resume`` puts it in the next prompt (with ``question``)
+    answer: str | None = None
     version: int = STATE_VERSION
 
     def to_json(self) -> dict[str, Any]:

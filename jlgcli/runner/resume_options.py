@@ -80,6 +80,11 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
     state = read_state(path)
     if options.answer is not None:  # issue 51
         _check_answerable(state, options)
+    pending: tuple[str, ...] = ()
+    if options.answer is None and state.answer is not None:  # given, never carried by a call
+        options = records.replace(options, answer=state.answer)
+        pending = ("your answer to its question has not reached the agent yet: "
+                   "it goes in the next prompt",)  # fmt: skip
     if state.stop_cause == "done":
         raise JlgError(
             ExitCode.USAGE,
@@ -99,9 +104,10 @@ def resumed_options(options: RunOptions, runs_root: Path) -> tuple[RunOptions, R
 
         applied = asked.under(given)
         note = f"resuming {state.run_id} as you started it: {describe(applied)}"
-        return task.under(applied), Resumed(state=state, path=path, limits={}, notes=(note,))
+        result = Resumed(state=state, path=path, limits={}, notes=(note, *pending))
+        return task.under(applied), result
     limits = _recorded_limits(path, saved)
-    notes: list[str] = []
+    notes: list[str] = list(pending)
     backend = None
     if options.backend is None:
         if state.backend in BUILTIN_BACKENDS:
@@ -121,7 +127,7 @@ def _check_answerable(state: ResumeState, options: RunOptions) -> None:
     The recorded folder is read only to refuse, never to choose where the agent runs."""
     from pathlib import PurePath
 
-    if state.stop_cause != "question":
+    if state.stop_cause != "question" and state.answer is None:  # (a pending answer: replaced)
         raise not_parked(state.run_id, state.stop_cause)
     recorded = state.options.get("cwd")
     in_worktree = isinstance(recorded, str) and "/.jlgcli/worktrees/" in (

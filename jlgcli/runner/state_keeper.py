@@ -22,6 +22,7 @@ class StateKeeper:
 
     def __init__(self, spec: RunSpec, record: RunRecord, recorder: Recorder) -> None:
         self.spec, self.record, self.recorder = spec, record, recorder
+        self._resumed_metrics = len(record.metrics)  # the calls before this run's first
         self._saved_metrics: list[tuple[IterationMetrics, dict[str, object]]] = []
         started = record.started_at.astimezone(timezone.utc)
         self._started_at = started.isoformat(timespec="microseconds")
@@ -42,6 +43,9 @@ class StateKeeper:
         from jlgcli.runner.resume import ResumeState
 
         record, spec = self.record, self.spec
+        # an answer no call of this run has carried yet is kept for --resume, with its question
+        pending = spec.answer is not None and len(record.metrics) == self._resumed_metrics
+        asked = spec.resume.question if pending and spec.resume is not None else None
         state = ResumeState(
             run_id=record.run_id,
             task=spec.prompt.text,
@@ -58,7 +62,8 @@ class StateKeeper:
             stop_cause=record.cause if stopped else None,
             metrics=self._metrics_json(),
             started_at=self._started_at,
-            question=record.question if stopped else None,
+            question=record.question if stopped and record.question is not None else asked,
+            answer=spec.answer if pending else None,
         )
         # between iterations, written while the next call runs; the last one, at once
         self.recorder.save_state(state, final=False, beside_next_call=not stopped)

@@ -69,6 +69,7 @@ _FIELDS: dict[str, tuple[Check, str]] = {
     "metrics": (lambda v: isinstance(v, list), "a list of iteration records"),
     "started_at": (_optional(_text), "a time (text) or null"),
     "question": (_optional(_text), "text or null"),
+    "answer": (_optional(_text), "text or null"),
 }
 REQUIRED = ("version", "run_id", "task", "backend", "options")  # what `jlgcli runs` needs
 # What a resume cannot do without (ResumeState's fields without a default; a test holds it).
