@@ -109,20 +109,25 @@ commands:
 )
 
 
+def add_dir_option(parser: "argparse.ArgumentParser", *, default: object = None) -> None:
+    """``--dir DIR``, the runs folder a command reads (``runs``, ``watch``, ``stop``, ``board``)."""
+    from jlgcli.input_limits import path_arg
+
+    parser.add_argument(
+        "--dir", dest="runs_dir", metavar="DIR", default=default, type=path_arg,
+        help="the artifacts directory (default: the artifactsDir setting, .jlgcli/runs, "
+        "at the project root)",
+    )  # fmt: skip
+
+
 def add_target_arguments(parser: "argparse.ArgumentParser", json_help: str) -> None:
     """The run or batch a command acts on (``watch``, ``stop``): ``RUN|BATCH|latest``,
     ``--json`` and ``--dir``."""
-    from jlgcli.input_limits import path_arg
-
     parser.add_argument("run_id", nargs="?", default="latest", metavar="RUN|BATCH|latest",
                         help="a run id, a batch id, a unique prefix of one, or latest "
                         "(the default)")  # fmt: skip
     parser.add_argument("--json", action="store_true", help=json_help)
-    parser.add_argument(
-        "--dir", dest="runs_dir", metavar="DIR", type=path_arg,
-        help="the artifacts directory (default: the artifactsDir setting, .jlgcli/runs, "
-        "at the project root)",
-    )  # fmt: skip
+    add_dir_option(parser)
 
 
 def print_top_level_help() -> int:

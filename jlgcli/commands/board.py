@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from jlgcli.input_limits import bounded_int, path_arg
+from jlgcli.commands import add_dir_option
+from jlgcli.input_limits import bounded_int
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,9 +41,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
                         help="the port on 127.0.0.1 (default: a free one)")  # fmt: skip
     parser.add_argument("--open", dest="open_browser", action="store_true",
                         help="open the board in the default browser")  # fmt: skip
-    parser.add_argument("--dir", dest="runs_dir", metavar="DIR", type=path_arg, default=None,
-                        help="the artifacts directory (default: the artifactsDir setting, "
-                        ".jlgcli/runs, at the project root)")  # fmt: skip
+    add_dir_option(parser)
     parser.set_defaults(handler=HANDLER)
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from jlgcli.commands import add_dir_option
 from jlgcli.commands.runs_table import format_duration
-from jlgcli.input_limits import bounded_int, path_arg
+from jlgcli.input_limits import bounded_int
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _add_dir_option(runs, default=None)
+    add_dir_option(runs, default=None)
     runs.add_argument("--limit", type=bounded_int(1, 100_000), default=20, metavar="N",
                       help="show at most N runs (default 20)")  # fmt: skip
     # A parser with sub-commands does not get the common options: add --json and -q here.
@@ -70,19 +71,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
                       help="a run id, a unique prefix of one, 'latest', or a batch id")  # fmt: skip
     show.add_argument("--json", action="store_true",
                       help="print the full record as one JSON object on stdout")  # fmt: skip
-    _add_dir_option(show, default=argparse.SUPPRESS)  # keep `runs --dir X show ID` working
+    add_dir_option(show, default=argparse.SUPPRESS)  # keep `runs --dir X show ID` working
     show.set_defaults(handler=HANDLER, runs_action="show")
     from jlgcli.commands import runs_log
 
-    runs_log.add_log_action(actions, _add_dir_option, HANDLER)
-
-
-def _add_dir_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
-    parser.add_argument(
-        "--dir", dest="runs_dir", metavar="DIR", default=default, type=path_arg,
-        help="the artifacts directory (default: the artifactsDir setting, .jlgcli/runs, "
-        "at the project root)",
-    )  # fmt: skip
+    runs_log.add_log_action(actions, add_dir_option, HANDLER)
 
 
 def execute(args: argparse.Namespace) -> int:
