@@ -90,6 +90,8 @@ END_ONLY_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
 # Inputs shorter than this are read by the exact rules directly (faster than a scan
 # plus windows, and no database to compile for a short run).
 FINDER_MIN = 8 * 1024
+# Once compiled (a longer input asked for it), the finder reads inputs from this size on.
+COMPILED_MIN = 512
 # Around a candidate, the exact rules see its whole line, at most this far each way.
 _WINDOW = 4096 + 256
 _LINE_SNAP = 1024

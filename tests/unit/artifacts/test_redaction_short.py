@@ -5,7 +5,8 @@ A turn of claude's stream-json (~1.4 KB) is shorter than the candidate finder's 
 so every rule reads all of it: the provider tokens are found by a substring search per
 prefix from 256 bytes on (one regex pass from every start below), the assignments by
 seven keyword rules from 512 bytes on (one alternation below). Both ways give the same
-spans, and the redactor's output is byte for byte the same whichever is used.
+spans, and the redactor's output is byte for byte the same whichever is used. Once a
+longer input had the candidate finder compiled, it reads inputs from 512 bytes on.
 Issue 43 (speed): the candidate scan reports a ``-----BEGIN`` (``PEM``) so the stream
 redactor holds an open private-key block back without reading the candidates again.
 """
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from jlgcli.artifacts import exact, rules
 from jlgcli.artifacts.candidates import ANCHORED, ASSIGNMENTS, DELTAS, PEM
 from jlgcli.artifacts.redact import Redactor
-from tests.unit.artifacts.test_redaction_families import FILLER, SHAPES
+from tests.unit.artifacts.test_redaction_families import ENV, FILLER, SHAPES
 
 PIECES = st.lists(
     st.tuples(st.sampled_from(SHAPES + FILLER), st.sampled_from([" ", "\n", "\t", "-", "=", ""])),
@@ -92,3 +93,30 @@ def test_the_scan_reports_a_private_key_begin_as_pem() -> None:
     finder.spans(b"see https://example.com: no key, one delta\n", seen)
     assert seen == {DELTAS}
     assert finder.spans(b"api_key = 1", None)[0][2] == ASSIGNMENTS  # (seen is optional)
+
+
+def _compiled() -> Redactor:
+    redactor = Redactor(environ=ENV)
+    redactor.redact_bytes(b"plain text\n" * 1000)  # longer than finder_min: compiles it
+    return redactor
+
+
+@pytest.mark.hyperscan
+def test_once_compiled_the_finder_reads_shorter_inputs_too() -> None:
+    redactor = _compiled()
+    turn = b'{"type":"result","usage":{"input_tokens":12},"apiKeySource":"none"}\n' * 10
+    assert redactor.compiled_min <= len(turn) < redactor.finder_min
+    assert redactor.candidate_spans(turn) == []  # no candidate: no rule reads it
+    assert redactor.candidate_spans(turn[: redactor.compiled_min - 1]) is None
+    assert Redactor(environ=ENV).candidate_spans(turn) is None  # not compiled: not for it
+
+
+@given(PIECES)
+@settings(max_examples=150, deadline=None)
+def test_shorter_inputs_read_by_the_compiled_finder_give_the_exact_result(
+    pieces: list[tuple[str, str]],
+) -> None:
+    data = _text(pieces)
+    exact_rules = Redactor(environ=ENV)
+    exact_rules.finder_min = len(data) + 1
+    assert _compiled().redact_bytes(data) == exact_rules.redact_bytes(data)
