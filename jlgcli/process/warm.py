@@ -48,9 +48,10 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
 
 from jlgcli.process.descendants import forget_child, spawning, supervisor_command
+
+TYPE_CHECKING = False
 
 assert sys.platform.startswith("linux"), "the fork server is Linux's, like the supervisor"
 
@@ -117,14 +118,17 @@ class Adopted:
             self.returncode = os.waitstatus_to_exitcode(status)
 
 
-class ServerProcess(Protocol):
-    """The server's process: a ``subprocess.Popen``, or an ``Adopted`` fork."""
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Protocol
 
-    pid: int
+    class ServerProcess(Protocol):
+        """The server's process: a ``subprocess.Popen``, or an ``Adopted`` fork."""
 
-    def poll(self) -> int | None: ...
-    def wait(self) -> int: ...
-    def kill(self) -> None: ...
+        pid: int
+
+        def poll(self) -> int | None: ...
+        def wait(self) -> int: ...
+        def kill(self) -> None: ...
 
 
 class Server:
