@@ -79,10 +79,11 @@ _ASSIGN_RULES = tuple(lazy(kw + _ASSIGN_TAIL) for kw in _ASSIGN_KEYWORDS)  # lon
 # The same as one alternation, for a window: one call instead of seven where the
 # input is short (on long inputs a pattern led by a literal is 20x faster). No
 # keyword holds another, so both find the same names before the same separators.
-# Equal at ~500 bytes of agent output; at 1.4 KB (a turn of claude's stream-json,
-# redacted whole) the seven took 0.6x the time of the one (issue 50).
+# (Equal at ~500 bytes of agent output, the seven 0.6x the time of the one at 1.4 KB,
+# ~8 us less; but compiling the seven costs ~0.9 ms, which a one-shot run whose output
+# is a few KB would pay for a few us: issue 50 left it here.)
 _ASSIGN_ANY = re.compile(b"(?:" + b"|".join(_ASSIGN_KEYWORDS) + b")" + _ASSIGN_TAIL)
-_ASSIGN_ANY_MAX = 512
+_ASSIGN_ANY_MAX = 4096
 _AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""")
 # The rules searched in the lowered text, matched at a candidate of the raw text
 # instead (``directed_edits``): case-insensitive, which is the same for ASCII.
@@ -100,11 +101,11 @@ _CONTEXT_AT = tuple(
     lazy(functools.partial(getattr, rule, "pattern"), re.IGNORECASE) for rule in CONTEXT
 )
 _NETRC_AT = _CONTEXT_AT[CONTEXT.index(NETRC)]
-_CREDENTIAL = re.compile(rb"[A-Za-z0-9\-._~+/]{8,4096}=*")
+_CREDENTIAL = lazy(rb"[A-Za-z0-9\-._~+/]{8,4096}=*")
 _UNQUOTED = lazy(lambda: value_run(rb"^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`", rb"{1,4096}"))
 # The same where no backslash is met: what ``value_run`` matches there (4x faster).
 _UNQUOTED_PLAIN = lazy(rb"[^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`\\]{1,4096}")
-_DIGIT = re.compile(rb"[0-9]")
+_DIGIT = lazy(rb"[0-9]")
 _PLACEHOLDERS = frozenset({b"null", b"none", b"nil", b"true", b"false", b"undefined"})
 _NAME_MAX = 128
 _QUOTED_MAX = 4096

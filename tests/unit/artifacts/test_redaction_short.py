@@ -4,7 +4,7 @@ the cheaper of two equivalent searches by their size, and the choice changes not
 A turn of claude's stream-json (~1.4 KB) is shorter than the candidate finder's minimum,
 so every rule reads all of it: the provider tokens are found by a substring search per
 prefix from 256 bytes on (one regex pass from every start below), the assignments by
-seven keyword rules from 512 bytes on (one alternation below). Both ways give the same
+seven keyword rules from 4 KiB on (one alternation below). Both ways give the same
 spans, and the redactor's output is byte for byte the same whichever is used. Once a
 longer input had the candidate finder compiled, it reads inputs from 512 bytes on.
 Issue 43 (speed): the candidate scan reports a ``-----BEGIN`` (``PEM``) so the stream
@@ -65,7 +65,7 @@ def test_the_search_chosen_by_size_changes_no_byte(pieces: list[tuple[str, str]]
 
 
 def test_a_turn_of_claude_stream_json_is_read_by_prefix_and_masked() -> None:
-    """Longer than both sizes: the prefix searches run, and a key in it is still masked."""
+    """Longer than 256 bytes: the prefix searches run, and a key in it is still masked."""
     key = "sk-ant-api03-" + "Zq7Xw2Lm9Pk4Rt6Vb8Nc3Hd5Jf1Gs0Ya" * 2
     line = (
         '{"type":"assistant","message":{"content":[{"type":"text","text":"export '
@@ -73,7 +73,7 @@ def test_a_turn_of_claude_stream_json_is_read_by_prefix_and_masked() -> None:
         '"usage":{"input_tokens":12,"output_tokens":7}}}\n'
     )
     data = (line * 4).encode()
-    assert len(data) > max(rules._SCAN_BY_PREFIX, exact._ASSIGN_ANY_MAX)
+    assert len(data) > rules._SCAN_BY_PREFIX
     out = Redactor(environ={}).redact_bytes(data).decode()
     assert key not in out and "ghp_" not in out
     assert out.count("[REDACTED]") == 8
