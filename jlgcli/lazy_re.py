@@ -13,8 +13,9 @@ then on its methods are the compiled pattern's own (bound into the instance), so
 the rules run as fast as before. Its source may be a function too: the shapes
 read through JSON escapes (``escapes.value_run``) cost ~2 ms to spell out.
 ``needs``: literals one of which every match holds; until the pattern is
-compiled, a ``search`` in text holding none of them answers ``None`` without
-compiling it, which is what the compiled pattern would answer.
+compiled, a ``search`` (or ``finditer``) in text holding none of them answers
+``None`` (no match) without compiling it, which is what the compiled pattern would
+answer.
 """
 
 from __future__ import annotations
@@ -59,6 +60,13 @@ class LazyPattern:
         if self._needs and not any(string.find(n, pos, endpos) >= 0 for n in self._needs):
             return None
         return self._compile().search(string, pos, endpos)
+
+    def finditer(self, string: bytes, pos: int = 0, endpos: int = sys.maxsize) -> Any:
+        """The compiled pattern's ``finditer``; no match without compiling it when
+        ``string`` holds none of the literals a match needs."""
+        if self._needs and not any(string.find(n, pos, endpos) >= 0 for n in self._needs):
+            return iter(())
+        return self._compile().finditer(string, pos, endpos)
 
     def __getattr__(self, name: str) -> Any:
         """Any other attribute (``match``, ``finditer``, ``groupindex``…): compile now."""

@@ -22,7 +22,17 @@ import re
 from jlgcli.artifacts.escapes import value_run
 from jlgcli.lazy_re import lazy
 
-TOKEN = re.compile(
+# The literals TOKEN's branches start with: a substring search for each (~GB/s)
+# and a match where one is found beat one ``re`` scan of the alternation (~30 MB/s).
+# ("gh" stands for the five gh?_ prefixes: TOKEN matched there tells which.)
+_PREFIXES = (
+    b"sk-", b"gh", b"github_pat_", b"eyJ", b"A3T", b"AKIA", b"ASIA", b"ABIA", b"ACCA",
+    b"AIza", b"ya29.", b"GOCSPX-", b"xox", b"xapp-", b"sk_", b"rk_", b"glpat-", b"npm_",
+    b"hf_", b"pypi-", b"gsk_", b"xai-", b"r8_", b"SG.", b"SK",
+)  # fmt: skip
+# Compiled at the first text holding one of them (~1.3 ms: a one-shot's short lines
+# seldom do, issue 49).
+TOKEN = lazy(
     b"|".join((
         rb"sk-[A-Za-z0-9_\-]{16,1024}",  # openai-api-key, anthropic-api-key (sk-proj-, sk-ant-)
         rb"gh[pousr]_[A-Za-z0-9]{30,255}",  # github-pat, github-oauth, github-app-token
@@ -44,24 +54,16 @@ TOKEN = re.compile(
         rb"r8_[A-Za-z0-9]{37}",  # replicate api token (r8_ + 37)
         rb"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",  # sendgrid-api-token
         rb"SK[0-9a-fA-F]{32}(?![A-Za-z0-9])",  # twilio-api-key
-    ))
+    )),
+    needs=_PREFIXES,
 )  # fmt: skip
 # Shapes that start with a character class make a ``re`` alternation try every
 # position (20x slower): each is searched from a literal inside it instead.
 _DISCORD = lazy(rb"[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}")
 _DISCORD_DOT = re.compile(rb"\.[A-Za-z0-9_\-]{6}\.")  # discord bot token (detect-secrets)
-_TELEGRAM = re.compile(rb":A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])")  # telegram-bot-api-token
+# telegram-bot-api-token
+_TELEGRAM = lazy(rb":A[A-Za-z0-9_\-]{34}(?![A-Za-z0-9_\-])", needs=(b":A",))
 _TELEGRAM_ID = lazy(rb"[0-9]{5,16}\Z")
-
-
-# The literals TOKEN's branches start with: a substring search for each (~GB/s)
-# and a match where one is found beat one ``re`` scan of the alternation (~30 MB/s).
-# ("gh" stands for the five gh?_ prefixes: TOKEN matched there tells which.)
-_PREFIXES = (
-    b"sk-", b"gh", b"github_pat_", b"eyJ", b"A3T", b"AKIA", b"ASIA", b"ABIA", b"ACCA",
-    b"AIza", b"ya29.", b"GOCSPX-", b"xox", b"xapp-", b"sk_", b"rk_", b"glpat-", b"npm_",
-    b"hf_", b"pypi-", b"gsk_", b"xai-", b"r8_", b"SG.", b"SK",
-)  # fmt: skip
 
 
 # Below this size one regex pass over every start is cheaper than a substring search per

@@ -55,6 +55,28 @@ def test_a_search_without_the_needed_literal_does_not_compile() -> None:
     assert pattern.compiled
 
 
+def test_a_finditer_without_the_needed_literal_does_not_compile() -> None:
+    pattern = LazyPattern(rb":A[a-z]{3}", needs=(b":A",))
+    assert list(pattern.finditer(b"no token here")) == []
+    assert list(pattern.finditer(b":Abcd", 1)) == []  # the literal must be at pos or after
+    assert not pattern.compiled
+    assert [m.group() for m in pattern.finditer(b"x :Abcd :Aefg")] == [b":Abcd", b":Aefg"]
+    assert pattern.compiled
+
+
+def test_the_token_shapes_compile_only_for_a_text_holding_one_of_their_prefixes() -> None:
+    """Issue 49: a one-shot's short lines seldom hold a token prefix; compiling every
+    provider shape cost each run ~1.3 ms."""
+    from jlgcli.artifacts import rules
+
+    fresh = LazyPattern(rules.TOKEN.pattern, needs=rules._PREFIXES)
+    line = b'{"type":"turn.completed","usage":{"input_tokens":1200,"output_tokens":34}}'
+    assert fresh.search(line) is None and not fresh.compiled
+    key = b"sk-" + b"a" * 20
+    found = fresh.search(b"key " + key)
+    assert found is not None and found.group() == key and fresh.compiled
+
+
 def test_dunder_probes_do_not_compile_and_copies_work() -> None:
     pattern = LazyPattern(rb"x+")
     assert not hasattr(pattern, "__wrapped__")
