@@ -107,11 +107,10 @@ def _by_search(data: bytes) -> list[tuple[int, int]]:
 def _by_prefix(data: bytes) -> list[tuple[int, int]]:
     """The same spans (in another order): ``TOKEN`` matched where one of its prefixes is."""
     spans: list[tuple[int, int]] = []
-    match_at = TOKEN.match
     for prefix in _PREFIXES:
         pos = data.find(prefix)
         while pos >= 0:
-            found = match_at(data, pos)
+            found = TOKEN.match(data, pos)  # compiled here, at the first prefix found
             if found:
                 spans.append(found.span())
             pos = data.find(prefix, pos + 1)
