@@ -55,8 +55,19 @@ with open(bad, "w") as f:
 os.chmod(bad, 0o755)
 call([bad])
 server = warm._servers[0].proc
+import time
+from jlgcli.process.descendants import children_of, orphans
+for _ in range(500):  # the next call's supervisor, forked ahead, once jlgcli adopted it
+    waiting = [pid for pid in children_of(os.getpid())
+               if os.getsid(pid) == server.pid and pid != server.pid]
+    if waiting:
+        break
+    time.sleep(0.01)
+swept = [p.pid for p in orphans()]
 warm.retire()
-print(json.dumps({"retired": server.returncode is not None, "left": warm._servers}), flush=True)
+print(json.dumps({"retired": server.returncode is not None, "left": warm._servers,
+                  "waiting": waiting, "swept": swept, "children": children_of(os.getpid())}),
+      flush=True)
 """
 
 
@@ -101,7 +112,17 @@ def test_a_signal_death_and_an_exec_failure_are_reported_as_for_a_cold_child(
 
 
 def test_the_server_is_reaped_at_exit(calls: list[dict[str, Any]]) -> None:
-    assert calls[4] == {"retired": True, "left": []}
+    assert (calls[4]["retired"], calls[4]["left"]) == (True, [])
+
+
+def test_the_next_supervisor_waits_forked_ahead_is_no_orphan_and_ends_with_the_server(
+    calls: list[dict[str, Any]],
+) -> None:
+    """Issue 50: the server forks each supervisor before its request; jlgcli adopts it at
+    once, the orphan sweep leaves it alone, and retiring the server ends it too."""
+    assert len(calls[4]["waiting"]) == 1
+    assert calls[4]["swept"] == []
+    assert calls[4]["children"] == []  # nothing left: the server and its spare are reaped
 
 
 # -- the error paths, in this process ------------------------------------------------------
