@@ -103,12 +103,9 @@ def children_of(pid: int, proc: str = "/proc") -> list[int]:
 
 def descendants_of(pid: int, proc: str = "/proc") -> list[int]:
     """Every descendant of ``pid``, parents before children."""
-    found: list[int] = []
-    queue = [pid]
-    while queue:
-        children = children_of(queue.pop(0), proc)
-        found += children
-        queue += children
+    found = children_of(pid, proc)
+    for child in found:  # the list grows as it is walked: parents before children
+        found += children_of(child, proc)
     return found
 
 
@@ -201,7 +198,7 @@ def receive(sock: Any) -> Request | None:
 
 
 def serve(parent: int, control_fd: int, libc_prctl: Prctl) -> int:
-    """The fork server: a supervisor forked ahead of each request, until end-of-file."""
+    """The fork server: a supervisor forked ahead of each request, until its end."""
     low = __import__("_socket")  # here, once: not in every spare (~1 ms of CPU each)
     os.set_inheritable(control_fd, False)
     sock = low.socket(low.AF_UNIX, low.SOCK_STREAM, 0, control_fd)
@@ -301,7 +298,10 @@ def supervise_request(request: Request, libc_prctl: Prctl, claim_fd: int | None 
     os.write(request.status_fd, STARTED + b"%d" % os.getpid() + STARTED)
     request.close()
     if claim_fd is not None:
-        os.write(claim_fd, STARTED)
+        try:  # noqa: SIM105 - contextlib would be one more import at every start
+            os.write(claim_fd, STARTED)
+        except OSError:  # the server is gone (no next spare): this child is still ours
+            pass
         os.close(claim_fd)
     return wait_for(child)
 

@@ -454,6 +454,30 @@ def test_a_spare_adopted_by_jlgcli_supervises_the_request_it_receives(
     assert sock.closed and request.closed == 1
 
 
+def test_a_spare_whose_server_died_meanwhile_still_supervises_its_child(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its claim finds no reader (the server was killed while the request came): the
+    child it started is still waited for, its exit passed on."""
+    written: list[int] = []
+
+    def write(fd: int, _data: bytes) -> int:
+        if fd == 9:
+            raise BrokenPipeError(32, "Broken pipe")
+        written.append(fd)
+        return 1
+
+    closed: list[int] = []
+    monkeypatch.setattr(supervisor.os, "setsid", lambda: None)
+    monkeypatch.setattr(supervisor, "start_child", lambda *a: 77)
+    monkeypatch.setattr(supervisor.os, "write", write)
+    monkeypatch.setattr(supervisor.os, "close", closed.append)
+    monkeypatch.setattr(supervisor, "wait_for", lambda child: child - 70)
+    request = FakeRequest()
+    assert supervisor.supervise_request(request, lambda *a: 0, 9) == 7  # type: ignore[arg-type]
+    assert (written, closed, request.closed) == ([7], [9], 1)
+
+
 def test_a_spare_given_no_request_ends_and_so_does_the_server(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

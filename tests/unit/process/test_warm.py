@@ -380,3 +380,41 @@ def test_warm_up_starts_nothing_unless_children_are_supervised(
     monkeypatch.setattr(sys, "frozen", True, raising=False)  # the frozen exe: no supervisor
     process.warm_up()
     assert warm._servers == []
+
+
+KILLED_SERVER_DRIVER = r"""
+import json, os, signal, sys, time
+from jlgcli.process import adopt_orphans, run_invocation, warm, warm_up
+from jlgcli.process.descendants import children_of
+from jlgcli.process.model import Invocation, Limits
+
+adopt_orphans()
+warm_up()
+server = warm._servers[0].proc.pid
+for _ in range(500):  # its first supervisor, forked ahead and adopted
+    if [p for p in children_of(os.getpid()) if p != server and os.getsid(p) == server]:
+        break
+    time.sleep(0.01)
+os.kill(server, signal.SIGKILL)
+time.sleep(0.2)
+out = []
+outcome = run_invocation(Invocation(("sh", "-c", "echo ran; exit 3")),
+                         limits=Limits(total_timeout=60), sinks=[out.append])
+left = [p for p in children_of(os.getpid()) if os.getsid(p) == server]
+warm.retire()
+print(json.dumps({"exit": outcome.exit_code, "out": "".join(e.text for e in out),
+                  "left": left, "children": children_of(os.getpid())}))
+"""
+
+
+def test_a_killed_server_and_its_waiting_supervisor_are_reaped_and_the_child_starts_cold(
+    tmp_path: Path,
+) -> None:
+    driver = tmp_path / "driver.py"
+    driver.write_text(KILLED_SERVER_DRIVER, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(driver)], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    facts = json.loads(proc.stdout)
+    assert (facts["exit"], facts["out"]) == (3, "ran\n")
+    assert facts["left"] == [] and facts["children"] == []
