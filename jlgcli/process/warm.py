@@ -165,10 +165,14 @@ class Server:
         """
         directory = os.open(cwd or ".", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         status_read, status_write = os.pipe()
-        body = marshal.dumps(
+        code, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+        body = marshal.dumps(  # os.fsencode's bytes, without its Python call per string
             (
                 [os.fsencode(arg) for arg in argv],
-                {os.fsencode(key): os.fsencode(value) for key, value in env.items()},
+                {
+                    key.encode(code, errors): value.encode(code, errors)
+                    for key, value in env.items()
+                },
             )
         )
         fds = [*stdio, directory, status_write]
