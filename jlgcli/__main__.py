@@ -1,7 +1,5 @@
 """``python -m jlgcli``."""
 
-import sys
+from jlgcli.cli import console_script
 
-from jlgcli.cli import console_main
-
-sys.exit(console_main())
+console_script()

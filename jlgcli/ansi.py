@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-_ESCAPES = re.compile(
+from jlgcli.lazy_re import lazy_text
+
+_ESCAPES = lazy_text(
     r"""
     \x1b\[[0-?]*[ -/]*[@-~]                # CSI ... final byte
   | \x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?   # OSC ... BEL or ST (never past a newline)
@@ -62,7 +64,7 @@ def clean_terminal_text(text: str) -> str:
 # control sequence goes — OSC (clipboard writes, titles, hyperlinks), CSI cursor moves and
 # screen clears, DCS/SOS/PM/APC strings, two-byte ESC sequences, a lone ESC, C0 controls
 # but tab/newline/carriage return (BEL, backspace…), DEL and the C1 controls (U+0080-U+009F).
-_TERMINAL_UNSAFE = re.compile(
+_TERMINAL_UNSAFE = lazy_text(
     r"""
     (\x1b\[[0-9;:]{0,64}m)                 # SGR colour: kept
   | \x1b\[[0-?]*[ -/]*[@-~]?               # any other CSI (or a cut one)

@@ -27,13 +27,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from jlgcli.runner.entry import execute
 from jlgcli.runner.options import RunOptions
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
     import threading
+    from typing import Any
 
     from jlgcli.batch.follow import Target
     from jlgcli.dev.init import InitReport

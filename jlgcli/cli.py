@@ -14,6 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+    from typing import NoReturn
 
 
 def _dispatch(args: "argparse.Namespace") -> int:
@@ -24,6 +25,14 @@ def _dispatch(args: "argparse.Namespace") -> int:
 
     startup_gc.resume()  # the command's module is in: collect again, skipping start-up's objects
     return int(handler(args))
+
+
+def console_script() -> "NoReturn":
+    """The ``jlgcli`` console script, ``python -m jlgcli`` and the exe: ``console_main``,
+    then the process ends without the interpreter's teardown (``startup_gc.exit_now``)."""
+    from jlgcli.startup_gc import exit_now
+
+    exit_now(console_main())
 
 
 def console_main() -> int:

@@ -16,10 +16,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import BinaryIO, TextIO
 
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import BinaryIO, TextIO
 
 
 @record

@@ -26,20 +26,28 @@ leaves are immutable JSON values). Not kept: inheritance between records,
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
 
 __all__ = ["Field", "FrozenRecordError", "asdict", "field", "fields", "record", "replace"]
 
-T = TypeVar("T")
+TYPE_CHECKING = False
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a run imports no typing (issue 49): only type checkers read these
+    from typing import Any, TypeVar, overload
+
     from typing_extensions import dataclass_transform
+
+    T = TypeVar("T")
 else:
 
     def dataclass_transform(**_options: object) -> Callable[[T], T]:
         """Only type checkers read it (``typing`` has it from Python 3.11 on)."""
         return lambda function: function
+
+    def overload(function: Callable[..., object]) -> Callable[..., object]:
+        """Only type checkers read the overloads; the definition after them stands."""
+        return function
 
 
 class _Missing:
@@ -85,12 +93,12 @@ class Field:
 @overload
 def field(*, default: T, init: bool = True, repr: bool = True, compare: bool = True) -> T: ...
 @overload
-def field(
+def field(  # noqa: F811 - overloads: ``overload`` is the type checkers' only (issue 49)
     *, default_factory: Callable[[], T], init: bool = True, repr: bool = True, compare: bool = True
 ) -> T: ...
 @overload
-def field(*, init: bool = True, repr: bool = True, compare: bool = True) -> Any: ...
-def field(
+def field(*, init: bool = True, repr: bool = True, compare: bool = True) -> Any: ...  # noqa: F811
+def field(  # noqa: F811
     *,
     default: Any = MISSING,
     default_factory: Any = MISSING,
@@ -105,9 +113,9 @@ def field(
 @overload
 def record(cls: type[T], /) -> type[T]: ...
 @overload
-def record(*, frozen: bool = True, slots: bool = False) -> Callable[[type[T]], type[T]]: ...
+def record(*, frozen: bool = True, slots: bool = False) -> Callable[[type[T]], type[T]]: ...  # noqa: F811
 @dataclass_transform(frozen_default=True, field_specifiers=(field, Field))
-def record(
+def record(  # noqa: F811
     cls: type[T] | None = None, /, *, frozen: bool = True, slots: bool = False
 ) -> type[T] | Callable[[type[T]], type[T]]:
     """Make ``cls`` a record (see the module's docstring)."""
@@ -232,7 +240,11 @@ def _is_class_variable(annotation: object) -> bool:
     """``ClassVar[...]``: written as a string (``from __future__ import annotations``) or not."""
     if isinstance(annotation, str):
         return annotation.startswith(_CLASSVAR_PREFIXES)
-    return annotation is ClassVar or getattr(annotation, "__origin__", None) is ClassVar
+    typing = sys.modules.get("typing")  # not imported: no annotation can be ``ClassVar``
+    if typing is None:
+        return False
+    class_var = typing.ClassVar
+    return annotation is class_var or getattr(annotation, "__origin__", None) is class_var
 
 
 def _with_slots(cls: type[T], names: tuple[str, ...]) -> type[T]:

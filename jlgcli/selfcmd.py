@@ -9,7 +9,7 @@ PRINT_FILE_ENTRY = "__jlgcli_print_file__"
 
 SAFE_PATH_SINCE = (3, 11)  # ``python -P``: nothing put first on ``sys.path``
 NO_CWD_ENTRY = (
-    "import sys; del sys.path[0]; from jlgcli.cli import console_main; sys.exit(console_main())"
+    "import sys; del sys.path[0]; from jlgcli.cli import console_script; console_script()"
 )
 
 

@@ -112,6 +112,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                     "front_matter",
                     "frozen",
                     "input_limits",
+                    "lazy_re",
                     "money",
                     "output",
                     "records",

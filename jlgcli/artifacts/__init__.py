@@ -8,9 +8,12 @@ process layer or pydantic.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.artifacts.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
     from jlgcli.artifacts.ids import coerce_run_id, is_safe_run_id, new_run_id, run_id_time
     from jlgcli.artifacts.layout import DEFAULT_ROOT, default_root

@@ -17,7 +17,11 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # Windows: an indexer or antivirus briefly holding the target makes os.replace
 # fail with PermissionError; a few short retries ride that out.

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from jlgcli.artifacts.escapes import Edit, whole_escapes
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redactor

@@ -31,7 +31,6 @@ from jlgcli.artifacts.candidates import (
     Candidate,
 )
 from jlgcli.artifacts.escapes import Edit, quoted_end, value_run
-from jlgcli.artifacts.lazy_re import lazy
 from jlgcli.artifacts.rules import (
     CONTEXT,
     NETRC,
@@ -40,6 +39,7 @@ from jlgcli.artifacts.rules import (
     looks_like_password,
     token_spans,
 )
+from jlgcli.lazy_re import lazy
 
 _MASK = b"[REDACTED]"
 

@@ -9,15 +9,16 @@ Stdlib only: this module is imported on cheap paths.
 from __future__ import annotations
 
 import os
-import re
 import threading
 from datetime import datetime, timezone
 
+from jlgcli.lazy_re import lazy_text
+
 _STAMP_FORMAT = "%Y%m%dT%H%M%SZ"
-_ID_RE = re.compile(r"(\d{8}T\d{6}Z)-[0-9a-f]{6}")
+_ID_RE = lazy_text(r"(\d{8}T\d{6}Z)-[0-9a-f]{6}")
 # What any run directory name must look like to be accepted as given (RG-015):
 # ASCII letters, digits, '.', '_', '-'; starts with a letter or digit; bounded.
-_SAFE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_SAFE_RE = lazy_text(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _WINDOWS_DEVICES = frozenset(
     ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
     + [f"{dev}{n}" for dev in ("COM", "LPT") for n in "123456789"]

@@ -24,7 +24,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _CONT = rb"[\x80-\xBF]"
 _NOT_CONT = rb"(?:[\x00-\x7F\xC0-\xFF]|\z)"

@@ -33,7 +33,6 @@ import sys
 import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NewType
 
 from jlgcli.artifacts.candidates import (
     ALL,
@@ -52,14 +51,23 @@ from jlgcli.artifacts.exact import directed_edits, spelled_edits
 from jlgcli.artifacts.exact import is_secret_name as is_secret_name  # importable from here
 from jlgcli.artifacts.views import DecodedView, needs_view
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any, NewType
+
     from jlgcli.artifacts.streaming import StreamRedactor as StreamRedactor
 
 MASK = "[REDACTED]"
 # Text that went through a Redactor. The functions that show text to a person
 # (output.show, the dev reporter) take only this type: a new door that hands
 # them raw text fails the type check (mypy --strict), not a review (issue 32).
-Redacted = NewType("Redacted", str)
+# At run time ``Redacted(text)`` is the text itself, as NewType's call is (a run
+# imports no typing, issue 49).
+if TYPE_CHECKING:
+    Redacted = NewType("Redacted", str)
+else:
+    Redacted = str
 ENV_VALUE_MIN = 8
 _VIEW_DEPTH = 3
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from jlgcli.artifacts.escapes import value_run
-from jlgcli.artifacts.lazy_re import lazy
+from jlgcli.lazy_re import lazy
 
 TOKEN = re.compile(
     b"|".join((

@@ -20,7 +20,6 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from jlgcli._version import __version__
 from jlgcli.artifacts.atomic import atomic_write_json, atomic_write_text
@@ -40,6 +39,11 @@ from jlgcli.artifacts.project import require_own_folder
 from jlgcli.artifacts.redact import Redactor
 from jlgcli.artifacts.transcript import TranscriptSink
 from jlgcli.errors import ExitCode, JlgError
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any
 
 HINT = "pass --artifacts-dir DIR or fix permissions"
 __all__ = ["DEFAULT_ROOT", "HINT", "RunDirectory", "default_root"]

@@ -12,13 +12,14 @@ key hard-wrapped at a pty's width (``wrapped_at``, ``wraps.py``).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from jlgcli.artifacts.candidates import DELTAS, PEM_BEGIN, Candidate
 from jlgcli.artifacts.deltas import DeltaChain, open_tail
 from jlgcli.artifacts.escapes import Edit
 from jlgcli.artifacts.redact import Redacted
 from jlgcli.artifacts.wraps import wrap_edits, wrapped_line_open, wraps
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redactor

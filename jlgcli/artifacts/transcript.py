@@ -26,15 +26,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, BinaryIO
 
 from jlgcli.artifacts.probes import INVALID_UTF8, BytesProbe, byte_class
 from jlgcli.artifacts.redact import Redactor, StreamRedactor
 from jlgcli.artifacts.transcript_bound import cut_front
 from jlgcli.errors import ExitCode, JlgError
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, BinaryIO, Protocol
 
     class OutputEvent(Protocol):
         """What the sink reads of an event (``jlgcli.process.model.OutputEvent``: the

@@ -19,7 +19,11 @@ and nothing at all for the runs that stay under the limit — nearly all of them
 from __future__ import annotations
 
 import json
-from typing import BinaryIO
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 DEFAULT_LIMIT = 20 * 1024 * 1024  # bytes: the last 20 MB of a run's output are kept
 KEEP_FRACTION = 0.75

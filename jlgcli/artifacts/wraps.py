@@ -11,9 +11,10 @@ across it masks both sides (the break itself is kept).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from jlgcli.artifacts.escapes import Edit
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redactor

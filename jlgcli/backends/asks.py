@@ -18,7 +18,11 @@ question and parks the run on it, as it does for a ``QUESTION:`` line or a
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # the tool name each CLI asks through
 ASK_TOOLS = {"AskUserQuestion": "claude", "ask_user": "copilot", "request_user_input": "codex"}

@@ -8,35 +8,40 @@ incrementally (``StreamParser.feed``) so nothing holds the whole output.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol
-
 from jlgcli.records import field, record
 
-if TYPE_CHECKING:  # annotations only: listing backends needs no process model
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:  # annotations only: listing backends needs no process model, a run no typing
+    from typing import Literal, Protocol
+
     from jlgcli.process.model import Invocation, ProcessOutcome, StreamName
 
-AvailabilityStatus = Literal["available", "missing", "unauthenticated", "unsupported", "unknown"]
-Permissions = Literal["read-only", "edit", "full"]
-# auth: not logged in / bad key (exit 6) · rate-limit: resets, worth waiting for ·
-# quota: credit or quota exhausted with no useful reset (fail over or stop) ·
-# input: the CLI rejected its input · backend: any other failure of the CLI ·
-# protocol: output jlgcli cannot read · timeout: stopped by a deadline ·
-# overloaded: the service is overloaded after the CLI's own retries (wait with back-off) ·
-# budget: the call stopped at the spending cap jlgcli gave it (what is left of --max-cost) ·
-# account: the account needs its owner (on hold, verification, cloud credentials): a
-# fallback takes over, else exit 6 with the CLI's own remedy.
-ErrorKind = Literal[
-    "auth",
-    "account",
-    "rate-limit",
-    "quota",
-    "input",
-    "backend",
-    "protocol",
-    "timeout",
-    "overloaded",
-    "budget",
-]
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    AvailabilityStatus = Literal[
+        "available", "missing", "unauthenticated", "unsupported", "unknown"
+    ]
+    Permissions = Literal["read-only", "edit", "full"]
+    # auth: not logged in / bad key (exit 6) · rate-limit: resets, worth waiting for ·
+    # quota: credit or quota exhausted with no useful reset (fail over or stop) ·
+    # input: the CLI rejected its input · backend: any other failure of the CLI ·
+    # protocol: output jlgcli cannot read · timeout: stopped by a deadline ·
+    # overloaded: the service is overloaded after the CLI's own retries (wait with back-off) ·
+    # budget: the call stopped at the spending cap jlgcli gave it (what is left of --max-cost) ·
+    # account: the account needs its owner (on hold, verification, cloud credentials): a
+    # fallback takes over, else exit 6 with the CLI's own remedy.
+    ErrorKind = Literal[
+        "auth",
+        "account",
+        "rate-limit",
+        "quota",
+        "input",
+        "backend",
+        "protocol",
+        "timeout",
+        "overloaded",
+        "budget",
+    ]
 
 
 @record
@@ -107,31 +112,35 @@ class BackendResult:
     question: str | None = None
 
 
-class StreamParser(Protocol):
-    """Incremental parser of one backend call's output."""
+if TYPE_CHECKING:
 
-    def feed(self, stream: StreamName, text: str) -> str:
-        """Consume a chunk; return the human-readable text to show live (may be empty)."""
-        ...
+    class StreamParser(Protocol):
+        """Incremental parser of one backend call's output."""
 
-    def finish(self, outcome: ProcessOutcome) -> BackendResult:
-        """Classify the call once the process has ended."""
-        ...
+        def feed(self, stream: StreamName, text: str) -> str:
+            """Consume a chunk; return the human-readable text to show live (may be empty)."""
+            ...
+
+        def finish(self, outcome: ProcessOutcome) -> BackendResult:
+            """Classify the call once the process has ended."""
+            ...
 
 
-class Backend(Protocol):
-    """What every backend module provides (see DESIGN.md "Contracts")."""
+if TYPE_CHECKING:
 
-    id: str
+    class Backend(Protocol):
+        """What every backend module provides (see DESIGN.md "Contracts")."""
 
-    def probe(self, timeout: float = 2.0) -> Availability:
-        """Is the CLI installed, authenticated, supported? Never sends a prompt."""
-        ...
+        id: str
 
-    def invocation(self, request: BackendRequest) -> Invocation:
-        """The argv/stdin/env/transport that runs ``request`` headlessly."""
-        ...
+        def probe(self, timeout: float = 2.0) -> Availability:
+            """Is the CLI installed, authenticated, supported? Never sends a prompt."""
+            ...
 
-    def parser(self) -> StreamParser:
-        """A fresh incremental parser for one call's output."""
-        ...
+        def invocation(self, request: BackendRequest) -> Invocation:
+            """The argv/stdin/env/transport that runs ``request`` headlessly."""
+            ...
+
+        def parser(self) -> StreamParser:
+            """A fresh incremental parser for one call's output."""
+            ...

@@ -23,10 +23,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from jlgcli.backends.base import Availability, BackendRequest, BackendResult, ErrorKind
+from jlgcli.backends.base import Availability, BackendRequest, BackendResult
 from jlgcli.backends.cli_facts import CLAUDE
 from jlgcli.backends.common import format_version, parse_version
-from jlgcli.backends.limits import LimitKind, find_auth_error, structured_verdict
+from jlgcli.backends.limits import find_auth_error, structured_verdict
 from jlgcli.backends.probing import (
     AuthVerdict,
     ProbeContext,
@@ -38,6 +38,12 @@ from jlgcli.backends.resets import epoch_seconds
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
 from jlgcli.records import replace
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.backends.base import ErrorKind
+    from jlgcli.backends.limits import LimitKind
 
 INFO = CLAUDE
 # rate_limit_event appeared around 2.1.45 (backends.md §8); older versions are read from text.

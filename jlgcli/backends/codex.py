@@ -16,7 +16,6 @@ failure is classified from ``turn.failed.error.message`` alone.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
 from jlgcli.backends.cli_facts import CODEX
@@ -34,8 +33,11 @@ from jlgcli.backends.probing import (
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
     import tempfile
+    from typing import Any
 
 INFO = CODEX
 SANDBOXES = {"read-only": "read-only", "edit": "workspace-write", "full": "danger-full-access"}

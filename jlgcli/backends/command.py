@@ -29,21 +29,21 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from jlgcli.ansi import clean_terminal_text
-from jlgcli.backends.base import Availability, BackendRequest, BackendResult, ErrorKind
+from jlgcli.backends.base import Availability, BackendRequest, BackendResult
 from jlgcli.backends.common import LineSplitter, TailBuffer, parse_version
 from jlgcli.backends.limits import classify_error_text
 from jlgcli.backends.probing import run_quietly
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process import resolve_executable
-from jlgcli.process.model import (
-    InteractiveRecipe,
-    Invocation,
-    ProcessOutcome,
-    StopReason,
-    StreamName,
-)
+from jlgcli.process.model import InteractiveRecipe, Invocation, ProcessOutcome, StopReason
 from jlgcli.process.windows import prompt_delivery
 from jlgcli.records import record
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.backends.base import ErrorKind
+    from jlgcli.process.model import StreamName
 
 FINAL_TEXT_CHARS = 1_000_000  # the tail of stdout kept as the final message
 PROMPT = "{prompt}"

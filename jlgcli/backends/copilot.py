@@ -27,7 +27,7 @@ from typing import Any
 
 from jlgcli.backends.base import Availability, BackendRequest, BackendResult
 from jlgcli.backends.cli_facts import COPILOT
-from jlgcli.backends.limits import LimitKind, structured_verdict
+from jlgcli.backends.limits import structured_verdict
 from jlgcli.backends.probing import (
     AuthVerdict,
     ProbeContext,
@@ -38,6 +38,11 @@ from jlgcli.backends.probing import (
 )
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.backends.limits import LimitKind
 
 INFO = COPILOT
 # session.error data.errorType values that decide the kind (copilot-sdk session-events.ts).

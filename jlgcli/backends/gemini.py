@@ -24,9 +24,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from jlgcli.backends.base import Availability, BackendRequest, BackendResult, ErrorKind
+from jlgcli.backends.base import Availability, BackendRequest, BackendResult
 from jlgcli.backends.cli_facts import GEMINI
-from jlgcli.backends.limits import LimitKind, classify_error_text, structured_verdict
+from jlgcli.backends.limits import classify_error_text, structured_verdict
 from jlgcli.backends.probing import (
     AuthVerdict,
     ProbeContext,
@@ -38,6 +38,12 @@ from jlgcli.backends.probing import (
 )
 from jlgcli.backends.stream import JsonStreamParser, short
 from jlgcli.process.model import Invocation, ProcessOutcome
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.backends.base import ErrorKind
+    from jlgcli.backends.limits import LimitKind
 
 INFO = GEMINI
 APPROVAL_MODES = {"read-only": "plan", "edit": "auto_edit", "full": "yolo"}

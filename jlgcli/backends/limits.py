@@ -25,11 +25,15 @@ match ``'`` and ``’`` (codex 0.169 prints a curly one, backends.md §7).
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from jlgcli.records import record
 
-LimitKind = Literal["rate-limit", "quota", "auth", "overloaded", "account"]
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Literal
+
+    LimitKind = Literal["rate-limit", "quota", "auth", "overloaded", "account"]
 
 _APOS = "['’]"
 # Pattern sources, compiled by re's cache on first use (re.search): only a failed call's

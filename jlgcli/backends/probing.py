@@ -18,9 +18,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Literal
 
-from jlgcli.backends.base import Availability, AvailabilityStatus
+from jlgcli.backends.base import Availability
 from jlgcli.backends.cli_facts import CliInfo, not_on_path
 from jlgcli.backends.common import format_version, parse_version, version_at_least
 from jlgcli.backends.startup import interpreter_hint, missing_interpreter, start_failure
@@ -28,11 +27,19 @@ from jlgcli.process import ExecutableNotFound, capture, resolve_executable
 from jlgcli.process.model import ProcessOutcome
 from jlgcli.records import record
 
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.backends.base import AvailabilityStatus
+
 # {path: "X.Y.Z"}: what a batch's probe found, handed to its task in its options (issue 44)
 _KNOWN: dict[str, str] = {}
 
 # broken: the login check could not even start the CLI (see startup.py)
-AuthState = Literal["ok", "missing", "unknown", "broken"]
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Literal
+
+    AuthState = Literal["ok", "missing", "unknown", "broken"]
 
 
 @record

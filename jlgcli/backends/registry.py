@@ -13,15 +13,19 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
 
-from jlgcli.backends.base import Availability, Backend, BackendRequest, StreamParser
+from jlgcli.backends.base import Availability, BackendRequest
 from jlgcli.backends.cli_facts import BUILTIN_CLIS, not_on_path
 from jlgcli.config.backend_ids import AUTO, BUILTIN_BACKENDS, SPECIAL_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process.spawn import resolve_executable
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any
+
+    from jlgcli.backends.base import Backend, StreamParser
     from jlgcli.process.model import Invocation
 
 

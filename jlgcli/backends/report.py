@@ -10,7 +10,7 @@ and these records equal field for field.
 from __future__ import annotations
 
 from jlgcli import records
-from jlgcli.backends.base import Availability, AvailabilityStatus
+from jlgcli.backends.base import Availability
 from jlgcli.backends.registry import auto_select
 from jlgcli.config.backend_ids import AUTO
 from jlgcli.errors import ExitCode
@@ -20,6 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
+
+    from jlgcli.backends.base import AvailabilityStatus
 
 NO_BACKEND_HINT = (
     "install and log in to one of them (see the hints above), or declare a command backend "

@@ -15,11 +15,12 @@ import os
 import re
 from pathlib import Path, PurePath
 
+from jlgcli.lazy_re import lazy_text
 from jlgcli.process import resolve_executable
 from jlgcli.process.model import ProcessOutcome, StopReason
 
 _NOT_STARTED_CODES = (126, 127)  # POSIX shells and env: cannot execute / not found
-_NOT_STARTED = re.compile(
+_NOT_STARTED = lazy_text(
     r"No such file or directory|bad interpreter|cannot execute"
     r"|is not recognized as an internal or external command",
     re.IGNORECASE,

@@ -12,14 +12,21 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from jlgcli.ansi import clean_terminal_text
 from jlgcli.backends.asks import tool_question
-from jlgcli.backends.base import BackendResult, ErrorKind
+from jlgcli.backends.base import BackendResult
 from jlgcli.backends.common import DEFAULT_TAIL_CHARS, LineSplitter, TailBuffer
 from jlgcli.backends.limits import Verdict, classify_error_text
-from jlgcli.process.model import ProcessOutcome, StopReason, StreamName
+from jlgcli.process.model import ProcessOutcome, StopReason
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from jlgcli.backends.base import ErrorKind
+    from jlgcli.process.model import StreamName
 
 _NEEDS_CLEANING = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
 _NOTE_CHARS = 160

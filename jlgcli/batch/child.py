@@ -28,8 +28,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from jlgcli.process.model import ForkServer, OutputEvent
+from jlgcli.process.model import OutputEvent
 from jlgcli.records import field, record
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.process.model import ForkServer
 
 # Set in each task's environment for its agent: an agent's own ``jlgcli loop a b`` is refused
 # there (a batch door check). The core never reads it: a loop is a batch's task when its

@@ -10,10 +10,10 @@ other JSON reply formats (rebound), ``json_objects.iter_objects_from_end`` /
 
 from __future__ import annotations
 
-from typing import Literal
-
 from jlgcli.completion import marker
 from jlgcli.records import record
+
+TYPE_CHECKING = False
 
 __all__ = [
     "MODES",
@@ -24,10 +24,13 @@ __all__ = [
     "protocol_instructions",
 ]
 
-CompletionMode = Literal["marker", "json"]
-DecisionStatus = Literal[
-    "done", "continue", "error", "invalid-json", "sandbox-violation", "interrupted", "question"
-]
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Literal
+
+    CompletionMode = Literal["marker", "json"]
+    DecisionStatus = Literal[
+        "done", "continue", "error", "invalid-json", "sandbox-violation", "interrupted", "question"
+    ]
 MODES: tuple[CompletionMode, ...] = ("marker", "json")
 
 

@@ -15,9 +15,8 @@ found, so the cost is linear in the blank tail and independent of the rest.
 
 from __future__ import annotations
 
-import re
-
 from jlgcli.ansi import clean_terminal_text
+from jlgcli.lazy_re import lazy_text
 
 __all__ = ["MARKER", "QUESTION", "is_done", "last_line", "last_lines", "near_miss", "question"]
 
@@ -26,9 +25,9 @@ QUESTION = "QUESTION:"  # a reply ending ``QUESTION: …`` parks the run on it (
 
 _FIRST_BLOCK = 4096
 # Sequences that may run past a newline (OSC, DCS, SOS, PM, APC): clean line by line.
-_MULTILINE_ESCAPE = re.compile(r"\x1b[\]PX^_]")
+_MULTILINE_ESCAPE = lazy_text(r"\x1b[\]PX^_]")
 # Decoration a model puts around the word: emphasis, code, quotes, brackets, punctuation.
-_DECORATION = re.compile(r"[\s*_`'\"~#>()\[\]{}<>.,;:!?-]+")
+_DECORATION = lazy_text(r"[\s*_`'\"~#>()\[\]{}<>.,;:!?-]+")
 
 
 def last_lines(text: str, count: int = 1) -> list[str]:

@@ -8,10 +8,10 @@ the next prompt. The loop never special-cases a mode.
 
 from __future__ import annotations
 
-from typing import Protocol
-
-from jlgcli.completion import CompletionMode, Decision, decide, protocol_instructions
+from jlgcli.completion import Decision, decide, protocol_instructions
 from jlgcli.records import record
+
+TYPE_CHECKING = False
 
 
 @record(slots=True)
@@ -24,22 +24,27 @@ class Reply:
     payload_ref: str | None = None  # where the raw exchange is kept (the transcript)
 
 
-class Completion(Protocol):
-    """How a loop knows the model is done, and what it tells the model about it."""
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Protocol
 
-    mode: str
+    from jlgcli.completion import CompletionMode
 
-    def instructions(self) -> str:
-        """The text appended to the first prompt (and to fresh-session continuations)."""
-        ...
+    class Completion(Protocol):
+        """How a loop knows the model is done, and what it tells the model about it."""
 
-    def decide(self, reply: Reply) -> Decision:
-        """Read one reply; never raises for what the model wrote."""
-        ...
+        mode: str
 
-    def close(self, cause: str, exit_code: int) -> None:
-        """The run ended with ``cause``: record it where the protocol keeps state."""
-        ...
+        def instructions(self) -> str:
+            """The text appended to the first prompt (and to fresh-session continuations)."""
+            ...
+
+        def decide(self, reply: Reply) -> Decision:
+            """Read one reply; never raises for what the model wrote."""
+            ...
+
+        def close(self, cause: str, exit_code: int) -> None:
+            """The run ended with ``cause``: record it where the protocol keeps state."""
+            ...
 
 
 class TextCompletion:

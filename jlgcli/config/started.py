@@ -19,7 +19,11 @@ import json
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any
 
 RECORD_FILE = "started-runs.jsonl"
 LOCK_FILE = "run.lock"

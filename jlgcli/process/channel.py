@@ -19,41 +19,48 @@ import selectors
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from typing import Protocol
 
-from jlgcli.process.model import StreamName
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Protocol
+
+    from jlgcli.process.model import StreamName
+
+    Chunk = tuple[StreamName, bytes]
 
 # Up to 256 KiB per read: the pipe transport widens its pipes to 1 MiB on Linux
 # (pipe.widen_pipe), and every read costs an event, a transcript record and a
 # redaction pass, so fewer, larger reads stream faster (issue 18). A pty still
 # hands out 4 KiB at a time; the Windows queue holds at most 16 chunks (4 MiB).
 CHUNK = 256 * 1024
-Chunk = tuple[StreamName, bytes]
 
 
-class Channel(Protocol):
-    """What the run loop needs from a transport's I/O."""
+if TYPE_CHECKING:
 
-    @property
-    def open(self) -> bool:
-        """True while any output stream has not reached its end."""
-        ...
+    class Channel(Protocol):
+        """What the run loop needs from a transport's I/O."""
 
-    def read(self, timeout: float) -> list[Chunk]:
-        """Chunks that arrived within ``timeout`` seconds (possibly none)."""
-        ...
+        @property
+        def open(self) -> bool:
+            """True while any output stream has not reached its end."""
+            ...
 
-    def send(self, data: bytes) -> None:
-        """Queue ``data`` for the child's input; written without blocking the loop."""
-        ...
+        def read(self, timeout: float) -> list[Chunk]:
+            """Chunks that arrived within ``timeout`` seconds (possibly none)."""
+            ...
 
-    def end_input(self) -> None:
-        """Close the child's stdin once the queued input is written (pipes only)."""
-        ...
+        def send(self, data: bytes) -> None:
+            """Queue ``data`` for the child's input; written without blocking the loop."""
+            ...
 
-    def close(self) -> None:
-        """Stop reading and release what the channel holds."""
-        ...
+        def end_input(self) -> None:
+            """Close the child's stdin once the queued input is written (pipes only)."""
+            ...
+
+        def close(self) -> None:
+            """Stop reading and release what the channel holds."""
+            ...
 
 
 class SelectChannel:

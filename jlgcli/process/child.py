@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from jlgcli.process.channel import Channel
-from jlgcli.process.model import ForkServer, Transport
 from jlgcli.process.spawn import IS_WINDOWS
 from jlgcli.process.tree import ProcessTree
 from jlgcli.records import record
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.process.channel import Channel
+    from jlgcli.process.model import ForkServer, Transport
 
 
 @record(frozen=False)

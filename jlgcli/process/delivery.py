@@ -13,8 +13,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 
-from jlgcli.process.model import OutputEvent, Sink, StreamName
-from jlgcli.process.outcome import ByteFilter
+from jlgcli.process.model import OutputEvent, Sink
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.process.model import StreamName
+    from jlgcli.process.outcome import ByteFilter
 
 
 class Delivery:

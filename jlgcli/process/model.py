@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, Protocol
 
 from jlgcli.records import field, record
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Literal, Protocol
+
     from jlgcli.process.outcome import OutputTail
 
-Transport = Literal["pipe", "pty"]
-StreamName = Literal["stdout", "stderr"]
+    Transport = Literal["pipe", "pty"]
+    StreamName = Literal["stdout", "stderr"]
 
 
 @record
@@ -66,24 +69,33 @@ class Invocation:
     fork_server: ForkServer | None = None
 
 
-class ForkedChild(Protocol):
-    """A child a fork server started, adopted by jlgcli (``jlgcli.process.warm.Adopted``)."""
+if TYPE_CHECKING:
 
-    pid: int
-    returncode: int | None
+    class ForkedChild(Protocol):
+        """A child a fork server started, adopted by jlgcli (``jlgcli.process.warm.Adopted``)."""
 
-    def poll(self) -> int | None: ...
-    def kill(self) -> None: ...
-    def exec_error(self) -> OSError | None: ...
-    def close(self) -> None: ...
+        pid: int
+        returncode: int | None
+
+        def poll(self) -> int | None: ...
+        def kill(self) -> None: ...
+        def exec_error(self) -> OSError | None: ...
+        def close(self) -> None: ...
 
 
-class ForkServer(Protocol):
-    """A warm process that starts children on request (``jlgcli.process.warm.Server``)."""
+if TYPE_CHECKING:
 
-    def start(
-        self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None, stdio: Sequence[int]
-    ) -> ForkedChild | None: ...
+    class ForkServer(Protocol):
+        """A warm process that starts children on request (``jlgcli.process.warm.Server``)."""
+
+        def start(
+            self,
+            argv: Sequence[str],
+            *,
+            env: Mapping[str, str],
+            cwd: str | None,
+            stdio: Sequence[int],
+        ) -> ForkedChild | None: ...
 
 
 @record

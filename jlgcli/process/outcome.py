@@ -13,27 +13,36 @@ boundaries, so a view never starts or ends with half a character.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
 
-from jlgcli.process.model import OutputEvent, StreamName
+from jlgcli.process.model import OutputEvent
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Protocol
+
+    from jlgcli.process.model import StreamName
 
 DEFAULT_HEAD = 64 * 1024
 DEFAULT_TAIL = 64 * 1024
 
 
-class ByteFilter(Protocol):
-    """A streaming transform of one stream's bytes (e.g. ``StreamRedactor``)."""
+if TYPE_CHECKING:
 
-    def feed(self, data: bytes) -> bytes: ...
+    class ByteFilter(Protocol):
+        """A streaming transform of one stream's bytes (e.g. ``StreamRedactor``)."""
 
-    def flush(self) -> bytes: ...
+        def feed(self, data: bytes) -> bytes: ...
+
+        def flush(self) -> bytes: ...
 
 
-@runtime_checkable
-class WidthAware(Protocol):
-    """A filter that reads lines wrapped at a pty's width as one (``StreamRedactor``)."""
+if TYPE_CHECKING:
 
-    def wrapped_at(self, width: int) -> None: ...
+    class WidthAware(Protocol):
+        """A filter that reads lines wrapped at a pty's width as one (``StreamRedactor``)."""
+
+        def wrapped_at(self, width: int) -> None: ...
 
 
 def _is_continuation(byte: int) -> bool:

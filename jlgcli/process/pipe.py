@@ -11,18 +11,22 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
 
 from jlgcli.process import descendants
-from jlgcli.process.channel import CHUNK, Channel, SelectChannel, ThreadChannel
+from jlgcli.process.channel import CHUNK, SelectChannel, ThreadChannel
 from jlgcli.process.child import Child
 from jlgcli.process.descendants import Launch, forget_child, spawning
-from jlgcli.process.model import ForkServer
 from jlgcli.process.spawn import CannotStart, group_popen_kwargs
 from jlgcli.process.tree import ProcessTree
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import IO, Protocol
+
+    from jlgcli.process.channel import Channel
     from jlgcli.process.job import Job
+    from jlgcli.process.model import ForkServer
 
 PIPE_SIZE = 1 << 20  # Linux's default /proc/sys/fs/pipe-max-size: allowed without privileges
 
@@ -95,17 +99,20 @@ def start_pipe(
     )
 
 
-class Started(Protocol):
-    """The started process: a ``subprocess.Popen``, or a supervisor jlgcli adopted (Linux)."""
+if TYPE_CHECKING:
 
-    pid: int
-    returncode: int | None
+    class Started(Protocol):
+        """The started process: a ``subprocess.Popen``, or a supervisor jlgcli adopted (Linux)."""
 
-    def poll(self) -> int | None: ...
-    def kill(self) -> None: ...
+        pid: int
+        returncode: int | None
+
+        def poll(self) -> int | None: ...
+        def kill(self) -> None: ...
 
 
-Fds = tuple[int, int, int | None]  # jlgcli's ends: the child's stdout, stderr, stdin (or None)
+if TYPE_CHECKING:
+    Fds = tuple[int, int, int | None]  # jlgcli's ends: the child's stdout, stderr, stdin (or None)
 
 
 def _no_error() -> OSError | None:
@@ -116,13 +123,22 @@ def _nothing() -> None:
     return None
 
 
-class Spawned(NamedTuple):
+class Spawned:
     """A started child, jlgcli's ends of its pipes, and (fork server) its late exec error."""
 
-    proc: Started
-    fds: Fds
-    exec_error: Callable[[], OSError | None] = _no_error  # once it ended
-    close: Callable[[], None] = _nothing  # what holds that error, after the run
+    __slots__ = ("close", "exec_error", "fds", "proc")
+
+    def __init__(
+        self,
+        proc: Started,
+        fds: Fds,
+        exec_error: Callable[[], OSError | None] = _no_error,  # once it ended
+        close: Callable[[], None] = _nothing,  # what holds that error, after the run
+    ) -> None:
+        self.proc = proc
+        self.fds = fds
+        self.exec_error = exec_error
+        self.close = close
 
 
 def _start_cold(

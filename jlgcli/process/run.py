@@ -31,7 +31,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.process import windows
@@ -39,15 +38,7 @@ from jlgcli.process.child import Child, start_child
 from jlgcli.process.delivery import Delivery
 from jlgcli.process.descendants import TREE_MARK, orphans, tree_token
 from jlgcli.process.leftovers import descendants_of, end_processes, signal_processes
-from jlgcli.process.model import (
-    Invocation,
-    Limits,
-    ProcessOutcome,
-    Sink,
-    StopReason,
-    StreamName,
-)
-from jlgcli.process.outcome import ByteFilter, WidthAware
+from jlgcli.process.model import Invocation, Limits, ProcessOutcome, Sink, StopReason
 from jlgcli.process.signals import interrupt_signal, signal_name
 from jlgcli.process.spawn import (
     IS_WINDOWS,
@@ -57,10 +48,17 @@ from jlgcli.process.spawn import (
     stdin_bytes,
 )
 from jlgcli.process.terminal import TerminalResponder, typed_input
-from jlgcli.process.tree import Ladder, Rung, posix_signal, stop_tree, tree_alive, wait_until
+from jlgcli.process.tree import Ladder, posix_signal, stop_tree, tree_alive, wait_until
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.process.interactive import InteractiveDriver
+    from jlgcli.process.model import StreamName
+    from jlgcli.process.outcome import ByteFilter
+    from jlgcli.process.tree import Rung
 
 DRAIN_AFTER_EXIT = 0.5  # seconds to keep reading once the whole tree is gone
 TICK = 0.1  # longest wait between checks of the cancel event and the child's exit
@@ -121,8 +119,9 @@ def run_invocation(
         run.out.filters = {"stdout": filters(), "stderr": filters()}
         if inv.transport == "pty":  # a key wrapped at the terminal's width is read whole
             for kept in run.out.filters.values():
-                if isinstance(kept, WidthAware):
-                    kept.wrapped_at(inv.dimensions[1])
+                wrapped_at = getattr(kept, "wrapped_at", None)  # a WidthAware filter
+                if wrapped_at is not None:
+                    wrapped_at(inv.dimensions[1])
     return run.execute()
 
 

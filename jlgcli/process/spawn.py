@@ -13,7 +13,11 @@ import shutil
 import sys
 from collections.abc import Iterable, Mapping, MutableMapping
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any
 
 IS_WINDOWS = sys.platform == "win32"
 

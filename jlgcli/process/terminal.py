@@ -10,9 +10,9 @@ so a chunk without ESC costs one ``in`` test and no decode.
 
 from __future__ import annotations
 
-import re
+from jlgcli.lazy_re import lazy
 
-_QUERIES = re.compile(rb"\x1b\[(?:6n|5n|0?c)")
+_QUERIES = lazy(rb"\x1b\[(?:6n|5n|0?c)")
 _REPLIES = {
     b"\x1b[6n": b"\x1b[1;1R",  # cursor position report: row 1, column 1
     b"\x1b[5n": b"\x1b[0n",  # device status: OK

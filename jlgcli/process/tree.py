@@ -27,12 +27,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path, PureWindowsPath
-from typing import Literal
 
 from jlgcli.process.spawn import IS_WINDOWS
 from jlgcli.records import record
 
-Rung = Literal["polite", "terminate", "kill"]
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Literal
+
+    Rung = Literal["polite", "terminate", "kill"]
 RUNGS: tuple[Rung, ...] = ("polite", "terminate", "kill")
 Log = Callable[[str], None]
 

@@ -51,7 +51,6 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
 
 from jlgcli.process.descendants import (
     children_of,
@@ -61,6 +60,8 @@ from jlgcli.process.descendants import (
     spawning,
     supervisor_command,
 )
+
+TYPE_CHECKING = False
 
 assert sys.platform.startswith("linux"), "the fork server is Linux's, like the supervisor"
 
@@ -127,14 +128,17 @@ class Adopted:
             self.returncode = os.waitstatus_to_exitcode(status)
 
 
-class ServerProcess(Protocol):
-    """The server's process: a ``subprocess.Popen``, or an ``Adopted`` fork."""
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Protocol
 
-    pid: int
+    class ServerProcess(Protocol):
+        """The server's process: a ``subprocess.Popen``, or an ``Adopted`` fork."""
 
-    def poll(self) -> int | None: ...
-    def wait(self) -> int: ...
-    def kill(self) -> None: ...
+        pid: int
+
+        def poll(self) -> int | None: ...
+        def wait(self) -> int: ...
+        def kill(self) -> None: ...
 
 
 class Server:

@@ -16,13 +16,14 @@ Every function takes ``is_windows`` so the Windows branch is tested on any OS.
 
 from __future__ import annotations
 
-import re
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import PureWindowsPath
-from typing import Literal
 
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.lazy_re import lazy_text
+
+TYPE_CHECKING = False
 
 MAX_COMMAND_LINE = 8191  # cmd.exe's limit; longer lines are truncated (clowder-ai#284)
 # CreateProcessW: "The maximum length of this string is 32,767 characters, including the
@@ -30,9 +31,12 @@ MAX_COMMAND_LINE = 8191  # cmd.exe's limit; longer lines are truncated (clowder-
 MAX_EXE_COMMAND_LINE = 32766
 _BATCH_SUFFIXES = frozenset({".cmd", ".bat"})
 # Characters cmd.exe leaves alone inside the quotes list2cmdline adds for spaces.
-_PLAIN_BATCH_ARG = re.compile(r"[\w\-.,:/\\=+@~ ]*")
+_PLAIN_BATCH_ARG = lazy_text(r"[\w\-.,:/\\=+@~ ]*")
 
-PromptDelivery = Literal["argv", "stdin-or-file"]
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Literal
+
+    PromptDelivery = Literal["argv", "stdin-or-file"]
 
 
 def is_batch_file(executable_path: str) -> bool:

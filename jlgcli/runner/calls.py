@@ -10,18 +10,20 @@ repair (``runner.repair``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from jlgcli import records
-from jlgcli.backends.base import Backend, BackendRequest
+from jlgcli.backends.base import BackendRequest
 from jlgcli.process.model import Limits
 from jlgcli.runner.iteration import CallResult
 from jlgcli.runner.repair import status_schema
 from jlgcli.runner.status import LiveStatus
 from jlgcli.runner.summary import IterationMetrics
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redacted
+    from jlgcli.backends.base import Backend
     from jlgcli.runner.iterations import IterationLoop
 
 

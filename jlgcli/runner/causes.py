@@ -10,33 +10,38 @@ README table) is ``jlgcli.errors.EXIT_CODE_MEANINGS``. Exit codes are DESIGN.md'
 
 from __future__ import annotations
 
-from typing import Literal
-
 from jlgcli.errors import ExitCode
 
-StopCause = Literal[
-    "done",
-    "error",
-    "backend-error",
-    "backend-missing",
-    "backend-unauthenticated",
-    "quota-exhausted",
-    "rate-limited",
-    "overloaded",
-    "permission-denied",
-    "max-iterations",
-    "max-cost",
-    "no-progress",
-    "invalid-json",
-    "timeout",
-    "iteration-timeout",
-    "idle-timeout",
-    "artifacts-error",
-    "sandbox-violation",
-    "interrupted",
-    "question",
-]
-Status = Literal["done", "error", "incomplete", "interrupted", "parked"]
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Literal
+
+    StopCause = Literal[
+        "done",
+        "error",
+        "backend-error",
+        "backend-missing",
+        "backend-unauthenticated",
+        "quota-exhausted",
+        "rate-limited",
+        "overloaded",
+        "permission-denied",
+        "max-iterations",
+        "max-cost",
+        "no-progress",
+        "invalid-json",
+        "timeout",
+        "iteration-timeout",
+        "idle-timeout",
+        "artifacts-error",
+        "sandbox-violation",
+        "interrupted",
+        "question",
+    ]
+    Status = Literal["done", "error", "incomplete", "interrupted", "parked"]
+
+STATUSES: tuple[Status, ...] = ("done", "error", "incomplete", "interrupted", "parked")
 
 
 class Cause:

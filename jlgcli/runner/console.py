@@ -19,10 +19,14 @@ writes, titles, screen clears); the transcript keeps the raw bytes.
 from __future__ import annotations
 
 import sys
-from typing import TextIO
 
 from jlgcli.ansi import terminal_safe
 from jlgcli.artifacts.redact import Redacted, Redactor
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 class Console:

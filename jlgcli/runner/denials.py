@@ -11,15 +11,16 @@ nothing changed is not done: the model is told, and goes on.
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from jlgcli.lazy_re import lazy_text
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.runner.summary import IterationMetrics
 
 # Tools that only change files: allowed by ``edit``. Anything else (a shell, the
 # network, MCP tools) needs ``full``.
-_EDIT_TOOLS = re.compile(r"(?i)write|edit|create|replace|patch|notebook|str_replace|apply")
+_EDIT_TOOLS = lazy_text(r"(?i)write|edit|create|replace|patch|notebook|str_replace|apply")
 DENIED_IN_A_ROW = 2
 
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import TYPE_CHECKING
 
 from jlgcli.config.backend_ids import AUTO
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.backends.base import Availability, Backend

@@ -11,10 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING
 
-from jlgcli.backends.base import Availability, Backend
-from jlgcli.completion.protocol import Completion
+from jlgcli.backends.base import Availability
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.runner.clock import SYSTEM_CLOCK, Clock
 from jlgcli.runner.console import Console
@@ -26,7 +24,11 @@ from jlgcli.runner.recorder import Recorder
 from jlgcli.runner.spec import RunSpec
 from jlgcli.runner.summary import RunSummary
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from jlgcli.backends.base import Backend
+    from jlgcli.completion.protocol import Completion
     from jlgcli.runner.select import SelectedBackend
 
 Selector = Callable[[RunSpec, Console], "SelectedBackend"]

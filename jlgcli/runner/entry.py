@@ -11,9 +11,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.backends.base import Availability
     from jlgcli.runner.console import Console
     from jlgcli.runner.options import RunOptions

@@ -31,9 +31,12 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any, TextIO
+
     from jlgcli.artifacts.redact import Redacted
 
 EVENTS_SCHEMA_VERSION = 1

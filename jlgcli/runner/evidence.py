@@ -10,7 +10,8 @@ file jlgcli's own stdout or stderr is redirected to.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.runner.snapshots import TreeSnapshots

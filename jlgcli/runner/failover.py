@@ -11,8 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from jlgcli.backends.base import Availability, Backend
+from jlgcli.backends.base import Availability
 from jlgcli.records import field, record
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.backends.base import Backend
 
 
 @record(frozen=False, slots=True)

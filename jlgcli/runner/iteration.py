@@ -6,7 +6,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from jlgcli.backends.base import Backend, BackendRequest, BackendResult
+from jlgcli.backends.base import BackendRequest, BackendResult
 from jlgcli.process.model import Limits, OutputEvent, ProcessOutcome, Sink
 from jlgcli.records import record
 from jlgcli.runner.console import Console
@@ -14,6 +14,7 @@ from jlgcli.runner.console import Console
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redacted, Redactor
+    from jlgcli.backends.base import Backend
 
 
 @record

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import threading
 
-from jlgcli.completion.protocol import Completion
 from jlgcli.runner import calls, replies, shared_limits
 from jlgcli.runner.clock import Clock
 from jlgcli.runner.console import Console
@@ -27,6 +26,7 @@ from jlgcli.runner.waiting import countdown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from jlgcli.completion.protocol import Completion
     from jlgcli.runner.progress import NoProgressDetector
     from jlgcli.runner.stuck_gates import StuckGates
 

@@ -24,9 +24,12 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.runner.summary import RunSummary
 
 WEBHOOK_TIMEOUT_S = 10.0

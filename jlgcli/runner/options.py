@@ -11,13 +11,16 @@ options with ``RunOptions.under``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from jlgcli import records
 from jlgcli.errors import ExitCode, JlgError
 from jlgcli.records import record
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.config.resolve import ResolvedSettings
     from jlgcli.runner.resume_options import Resumed
     from jlgcli.runner.spec import Command, RunSpec

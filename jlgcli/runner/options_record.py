@@ -11,11 +11,13 @@ as a flag (``runner.options.flag_settings``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from jlgcli import records
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.runner.options import RunOptions
 
 SCHEMA = "jlgcli.run-options/1"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from jlgcli.errors import JlgError
 from jlgcli.money import money
@@ -18,7 +17,11 @@ from jlgcli.runner.record import RunRecord
 from jlgcli.runner.state_writes import StateWrites
 from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from jlgcli.artifacts.redact import Redacted, Redactor
     from jlgcli.artifacts.rundir import RunDirectory
     from jlgcli.artifacts.transcript import TranscriptSink

@@ -9,9 +9,9 @@ claude and codex are also given the status schema natively (``--json-schema``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from jlgcli.completion.protocol import Reply
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.completion import Decision

@@ -9,12 +9,12 @@ never "no progress"; issue 51), or an error.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from jlgcli.completion import Decision
 from jlgcli.completion.protocol import Reply
 from jlgcli.runner.record import interruption_message
 from jlgcli.runner.summary import IterationMetrics
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.runner.iteration import CallResult

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from jlgcli.durations import format_duration_ms
 from jlgcli.runner.causes import cause
 from jlgcli.runner.summary import RunSummary
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.colour import Palette

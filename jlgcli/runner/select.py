@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jlgcli.backends.base import Availability, Backend
+from jlgcli.backends.base import Availability
 from jlgcli.backends.cli_facts import BUILTIN_CLIS
 from jlgcli.config.backend_ids import AUTO, BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
@@ -10,6 +10,11 @@ from jlgcli.records import record
 from jlgcli.runner.console import Console
 from jlgcli.runner.early_probe import EarlyProbe, installed
 from jlgcli.runner.spec import RunSpec
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.backends.base import Backend
 
 
 @record

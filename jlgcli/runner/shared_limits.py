@@ -12,10 +12,11 @@ loop has left.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+from jlgcli.lazy_re import lazy_text
+
+_SAFE = lazy_text(r"[^A-Za-z0-9_.-]")
 
 
 def _file(backend: str, folder: Path | None) -> Path | None:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
 
-from jlgcli.backends.base import Permissions
 from jlgcli.prompts import Prompt
 from jlgcli.records import field, record
 
+TYPE_CHECKING = False
+
 if TYPE_CHECKING:  # a resumed run's state: loaded only by `loop --resume`
+    from jlgcli.backends.base import Permissions
     from jlgcli.runner.resume import ResumeState
 
-Command = Literal["run", "loop"]
-SessionMode = Literal["fresh", "continue"]
+if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
+    from typing import Any, Literal
+
+    Command = Literal["run", "loop"]
+    SessionMode = Literal["fresh", "continue"]
 
 
 @record

@@ -7,7 +7,8 @@ authority (``runner.resume_options``).
 from __future__ import annotations
 
 from datetime import timezone
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.runner.clock import Clock

@@ -9,12 +9,17 @@ test keeps the two field for field the same.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 from jlgcli import records
 from jlgcli.money import money
 from jlgcli.records import field, record
-from jlgcli.runner.causes import CAUSES, Status, StopCause
+from jlgcli.runner.causes import CAUSES
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from jlgcli.runner.causes import Status, StopCause
 
 __all__ = [
     "BackendUse",

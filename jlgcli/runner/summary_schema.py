@@ -15,7 +15,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jlgcli.runner.causes import Status, StopCause
+from jlgcli.runner.causes import CAUSES, STATUSES
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.runner.causes import Status, StopCause
+else:  # the run path's Literal types are for type checkers only (issue 49): pydantic's here
+    StopCause = Literal[tuple(CAUSES)]
+    Status = Literal[STATUSES]
+
 
 SCHEMA_PATH = Path(__file__).parents[2] / "docs" / "schemas" / "run-summary.schema.json"
 

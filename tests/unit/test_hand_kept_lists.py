@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import json
-import typing
 from pathlib import Path
 
 import pytest
@@ -99,10 +98,10 @@ def test_each_backend_maps_every_permission_level(module: str, mapping: str) -> 
 
 def test_the_permission_levels_are_one_list() -> None:
     """The backends' type and a resumed state's check say the config's levels, no other."""
-    from jlgcli.backends.base import Permissions
     from jlgcli.runner.state_schema import _OPTION_FIELDS
+    from tests.support.literals import literal_values
 
-    assert typing.get_args(Permissions) == PERMISSION_LEVELS
+    assert literal_values("jlgcli.backends.base", "Permissions") == PERMISSION_LEVELS
     check, _say = _OPTION_FIELDS["permissions"]
     assert all(check(level) for level in PERMISSION_LEVELS)
     assert not any(check(other) for other in ("none", "Full", "write", ""))

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import sys
+import threading
 import types
 from collections.abc import Iterator
 
@@ -93,10 +95,75 @@ def test_the_console_script_and_python_m_use_the_console_entry() -> None:
     from importlib.metadata import entry_points
 
     (script,) = entry_points(group="console_scripts", name="jlgcli")
-    assert script.value == "jlgcli.cli:console_main"
+    assert script.value == "jlgcli.cli:console_script"
     main_module = cli.__file__.replace("cli.py", "__main__.py")
     with open(main_module, encoding="utf-8") as source:
-        assert "sys.exit(console_main())" in source.read()
+        assert "console_script()" in source.read()
+
+
+def test_the_console_script_ends_with_console_mains_code_without_teardown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ended: list[int] = []
+    monkeypatch.setattr(cli, "console_main", lambda: 7)
+    monkeypatch.setattr(startup_gc, "exit_now", lambda code: ended.append(code))
+    cli.console_script()
+    assert ended == [7]
+
+
+def test_exit_now_runs_what_exit_runs_first_then_ends(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import atexit
+
+    order: list[str] = []
+    monkeypatch.setattr(atexit, "_run_exitfuncs", lambda: order.append("atexit"))
+    monkeypatch.setattr(threading, "_shutdown", lambda: order.append("threads"))
+    ended: list[int] = []
+    with pytest.raises(SystemExit):
+        startup_gc.exit_now(4, end=ended.append)
+    assert order == ["threads", "atexit"]
+    assert ended == [4]
+
+
+def test_exit_now_says_120_when_stdout_cannot_be_flushed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import atexit
+
+    class Broken(io.StringIO):
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(atexit, "_run_exitfuncs", lambda: None)
+    monkeypatch.setattr(threading, "_shutdown", lambda: None)
+    monkeypatch.setattr(sys, "stdout", Broken())
+    ended: list[int] = []
+    with pytest.raises(SystemExit):
+        startup_gc.exit_now(0, end=ended.append)
+    with pytest.raises(SystemExit):
+        startup_gc.exit_now(5, end=ended.append)  # a failed command keeps its own code
+    assert ended == [120, 5]
+
+
+def test_a_process_ended_by_exit_now_joined_its_threads_ran_atexit_and_flushed() -> None:
+    import subprocess
+
+    program = (
+        "import atexit, threading, time, sys\n"
+        "from jlgcli.startup_gc import exit_now\n"
+        "atexit.register(lambda: print('atexit ran'))\n"
+        "t = threading.Thread(target=lambda: (time.sleep(0.2), print('thread done')))\n"
+        "t.start()\n"
+        "print('buffered;', end='')\n"
+        "sys.stderr.write('err;')\n"
+        "exit_now(3)\n"
+        "print('never')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 3
+    assert done.stdout == "buffered;thread done\natexit ran\n"
+    assert done.stderr == "err;"
 
 
 def test_aidevloop_starts_paused_and_collects_once_its_arguments_are_parsed(

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jlgcli.backends.base import Backend, BackendRequest, BackendResult, StreamParser
+from jlgcli.backends.base import BackendRequest, BackendResult
 from jlgcli.process.model import Limits, OutputEvent, ProcessOutcome, StopReason
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.backends.base import Backend, StreamParser
 
 
 def outcome(

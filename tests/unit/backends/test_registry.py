@@ -9,11 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from jlgcli.backends.base import Availability, Backend
+from jlgcli.backends.base import Availability
 from jlgcli.backends.command import CommandBackend
 from jlgcli.backends.registry import BUILTINS, all_backends, auto_select, get_backend, probe_all
 from jlgcli.config.backend_ids import BUILTIN_BACKENDS
 from jlgcli.errors import ExitCode, JlgError
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.backends.base import Backend
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 

@@ -14,6 +14,7 @@ from jlgcli.backends import report, report_schema
 from jlgcli.backends.base import Availability
 from jlgcli.backends.report import build_report
 from jlgcli.backends.report_schema import SCHEMA_PATH, generated_schema
+from tests.support.literals import type_only_names
 
 
 def test_committed_schema_is_the_generated_one() -> None:
@@ -25,7 +26,7 @@ def test_committed_schema_is_the_generated_one() -> None:
 def test_runtime_records_and_pydantic_twin_agree_field_for_field(name: str) -> None:
     runtime = getattr(report, name)
     twin = getattr(report_schema, name)
-    hints = typing.get_type_hints(runtime)
+    hints = typing.get_type_hints(runtime, localns=type_only_names(runtime.__module__))
     fields = records.fields(runtime)
     assert [f.name for f in fields] == list(twin.model_fields)
     for field in fields:

@@ -21,9 +21,14 @@ import pytest
 
 from jlgcli.process import run as run_module
 from jlgcli.process.model import Limits, OutputEvent, StopReason
-from jlgcli.process.tree import RUNGS, Ladder, ProcessTree, Rung, pid_alive
+from jlgcli.process.tree import RUNGS, Ladder, ProcessTree, pid_alive
 
 from .conftest import Runner
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.process.tree import Rung
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
 

@@ -14,7 +14,6 @@ from jlgcli.process.tree import (
     RUNGS,
     Ladder,
     ProcessTree,
-    Rung,
     group_alive,
     live_group_members,
     pid_alive,
@@ -25,6 +24,11 @@ from jlgcli.process.tree import (
     wait_until,
     windows_rung_command,
 )
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from jlgcli.process.tree import Rung
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
 

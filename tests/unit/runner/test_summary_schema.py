@@ -13,6 +13,7 @@ from jlgcli import records
 from jlgcli.errors import EXIT_CODE_MEANINGS
 from jlgcli.runner import causes, summary, summary_schema
 from jlgcli.runner.summary_schema import SCHEMA_PATH, generated_schema
+from tests.support.literals import literal_values, type_only_names
 
 
 def test_committed_schema_is_current() -> None:
@@ -21,7 +22,7 @@ def test_committed_schema_is_current() -> None:
 
 
 def test_the_stop_cause_literal_is_the_causes_table() -> None:
-    assert typing.get_args(causes.StopCause) == tuple(causes.CAUSES)
+    assert literal_values("jlgcli.runner.causes", "StopCause") == tuple(causes.CAUSES)
     enum = (
         generated_schema()["$defs"].get("StopCause", {}).get("enum")
         or generated_schema()["properties"]["stopCause"]["enum"]
@@ -29,10 +30,14 @@ def test_the_stop_cause_literal_is_the_causes_table() -> None:
     assert enum == list(causes.CAUSES)
 
 
+def test_the_status_literal_is_the_statuses_table() -> None:
+    assert literal_values("jlgcli.runner.causes", "Status") == causes.STATUSES
+
+
 def test_every_cause_has_an_exit_code_status_text_and_hint() -> None:
     for row in causes.CAUSES.values():
         assert row.exit_code in EXIT_CODE_MEANINGS
-        assert row.status in typing.get_args(causes.Status)
+        assert row.status in causes.STATUSES
         assert row.text and (row.hint or row.name == "done")
     assert causes.exit_code_of("timeout") == 75 and causes.exit_code_of("no-progress") == 5
     assert causes.exit_code_of("max-cost") == 4
@@ -57,7 +62,8 @@ def test_unknown_causes_fail_at_once() -> None:
 def test_runtime_record_and_pydantic_twin_agree(runtime: type, twin: type) -> None:
     fields = [f.name for f in records.fields(runtime)]
     assert fields == list(twin.model_fields)  # type: ignore[attr-defined]
-    hints = typing.get_type_hints(runtime)
+    # the run path's Literal types exist for type checkers only (issue 49)
+    hints = typing.get_type_hints(runtime, localns=type_only_names(runtime.__module__))
     twin_hints = typing.get_type_hints(twin)
     for name in fields:
         assert str(hints[name]).replace("jlgcli.runner.summary.", "") == str(

@@ -1,5 +1,8 @@
 """Regular expressions compiled at their first use, not at import (issue 49).
 
+Any module's pattern that a run may not need is made with ``lazy`` (bytes) or
+``lazy_text`` (text).
+
 The redaction rules hold ~50 patterns; compiling them all when ``artifacts.exact``
 and ``artifacts.rules`` are imported cost ~20 ms of CPU in every ``jlgcli run``
 before its agent call. Many are needed only on some inputs: the rules matched at a
@@ -19,7 +22,11 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
-from typing import Any, cast
+
+TYPE_CHECKING = False
+
+if TYPE_CHECKING:
+    from typing import Any
 
 Source = bytes | Callable[[], bytes]
 
@@ -68,4 +75,13 @@ class LazyPattern:
 
 def lazy(pattern: Source, flags: int = 0, *, needs: tuple[bytes, ...] = ()) -> re.Pattern[bytes]:
     """A pattern that compiles itself at its first use (typed as the pattern it becomes)."""
-    return cast("re.Pattern[bytes]", LazyPattern(pattern, flags, needs))
+    found: re.Pattern[bytes] = LazyPattern(pattern, flags, needs)  # type: ignore[assignment]
+    return found
+
+
+def lazy_text(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``lazy`` for a text pattern: a module's pattern that a run may never use (a failed
+    start's messages, a Windows command line, a resumed run's ids) costs nothing until
+    it is (issue 49: 26 of the 37 patterns a one-shot run compiled went unused)."""
+    found: re.Pattern[str] = LazyPattern(pattern, flags)  # type: ignore[arg-type, assignment]
+    return found

@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 
-from jlgcli.artifacts.lazy_re import LazyPattern, lazy
+from jlgcli.lazy_re import LazyPattern, lazy
 
 TEXTS = [
     b"",
