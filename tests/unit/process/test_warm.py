@@ -356,12 +356,7 @@ def test_warm_up_starts_the_server_so_the_first_child_is_forked_not_started_cold
 ) -> None:
     """Issue 49: a one-shot paid two interpreter starts before its agent call (the probe's
     cold supervisor, then the server); warm_up starts the server first."""
-    driver = tmp_path / "driver.py"
-    driver.write_text(WARM_UP_DRIVER, encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(driver)], capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    facts = json.loads(proc.stdout)
+    facts = _driven(tmp_path, WARM_UP_DRIVER)
     assert len(facts["started"]) == 1 and facts["exit"] == 0
     assert "--serve" in facts["supervisor"]  # a fork of the server, not `supervisor.py … -- sh`
     assert " -- sh" not in facts["supervisor"]
@@ -410,11 +405,17 @@ print(json.dumps({"exit": outcome.exit_code, "out": "".join(e.text for e in out)
 def test_a_killed_server_and_its_waiting_supervisor_are_reaped_and_the_child_starts_cold(
     tmp_path: Path,
 ) -> None:
+    facts = _driven(tmp_path, KILLED_SERVER_DRIVER)
+    assert (facts["exit"], facts["out"]) == (3, "ran\n")
+    assert facts["left"] == [] and facts["children"] == []
+
+
+def _driven(tmp_path: Path, program: str) -> dict[str, Any]:
+    """What the driver ``program`` printed (one JSON object), once it exited 0."""
     driver = tmp_path / "driver.py"
-    driver.write_text(KILLED_SERVER_DRIVER, encoding="utf-8")
+    driver.write_text(program, encoding="utf-8")
     proc = subprocess.run([sys.executable, str(driver)], capture_output=True, text=True,
                           timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    facts = json.loads(proc.stdout)
-    assert (facts["exit"], facts["out"]) == (3, "ran\n")
-    assert facts["left"] == [] and facts["children"] == []
+    facts: dict[str, Any] = json.loads(proc.stdout)
+    return facts
