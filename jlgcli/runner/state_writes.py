@@ -34,17 +34,17 @@ class StateWrites:
         self.wait()
         done = _thread.allocate_lock()
         done.acquire()
-
-        def run() -> None:
-            try:
-                write()
-            except BaseException as exc:  # handed to the caller's thread by ``wait``
-                self._error = exc
-            finally:
-                done.release()
-
         self._done = done
-        _thread.start_new_thread(run, ())
+        _thread.start_new_thread(self._run, (write, done))
+
+    def _run(self, write: Callable[[], None], done: _thread.LockType) -> None:
+        """In the write's thread: run it, keep its error for ``wait``, release ``done``."""
+        try:
+            write()
+        except BaseException as exc:  # handed to the caller's thread by ``wait``
+            self._error = exc
+        finally:
+            done.release()
 
     def wait(self) -> None:
         """The write in flight has ended; raises its error (once)."""

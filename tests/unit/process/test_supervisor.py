@@ -476,6 +476,9 @@ def test_a_spare_whose_server_died_meanwhile_still_supervises_its_child(
     request = FakeRequest()
     assert supervisor.supervise_request(request, lambda *a: 0, 9) == 7  # type: ignore[arg-type]
     assert (written, closed, request.closed) == ([7], [9], 1)
+    written.clear()  # forked on request (the batch's task server): no claim pipe
+    assert supervisor.supervise_request(FakeRequest(), lambda *a: 0) == 7  # type: ignore[arg-type]
+    assert (written, closed) == ([7], [9])
 
 
 def test_a_spare_given_no_request_ends_and_so_does_the_server(
