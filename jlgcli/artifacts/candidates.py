@@ -15,16 +15,16 @@ more, so a run whose output is short never pays for it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from jlgcli.artifacts.probes import ScanDatabase, compile_database
 from jlgcli.artifacts.rules import CONTEXT_CANDIDATES, TOKEN_CANDIDATES
+from jlgcli.lazy_re import lazy
 
 PEM_BEGIN = b"-----BEGIN"
 # The END line that closes a private-key block (the one redact's rule waits for: a
 # PUBLIC KEY's END line inside an unterminated block does not close it).
-_PEM_PRIVATE_END = re.compile(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_PRIVATE_END = lazy(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
 _TOKEN_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _SNAP_CHARS = _TOKEN_CHARS | frozenset(b". \t\"':=/+~")
 

@@ -19,10 +19,10 @@ word: the next piece may continue it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from jlgcli.artifacts.escapes import Edit, whole_escapes
+from jlgcli.lazy_re import lazy
 
 TYPE_CHECKING = False
 
@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redactor
 
 # The text field of a delta event: the first of these keys with a string value.
-_DELTA_TEXT = re.compile(
+_DELTA_TEXT = lazy(
     rb'"(?:deltaContent|content|text|thinking|partial_json|delta)"[ \t]*:[ \t]*"'
     rb'((?:[^"\\\n]|\\.){0,1048576})"'
 )
-_PEM_PRIVATE_BEGIN = re.compile(rb"-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_PRIVATE_END = re.compile(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_PRIVATE_BEGIN = lazy(rb"-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_PRIVATE_END = lazy(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
 _CONTEXT = 512  # what the pieces already written said: "Bearer ", "api_key=", a prefix
 _PEM_CONTEXT = 64 * 1024  # an open private-key block is kept whole (as streaming holds it)
 _WORD_HOLD = 16 * 1024  # a "word" longer than this is no secret: released

@@ -23,12 +23,14 @@ from __future__ import annotations
 import json
 import re
 
+from jlgcli.lazy_re import lazy
+
 Edit = tuple[int, int, bytes]  # (start, end, replacement)
 
 _HEX = b"0123456789abcdefABCDEF"
 # The characters after a backslash that make a JSON escape (``u`` with 4 hex digits).
 _SIMPLE_ESCAPES = b'"\\/bfnrt'
-_JSON_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
+_JSON_STRING = lazy(rb'"(?:[^"\\\n]|\\.)*"')
 
 
 def _hex_alternatives(codes: list[int]) -> bytes:
@@ -88,7 +90,7 @@ def quoted_end(data: bytes, pos: int, quote: int, limit: int) -> int:
     return -1
 
 
-_QUOTE_OR_BREAK = {quote: re.compile(b"[\\\\\n\r" + bytes([quote]) + b"]") for quote in b"\"'"}
+_QUOTE_OR_BREAK = {quote: lazy(b"[\\\\\n\r" + bytes([quote]) + b"]") for quote in b"\"'"}
 
 
 def _escape_around(data: bytes, pos: int) -> tuple[int, int] | None:

@@ -98,11 +98,11 @@ _CONTEXT_AT = tuple(
     lazy(functools.partial(getattr, rule, "pattern"), re.IGNORECASE) for rule in CONTEXT
 )
 _NETRC_AT = _CONTEXT_AT[CONTEXT.index(NETRC)]
-_CREDENTIAL = re.compile(rb"[A-Za-z0-9\-._~+/]{8,4096}=*")
+_CREDENTIAL = lazy(rb"[A-Za-z0-9\-._~+/]{8,4096}=*")
 _UNQUOTED = lazy(lambda: value_run(rb"^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`", rb"{1,4096}"))
 # The same where no backslash is met: what ``value_run`` matches there (4x faster).
 _UNQUOTED_PLAIN = lazy(rb"[^\x00-\x20\x7f-\xff\"',;&()\[\]{}<>`\\]{1,4096}")
-_DIGIT = re.compile(rb"[0-9]")
+_DIGIT = lazy(rb"[0-9]")
 _PLACEHOLDERS = frozenset({b"null", b"none", b"nil", b"true", b"false", b"undefined"})
 _NAME_MAX = 128
 _QUOTED_MAX = 4096

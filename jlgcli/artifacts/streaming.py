@@ -11,13 +11,12 @@ key hard-wrapped at a pty's width (``wrapped_at``, ``wraps.py``).
 
 from __future__ import annotations
 
-import re
-
 from jlgcli.artifacts.candidates import DELTAS, PEM_BEGIN, Candidate
 from jlgcli.artifacts.deltas import DeltaChain, open_tail
 from jlgcli.artifacts.escapes import Edit
 from jlgcli.artifacts.redact import Redacted
 from jlgcli.artifacts.wraps import wrap_edits, wrapped_line_open, wraps
+from jlgcli.lazy_re import lazy
 
 TYPE_CHECKING = False
 
@@ -26,8 +25,8 @@ if TYPE_CHECKING:
 
 _NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
 _PEM_BEGIN = PEM_BEGIN
-_PEM_PRIVATE_BEGIN = re.compile(rb"-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_PRIVATE_END = re.compile(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_PRIVATE_BEGIN = lazy(rb"-----BEGIN[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_PRIVATE_END = lazy(rb"-----END[ A-Z0-9]{0,64}PRIVATE KEY(?: BLOCK)?-----")
 
 # A stream is cut after its last newline (no pattern spans a newline, so the
 # result is the same as redacting the whole stream); a line longer than

@@ -14,14 +14,15 @@ work proportional to the escapes found; other lines are not copied.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
+
+from jlgcli.lazy_re import lazy
 
 _ESC = rb"(?:\x1b|\\u001[bB])"
 # One token of the raw text that reads differently: a terminal sequence (raw or
 # JSON-escaped ESC: CSI, OSC up to its BEL/ST, a charset or one-byte escape),
 # then a JSON string escape. Left to right, so ``\\\\n`` is a backslash and an n.
-_SPELLING = re.compile(
+_SPELLING = lazy(
     _ESC + rb"(?:\[[0-?]{0,64}[ -/]{0,8}[@-~]"
     rb"|\][^\x07\x1b\\\n]{0,4096}(?:\x07|\\u0007|" + _ESC + rb"\\\\?)?"
     rb"|[()][0-9A-Za-z]|[@-Z\\-_])?"

@@ -10,16 +10,15 @@ across it masks both sides (the break itself is kept).
 
 from __future__ import annotations
 
-import re
-
 from jlgcli.artifacts.escapes import Edit
+from jlgcli.lazy_re import lazy
 
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from jlgcli.artifacts.redact import Redactor
 
-_COLOUR = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+_COLOUR = lazy(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 _HOLD = 16 * 1024
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.")
 

@@ -1,6 +1,7 @@
 """Helpers every adapter shares: bounded buffers and versions.
 
-The rate-limit, quota and auth texts live in ``limits.py`` (re-exported here);
+The rate-limit, quota and auth texts live in ``limits.py`` (re-exported here; the reset
+times they name in ``resets.py``, imported where a limit was hit);
 they run only over *error* text, never over a successful answer: a model may
 well write "rate limit" in a perfectly good reply.
 """
@@ -11,7 +12,6 @@ import re
 from collections import deque
 
 from jlgcli.backends.limits import find_auth_error, find_rate_limit
-from jlgcli.backends.resets import parse_reset_time
 
 __all__ = [
     "LineSplitter",
@@ -19,7 +19,6 @@ __all__ = [
     "find_auth_error",
     "find_rate_limit",
     "format_version",
-    "parse_reset_time",
     "parse_version",
     "version_at_least",
 ]

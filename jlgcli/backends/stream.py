@@ -14,7 +14,6 @@ import json
 import re
 
 from jlgcli.ansi import clean_terminal_text
-from jlgcli.backends.asks import tool_question
 from jlgcli.backends.base import BackendResult
 from jlgcli.backends.common import DEFAULT_TAIL_CHARS, LineSplitter, TailBuffer
 from jlgcli.backends.limits import Verdict, classify_error_text
@@ -128,6 +127,8 @@ class JsonStreamParser:
 
     def tool_called(self, name: object, arguments: object) -> None:
         """A tool call: one that asks the user (``backends.asks``) is the agent's question."""
+        from jlgcli.backends.asks import tool_question  # tool calls only (issue 49)
+
         asked = tool_question(name, arguments)
         if asked is not None:
             self.question = asked if self.question is None else f"{self.question}\n{asked}"

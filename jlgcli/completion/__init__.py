@@ -10,7 +10,6 @@ other JSON reply formats (rebound), ``json_objects.iter_objects_from_end`` /
 
 from __future__ import annotations
 
-from jlgcli.completion import marker
 from jlgcli.records import record
 
 TYPE_CHECKING = False
@@ -68,6 +67,8 @@ def decide(mode: CompletionMode, text: str) -> Decision:
 
 
 def _decide_marker(text: str) -> Decision:
+    from jlgcli.completion import marker  # a one-shot run decides nothing (issue 49)
+
     if marker.is_done(text):
         return Decision("done", reason="the last line is DONE")
     asked = marker.question(text)

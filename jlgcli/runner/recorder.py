@@ -12,7 +12,6 @@ from jlgcli.money import money
 from jlgcli.process.model import Sink
 from jlgcli.runner.console import Console
 from jlgcli.runner.events import EventWriter, NoEvents
-from jlgcli.runner.notify import Notifier
 from jlgcli.runner.record import RunRecord
 from jlgcli.runner.state_writes import StateWrites
 from jlgcli.runner.summary import ErrorInfo, IterationMetrics, RunSummary
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from jlgcli.artifacts.rundir import RunDirectory
     from jlgcli.artifacts.transcript import TranscriptSink
     from jlgcli.config.started import RunLock
+    from jlgcli.runner.notify import Notifier
     from jlgcli.runner.resume import ResumeState, StateTexts
 
 
@@ -48,16 +48,24 @@ class Recorder:
         self.redactor: Redactor = Redactor()
         self.run_dir: RunDirectory | None = None
         self.events: EventWriter | NoEvents = NoEvents()
-        self.notifier = Notifier(
-            record.spec.notify, redact=self.redactor.redact, warn=console.warn,
-            limit_wait_s=record.spec.notify_limit_wait_s,
-        )  # fmt: skip
+        self._notifier: Notifier | None = None
         self._state_dir: Path | None = None  # where state.json goes (loops), set by open()
         self._kept: TranscriptSink | None = None  # the transcript kept without --artifacts
         self._kept_folder = Path()  # its run folder
         self._state_writes = StateWrites()
         self._state_texts: StateTexts | None = None  # state.json's text, entries made once
         self._locks: list[RunLock] = []
+
+    @property
+    def notifier(self) -> Notifier:
+        """The run's notifications, made at first use (issue 49)."""
+        if self._notifier is None:
+            from jlgcli.runner.notify import Notifier
+
+            spec, warn = self.record.spec, self.console.warn
+            self._notifier = Notifier(spec.notify, redact=self.redactor.redact, warn=warn,
+                                      limit_wait_s=spec.notify_limit_wait_s)  # fmt: skip
+        return self._notifier
 
     # -- start ---------------------------------------------------------------------------
     def open(self) -> None:
@@ -356,7 +364,7 @@ class Recorder:
                 self.notifier.parked(summary.question, run_id=summary.runId, task=task)
             except KeyboardInterrupt:  # the run has ended: its summary and exit code stand
                 self.console.warn("notifications skipped: interrupted")
-        elif task is None:
+        elif task is None and self.record.spec.notify:
             self.notifier.run_ended(summary)
 
     def _close_kept(self, summary: RunSummary) -> None:
