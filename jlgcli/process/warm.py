@@ -182,10 +182,13 @@ class Server:
         fds = [*stdio, directory, status_write]
         with spawning() as register:  # the sweep must not take it for an orphan
             try:
-                header = len(body).to_bytes(8, "big")
+                request = len(body).to_bytes(8, "big") + body
                 rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, array.array("i", fds))]
-                self.control.sendmsg([header], rights, _socket.MSG_NOSIGNAL)  # socket.send_fds
-                self.control.sendall(body, _socket.MSG_NOSIGNAL)
+                # one message, so the waiting supervisor wakes once (socket.send_fds); the
+                # rest, if a signal cut the send short
+                done = self.control.sendmsg([request], rights, _socket.MSG_NOSIGNAL)
+                if done < len(request):
+                    self.control.sendall(memoryview(request)[done:], _socket.MSG_NOSIGNAL)
                 sent = True
             except OSError:  # the server is gone
                 sent = False

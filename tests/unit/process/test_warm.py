@@ -308,6 +308,37 @@ def test_an_exec_error_reported_with_the_pid_is_raised_and_its_supervisor_reaped
     ours.close()
 
 
+def test_a_request_larger_than_the_sockets_buffer_arrives_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One ``sendmsg`` (the supervisor wakes once), which waits while it reads."""
+    from jlgcli.process import supervisor
+
+    ours, theirs = _socketpair()
+    found = warm.Server(FakePopen(), ours)  # type: ignore[arg-type]
+    monkeypatch.setattr(warm, "_servers", [found])
+    served = subprocess.Popen(["sh", "-c", "exit 0"])  # stands for its supervisor
+    big = "v" * (4 << 20)  # far above a Unix socket's buffer
+    got: list[object] = []
+
+    def serve() -> None:
+        request = supervisor.receive(theirs)
+        assert request is not None
+        got.append(request.env)
+        os.write(request.status_fd, b"+%d+" % served.pid)
+        request.close()
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    adopted = found.start(["/bin/true"], env={"BIG": big}, cwd=None, stdio=(0, 1, 2))
+    thread.join()
+    assert got == [{b"BIG": big.encode()}]
+    assert adopted is not None and adopted.wait() == 0
+    adopted.close()
+    theirs.close()
+    ours.close()
+
+
 def test_the_pipe_transport_falls_back_or_fails_as_the_server_says(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
