@@ -1,4 +1,4 @@
-"""Records: jlgcli's typed value classes, cheap to define (issue 18, start-up).
+r"""Records: jlgcli's typed value classes, cheap to define (issue 18, start-up).
 
 ``@record`` is a drop-in for ``@dataclass(frozen=True)``; ``@record(frozen=False)``
 for ``@dataclass``; ``slots=True`` as in dataclasses. Type checkers read it as a
@@ -8,9 +8,11 @@ Why not ``dataclasses``: on Python ≤ 3.12 each ``@dataclass`` compiles four to
 six methods with ``exec`` when its class is defined (0.6–1.1 ms a class), and
 ``import dataclasses`` pulls in ``inspect`` (~9 ms). The run path defines some
 thirty records, so ~40 ms of every ``run``/``loop``/``dev`` start went there.
-A record's class gets only a field table when it is defined; its ``__init__`` is
-compiled the first time one is made, and ``__repr__``/``__eq__``/``__hash__`` are
-shared generic functions.
+A record's class gets only a field table when it is defined; ``__repr__``/``__eq__``/
+``__hash__`` are shared generic functions. Its first instances are made by a generic
+``__init__`` that reads the field table; the class's own ``__init__`` is compiled at its
+``COMPILE_AFTER``-th instance (each compile costs 0.2-0.6 ms: a one-shot run makes 26
+kinds of record, none more than four times, and compiled 7 ms of ``__init__``\ s, issue 49).
 
 What it keeps of dataclasses (tested side by side in
 ``tests/unit/test_records.py``): the ``__init__`` signature (positional or
@@ -257,16 +259,61 @@ def _with_slots(cls: type[T], names: tuple[str, ...]) -> type[T]:
     return slotted
 
 
+COMPILE_AFTER = 8  # instances made by the generic ``__init__`` before the class's own is compiled
+
+
 def _first_init(cls: type, *, frozen: bool) -> Callable[..., None]:
-    """An ``__init__`` that compiles the class's own one, installs it, and runs it."""
+    """A generic ``__init__`` (the field table, read at each call) that compiles the class's
+    own one at its ``COMPILE_AFTER``-th instance, installs it and runs it."""
+    made = [0]
 
     def first_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        made[0] += 1
+        if made[0] < COMPILE_AFTER:
+            _generic_init(cls, frozen, self, args, kwargs)
+            return
         compiled = _compile_init(cls, frozen=frozen)
         setattr(cls, "__init__", compiled)  # noqa: B010 - mypy: no assigning to a method
         compiled(self, *args, **kwargs)
 
     first_init._compiles_on_first_use = True  # type: ignore[attr-defined]  # compile_pending
     return first_init
+
+
+def _generic_init(
+    cls: type, frozen: bool, self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    """What the compiled ``__init__`` does (``_compile_init``), read from the field table:
+    the same arguments bound the same way, the same fields set in the same order."""
+    table = fields(cls)
+    names = [item.name for item in table if item.init]
+    if len(args) > len(names):
+        raise TypeError(f"{cls.__qualname__}.__init__() takes {len(names) + 1} positional "
+                        f"arguments but {len(args) + 1} were given")  # fmt: skip
+    given = dict(zip(names, args, strict=False))  # fewer arguments than fields: the rest later
+    for name, value in kwargs.items():
+        if name not in names or name in given:
+            why = "got multiple values for" if name in given else "got an unexpected keyword"
+            raise TypeError(f"{cls.__qualname__}.__init__() {why} argument {name!r}")
+        given[name] = value
+    missing = [item.name for item in table if item.init and item.name not in given
+               and item.default is MISSING and item.default_factory is MISSING]  # fmt: skip
+    if missing:
+        raise TypeError(f"{cls.__qualname__}.__init__() missing {len(missing)} required "
+                        f"argument(s): {', '.join(map(repr, missing))}")  # fmt: skip
+    assign = object.__setattr__ if frozen else setattr
+    for item in table:
+        value = given.get(item.name, MISSING) if item.init else MISSING
+        if value is MISSING:
+            if item.default_factory is not MISSING:
+                value = item.default_factory()
+            elif item.default is not MISSING:
+                value = item.default
+            else:
+                continue  # set by __post_init__, as in dataclasses
+        assign(self, item.name, value)
+    if hasattr(cls, "__post_init__"):
+        self.__post_init__()
 
 
 def _compile_init(cls: type, *, frozen: bool) -> Callable[..., None]:

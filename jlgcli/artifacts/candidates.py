@@ -41,10 +41,13 @@ ASSIGNMENTS = 32
 LITERALS = 64
 CLASS_TOKENS = 128
 ALL = 255
-# Not a rule family: a line that may be a delta event (deltas.py), reported once per
-# scan in ``spans(seen=…)``, never as a candidate (issue 43: a substring search of every
-# read for it cost the redacted transcript a quarter of its speed).
+# Not rule families: what a scan reports in ``spans(seen=…)``. DELTAS: a line that may
+# be a delta event (deltas.py), reported once per scan, never as a candidate (issue 43: a
+# substring search of every read for it cost the redacted transcript a quarter of its
+# speed). PEM: a "-----BEGIN" (an ANCHORED candidate too), so the stream redactor knows
+# without reading the candidates again whether a private-key block may be open.
 DELTAS = 256
+PEM = 512
 # The families whose candidates start where their rule's match starts: matched
 # right there (exact.directed_edits) instead of searched for in the window.
 DIRECTED = TOKENS | BEARER | AUTHORIZATION | CONTEXTS
@@ -53,7 +56,8 @@ DIRECTED = TOKENS | BEARER | AUTHORIZATION | CONTEXTS
 # look-around.
 CANDIDATE_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
     *((pattern, False, TOKENS) for pattern in TOKEN_CANDIDATES[:-1]),
-    (rb"://|-----BEGIN", False, ANCHORED),
+    (rb"://", False, ANCHORED),
+    (rb"-----BEGIN", False, ANCHORED | PEM),
     (rb"bearer(?:[ \t]|\\t)", True, BEARER),
     (rb"authorization", True, AUTHORIZATION),
     (CONTEXT_CANDIDATES, True, CONTEXTS),
@@ -86,6 +90,8 @@ END_ONLY_PATTERNS: tuple[tuple[bytes, bool, int], ...] = (
 # Inputs shorter than this are read by the exact rules directly (faster than a scan
 # plus windows, and no database to compile for a short run).
 FINDER_MIN = 8 * 1024
+# Once compiled (a longer input asked for it), the finder reads inputs from this size on.
+COMPILED_MIN = 512
 # Around a candidate, the exact rules see its whole line, at most this far each way.
 _WINDOW = 4096 + 256
 _LINE_SNAP = 1024
@@ -106,7 +112,8 @@ class CandidateFinder:
         """Every candidate's (start, end, families) in ``data``, sorted by start (``end``
         for both of a name-before-separator candidate).
 
-        ``seen`` gets ``DELTAS`` when ``data`` may hold a delta event.
+        ``seen`` gets ``DELTAS`` when ``data`` may hold a delta event, ``PEM`` when it
+        holds a ``-----BEGIN``.
         """
         found: list[Candidate] = []
         add = found.append
@@ -114,10 +121,12 @@ class CandidateFinder:
 
         def on_match(id_: int, start: int, end: int, _flags: int, _context: object) -> None:
             family = families[id_]
-            if family == DELTAS:
+            if family > ALL:  # a flag (DELTAS: no candidate; PEM: an ANCHORED one)
                 if seen is not None:
-                    seen.add(DELTAS)
-                return
+                    seen.add(family & ~ANCHORED)
+                if family == DELTAS:
+                    return
+                family = ANCHORED
             add((end if id_ in end_only else start, end, family))
 
         self._database.scan(data, on_match)

@@ -11,7 +11,7 @@ key hard-wrapped at a pty's width (``wrapped_at``, ``wraps.py``).
 
 from __future__ import annotations
 
-from jlgcli.artifacts.candidates import DELTAS, PEM_BEGIN, Candidate
+from jlgcli.artifacts.candidates import DELTAS, PEM, PEM_BEGIN, Candidate
 from jlgcli.artifacts.deltas import DeltaChain, open_tail
 from jlgcli.artifacts.escapes import Edit
 from jlgcli.artifacts.redact import Redacted
@@ -88,11 +88,7 @@ class StreamRedactor:
         cut = buf.rfind(b"\n") + 1
         if len(buf) - cut > _HOLD_LIMIT:
             cut = self._forced_cut(buf, floor=cut, spans=spans)
-        if spans is None:
-            private_key = _PEM_BEGIN in buf
-        else:
-            private_key = any(buf.startswith(_PEM_BEGIN, start) for start, _, _ in spans)
-        if private_key:
+        if PEM in seen if spans is not None else _PEM_BEGIN in buf:
             cut = _before_open_private_key(buf, cut)
         if cut and deltas:
             cut = open_tail(buf, cut)
