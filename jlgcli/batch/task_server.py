@@ -312,7 +312,7 @@ def fork_supervisor_server() -> Server | None:
         return None
     finally:
         theirs.close()
-    return Server(Adopted(pid), ours)
+    return Server(Adopted(pid), ours, ahead=True)
 
 
 def _serve_supervisors(parent: int, control_fd: int) -> None:

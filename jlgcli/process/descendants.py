@@ -38,7 +38,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 from jlgcli.process import adoption_requested
 from jlgcli.process.leftovers import end_processes
@@ -58,6 +58,7 @@ Log = Callable[[str], None]
 
 _spawn_lock = threading.Lock()
 _our_children: set[int] = set()  # direct children spawned by the process layer, still running
+_ahead: set[int] = set()  # sessions of the fork servers whose supervisors wait forked ahead
 _subreaper: list[bool] = []  # the prctl's result, once per process
 _token = f"{os.getpid()}-{os.urandom(6).hex()}"
 SETPRIV_DIRS = ("/usr/bin", "/bin")
@@ -279,6 +280,7 @@ def orphans() -> list[psutil.Process]:
         return []
     with _spawn_lock:
         stray_pids = [pid for pid in children_of(os.getpid()) if pid not in _our_children]
+    stray_pids = [pid for pid in stray_pids if not forked_ahead(pid)]
     if not stray_pids:  # the common case: psutil (~12 ms to import) is not needed
         return []
     import psutil
@@ -336,6 +338,23 @@ def _children_from_stats(pid: int, proc: str) -> list[int]:
         if len(fields) > 1 and fields[1] == parent:
             found.append(int(name))
     return found
+
+
+def forks_ahead(session: int, *, ending: bool = False) -> None:
+    """The fork server leading ``session`` forks each supervisor ahead of its request: it
+    waits, jlgcli's child, in that session, which no agent's process can join (``setsid``
+    makes a session, never joins one): ours, not an orphan. ``ending``: the server is gone."""
+    (_ahead.discard if ending else _ahead.add)(session)
+
+
+def forked_ahead(pid: int, sessions: Collection[int] = _ahead) -> bool:
+    """Whether ``pid`` is in a fork server's session: a supervisor waiting for its request."""
+    if sys.platform == "win32" or not sessions:  # no sessions (and no fork server) there
+        return False
+    try:
+        return os.getsid(pid) in sessions
+    except OSError:  # gone already
+        return False
 
 
 def _other_session(pid: int) -> bool:

@@ -1,37 +1,32 @@
 """The small supervisor each child of the jlgcli program runs under on Linux (issue 33).
 
 ``python -I -S supervisor.py PARENT STATUS_FD -- ARGV...``: a separate program
-(stdlib only, started without ``site`` so it costs one interpreter start-up,
-~15 ms) that makes a SIGKILL of jlgcli end the child's whole tree:
+(stdlib only, no ``site``: one interpreter start-up, ~15 ms) that makes a SIGKILL
+of jlgcli end the child's whole tree:
 
-* it is a child subreaper, so everything the child starts (a ``setsid``
-  daemon, a double fork, an ``env -i`` exec) stays its descendant;
-* its parent-death signal is SIGUSR2 (a signal the kill ladder never sends):
-  when jlgcli dies, even by SIGKILL or the OOM killer, the kernel sends it and
-  the supervisor SIGKILLs every descendant, then exits. It checks that
-  ``PARENT`` is still its parent after the prctl, so a jlgcli killed during
-  the spawn is noticed too;
-* it forks the child, which stays in the supervisor's process group and session
-  (the group the ladder signals; the supervisor ignores SIGINT/SIGTERM/SIGHUP/
-  SIGQUIT, the child gets them directly), gives it SIGKILL as parent-death signal, and
-  reports an ``exec`` failure's errno on ``STATUS_FD`` (jlgcli then raises
-  ``CannotStart`` as it would for its own exec). EOF without data: started;
-* it exits as its child did (same code, or the same signal), at once; what
-  the child left running re-parents to jlgcli (also a subreaper) and is ended
-  by jlgcli's sweep, with SIGTERM and a grace period.
+* it is a child subreaper: whatever the child starts (a ``setsid`` daemon, a
+  double fork, an ``env -i`` exec) stays its descendant;
+* its parent-death signal is SIGUSR2 (never sent by the kill ladder): when jlgcli
+  dies, even by SIGKILL, it SIGKILLs every descendant and exits. It checks that
+  ``PARENT`` is still its parent after the prctl (a jlgcli killed meanwhile);
+* it forks the child, which stays in its process group (the one the ladder
+  signals; the supervisor ignores SIGINT/SIGTERM/SIGHUP/SIGQUIT, the child gets
+  them), with SIGKILL as parent-death signal; an ``exec`` failure's errno is
+  written on ``STATUS_FD`` (jlgcli raises ``CannotStart``). EOF alone: started;
+* it exits as its child did (same code, or signal), at once; what the child left
+  re-parents to jlgcli (a subreaper too) and is ended by jlgcli's sweep.
 
 ``python -I -S supervisor.py PARENT --serve CONTROL_FD``: a fork server
-(``jlgcli.process.warm``) that starts the supervisors of later children without
-an interpreter start-up each. It waits on the Unix socket ``CONTROL_FD`` for
-requests (``receive``): a child's argv and environment (marshalled bytes, never
-on disk) and, as ``SCM_RIGHTS``, its stdin, stdout, stderr, working directory
-and status pipe. For each it forks twice (``fork_supervisor``): the grandchild,
-re-parented to jlgcli (a subreaper; the server is not one) as soon as the middle
-process exits, is the child's supervisor, as above: it starts a session, sets
-its parent-death signal once jlgcli is its parent, forks the child and writes
-``+PID+`` (its pid) on the status pipe. No ``+`` before end-of-file: the request
-was not served, jlgcli starts the child otherwise. End-of-file on the socket
-(jlgcli retired it): the server exits.
+(``jlgcli.process.warm``): later children's supervisors without an interpreter
+start-up each. It forks each supervisor twice (``fork_spare``) *ahead* of its
+request: the grandchild, adopted by jlgcli (a subreaper; the server is not one)
+once the middle process exits, guards itself as above, then waits on the Unix
+socket ``CONTROL_FD`` for the request (``receive``: argv and environment as
+marshalled bytes, never on disk; by ``SCM_RIGHTS`` the child's stdin, stdout,
+stderr, working directory and status pipe). It then starts a session, forks the
+child, writes ``+PID+`` (its pid) on the status pipe, and the server forks the next
+spare. No ``+`` before end-of-file: not served, jlgcli starts the child otherwise.
+End-of-file on the socket (jlgcli retired it): the spare and the server exit.
 
 Not used in the frozen exe (no separate Python to run it): there ``setpriv
 --pdeathsig`` protects the direct child only (docs/process.md).
@@ -108,12 +103,9 @@ def children_of(pid: int, proc: str = "/proc") -> list[int]:
 
 def descendants_of(pid: int, proc: str = "/proc") -> list[int]:
     """Every descendant of ``pid``, parents before children."""
-    found: list[int] = []
-    queue = [pid]
-    while queue:
-        children = children_of(queue.pop(0), proc)
-        found += children
-        queue += children
+    found = children_of(pid, proc)
+    for child in found:  # the list grows as it is walked: parents before children
+        found += children_of(child, proc)
     return found
 
 
@@ -137,13 +129,11 @@ def kill_tree(me: int, rounds: int = 50) -> None:
 
 def reap_all() -> None:
     """Reap every child that already ended (never blocks)."""
-    while True:
-        try:
-            pid, _status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        return
 
 
 def exit_like(status: int) -> int:
@@ -175,10 +165,9 @@ class Request:
 def receive(sock: Any) -> Request | None:
     """Wait for jlgcli's next request on the socket ``sock``; None at its end-of-file.
 
-    A length-prefixed ``marshal`` of ``(argv, env)`` (bytes: jlgcli encoded them as
-    subprocess would) whose first part carries the ``REQUEST_FDS`` descriptors
-    (close-on-exec here). A malformed request is refused (None): jlgcli, seeing no
-    ``STARTED``, starts the child otherwise.
+    A length-prefixed ``marshal`` of ``(argv, env)`` (bytes) whose first part carries
+    the ``REQUEST_FDS`` descriptors (close-on-exec here). A malformed one is refused
+    (None): jlgcli, seeing no ``STARTED``, starts the child otherwise.
     """
     low = __import__("_socket")  # ``socket`` imports enum, ~6 ms
     data, ancillary, _flags, _address = sock.recvmsg(
@@ -209,61 +198,111 @@ def receive(sock: Any) -> Request | None:
 
 
 def serve(parent: int, control_fd: int, libc_prctl: Prctl) -> int:
-    """The fork server: one supervisor per request, until jlgcli closes the socket."""
-    low = __import__("_socket")
+    """The fork server: a supervisor forked ahead of each request, until its end."""
+    low = __import__("_socket")  # here, once: not in every spare (~1 ms of CPU each)
     os.set_inheritable(control_fd, False)
     sock = low.socket(low.AF_UNIX, low.SOCK_STREAM, 0, control_fd)
-    while True:
-        request = receive(sock)
-        if request is None:
-            return 0
-        fork_supervisor(parent, control_fd, request, libc_prctl)
+    while fork_spare(parent, sock, libc_prctl):
+        pass
+    return 0
+
+
+def fork_spare(parent: int, sock: Any, libc_prctl: Prctl) -> bool:
+    """Fork the next request's supervisor twice, ahead of the request (``spare``). In the
+    server: once the middle process has exited (jlgcli adopts the spare), wait until the
+    spare has started a request's child: True (fork the next one), or has ended without
+    (no ``STARTED``): False, the server ends."""
+    claim_read, claim_write = os.pipe()
+    middle = fork_twice(claim_read, None)
+    if middle is None:
+        os.close(claim_write)
+        try:
+            return os.read(claim_read, 1) == STARTED
+        finally:
+            os.close(claim_read)
+    code = 127
+    try:
+        code = spare(parent, middle, sock, claim_write, libc_prctl)
+    finally:
+        os._exit(code)
+
+
+def spare(parent: int, middle: int, sock: Any, claim_fd: int, libc_prctl: Prctl) -> int:
+    """In the grandchild: adopted by jlgcli and guarded, wait for the next request on the
+    server's socket (the server does not read it meanwhile), then supervise it. Until then
+    it stays in the server's session, which no agent's process can join: jlgcli's orphan
+    sweep leaves it alone (``descendants.forked_ahead``)."""
+    if not adopted(parent, middle, libc_prctl):  # jlgcli died: nothing to supervise
+        return 128 + int(PARENT_DEATH_SIGNAL)
+    request = receive(sock)
+    sock.close()  # a request sent once the server is gone must fail, not wait for us
+    if request is None:  # jlgcli closed the socket (or sent nonsense): the server ends too
+        return 0
+    return supervise_request(request, libc_prctl, claim_fd)
 
 
 def fork_supervisor(parent: int, control_fd: int, request: Request, libc_prctl: Prctl) -> None:
-    """Fork twice: the grandchild is the request's supervisor, adopted by jlgcli."""
+    """Fork twice for a request received (the batch's task server): the grandchild, once
+    adopted by jlgcli, is its supervisor (jlgcli dead by then: it starts nothing)."""
     middle = fork_twice(control_fd, request)
     if middle is None:
         return
     code = 127
     try:
-        code = supervise(parent, middle, request, libc_prctl)
+        if adopted(parent, middle, libc_prctl):
+            code = supervise_request(request, libc_prctl)
+        else:  # jlgcli died: nothing to supervise
+            code = 128 + int(PARENT_DEATH_SIGNAL)
     finally:
         os._exit(code)
 
 
-def fork_twice(control_fd: int, request: Request) -> int | None:
-    """Fork twice for ``request``. In the server: None, once the middle process has exited
+def fork_twice(close: int, request: Request | None) -> int | None:
+    """Fork twice (for ``request``). In the server: None, once the middle process has exited
     (it exits at once, so jlgcli adopts the grandchild). In the grandchild: the middle
-    process's pid (its parent until then), with the server's socket closed."""
+    process's pid (its parent until then), with ``close`` (the server's socket) closed."""
     middle = os.fork()
     if middle:
-        request.close()  # the status pipe's end-of-file is the grandchild's (and its child's)
+        if request is not None:  # the status pipe's end-of-file: the grandchild's (its child's)
+            request.close()
         os.waitpid(middle, 0)
         return None
     code = 0
     try:
         middle = os.getpid()
         if os.fork() == 0:
-            os.close(control_fd)  # a request sent to a dead server must fail, not wait
+            os.close(close)  # a request sent to a dead server must fail, not wait
             return middle
     except BaseException:  # the middle process never returns to the server's loop
         code = 127
     os._exit(code)
 
 
-def supervise(parent: int, middle: int, request: Request, libc_prctl: Prctl) -> int:
-    """In the grandchild: once jlgcli is its parent, start the request's child and supervise it."""
+def adopted(parent: int, middle: int, libc_prctl: Prctl) -> bool:
+    """Wait until the middle process has exited, then ``guard``: whether jlgcli adopted us."""
     pause = __import__("time").sleep
     while os.getppid() == middle:  # the middle process is exiting: jlgcli adopts us then
         pause(0.0001)
-    os.setsid()  # its own session and group: the one the kill ladder signals
     guard(parent, libc_prctl)
-    if os.getppid() != parent:  # jlgcli died: nothing to supervise
-        return 128 + int(PARENT_DEATH_SIGNAL)
+    return os.getppid() == parent
+
+
+def supervise_request(request: Request, libc_prctl: Prctl, claim_fd: int | None = None) -> int:
+    """Start the request's child in a session of our own, say ``+PID+``, wait for it.
+
+    ``claim_fd`` (a spare): told ``STARTED`` once the child is forked, so the server forks
+    the next spare while this child starts, off the spawn's critical path.
+    """
+    os.setsid()  # its own session and group: the one the kill ladder signals
     child = start_child([], request.status_fd, libc_prctl, request)
     os.write(request.status_fd, STARTED + b"%d" % os.getpid() + STARTED)
     request.close()
+    if claim_fd is not None:
+        try:  # noqa: SIM105 - contextlib would be one more import at every start
+            os.write(claim_fd, STARTED)
+        except OSError:  # the server is gone (no next spare): this child is still ours
+            pass
+        os.close(claim_fd)
     return wait_for(child)
 
 
@@ -334,8 +373,7 @@ def main(args: list[str]) -> int:
         return 2
     parent = int(args[0])
     call = prctl()
-    # The server is no subreaper: what it forks is adopted by jlgcli.
-    guard(parent, call, subreaper=not serving)
+    guard(parent, call, subreaper=not serving)  # what the server forks is adopted by jlgcli
     if os.getppid() != parent:  # jlgcli died before the prctl: nothing to supervise
         return 128 + int(PARENT_DEATH_SIGNAL)
     if serving:

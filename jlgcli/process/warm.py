@@ -6,10 +6,13 @@ cost an interpreter start-up on the agent call's critical path and ~15 ms of CPU
 per call, ~25 ms of each loop iteration on a 2-core machine (issue 18's figure).
 So the first supervised spawn of the pipe transport also starts one fork
 server (``supervisor.py PARENT --serve CONTROL_FD``), in the background; later
-spawns ask it (``start``): it forks twice, and the grandchild, adopted by jlgcli
-(a subreaper) as soon as the middle process exits, is the child's supervisor,
-exactly as a cold one: its own session, a subreaper, its parent-death signal
-set once jlgcli is its parent, jlgcli's to wait for (``Adopted``).
+spawns ask it (``start``). It forks each supervisor twice *ahead of its request*
+(issue 50): the grandchild, adopted by jlgcli (a subreaper) as soon as the middle
+process exits, sets its parent-death signal once jlgcli is its parent and waits
+for the request; then it starts its own session and is the child's supervisor,
+exactly as a cold one (a subreaper, jlgcli's to wait for: ``Adopted``). A spawn
+waits for one fork. The waiting one stays in the server's session, which the
+orphan sweep leaves alone (``descendants.forked_ahead``); ``end_server`` ends it.
 
 The request carries the child's argv and environment (marshalled bytes over a
 Unix socket: never on disk) and, by ``SCM_RIGHTS``, the stdio pipes jlgcli made
@@ -49,7 +52,14 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from jlgcli.process.descendants import forget_child, spawning, supervisor_command
+from jlgcli.process.descendants import (
+    children_of,
+    forget_child,
+    forked_ahead,
+    forks_ahead,
+    spawning,
+    supervisor_command,
+)
 
 TYPE_CHECKING = False
 
@@ -132,11 +142,20 @@ if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
 
 
 class Server:
-    """The fork server, and ``control``, the socket it reads requests from."""
+    """The fork server, and ``control``, the socket it reads requests from.
 
-    def __init__(self, proc: ServerProcess, control: _socket.socket) -> None:
+    ``ahead``: a supervisors' server (``supervisor.serve``), whose next supervisor waits
+    forked ahead in its session (``descendants.forks_ahead``), not the batch's task server.
+    """
+
+    def __init__(
+        self, proc: ServerProcess, control: _socket.socket, *, ahead: bool = False
+    ) -> None:
         self.proc = proc
         self.control = control
+        self.ahead = ahead
+        if ahead:
+            forks_ahead(proc.pid)  # its own session (start_new_session, or setsid)
 
     def start(
         self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None, stdio: Sequence[int]
@@ -150,19 +169,26 @@ class Server:
         """
         directory = os.open(cwd or ".", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         status_read, status_write = os.pipe()
-        body = marshal.dumps(
+        code, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+        body = marshal.dumps(  # os.fsencode's bytes, without its Python call per string
             (
                 [os.fsencode(arg) for arg in argv],
-                {os.fsencode(key): os.fsencode(value) for key, value in env.items()},
+                {
+                    key.encode(code, errors): value.encode(code, errors)
+                    for key, value in env.items()
+                },
             )
         )
         fds = [*stdio, directory, status_write]
         with spawning() as register:  # the sweep must not take it for an orphan
             try:
-                header = len(body).to_bytes(8, "big")
+                request = len(body).to_bytes(8, "big") + body
                 rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, array.array("i", fds))]
-                self.control.sendmsg([header], rights, _socket.MSG_NOSIGNAL)  # socket.send_fds
-                self.control.sendall(body, _socket.MSG_NOSIGNAL)
+                # one message, so the waiting supervisor wakes once (socket.send_fds); the
+                # rest, if a signal cut the send short
+                done = self.control.sendmsg([request], rights, _socket.MSG_NOSIGNAL)
+                if done < len(request):
+                    self.control.sendall(memoryview(request)[done:], _socket.MSG_NOSIGNAL)
                 sent = True
             except OSError:  # the server is gone
                 sent = False
@@ -194,12 +220,14 @@ def prestart() -> None:
         return
     environment = {name: os.environ[name] for name in SERVER_ENVIRONMENT if name in os.environ}
     command = supervisor_command(str(os.getpid()), "--serve")
-    found = start_server(command, environment)
+    found = start_server(command, environment, ahead=True)
     if found is not None:  # else no server: the children start cold
         _servers.append(found)
 
 
-def start_server(command: Sequence[str], environment: Mapping[str, str]) -> Server | None:
+def start_server(
+    command: Sequence[str], environment: Mapping[str, str], *, ahead: bool = False
+) -> Server | None:
     """Start ``command`` + the number of its end of a new control socket, as a server: its
     own session, in ``/``, no stdio, that ``environment``. None when it cannot start."""
     # _socket: the socket package wraps its constants in enums (~4 ms of each start, issue 49)
@@ -222,7 +250,7 @@ def start_server(command: Sequence[str], environment: Mapping[str, str]) -> Serv
         return None
     finally:
         theirs.close()
-    return Server(proc, ours)
+    return Server(proc, ours, ahead=ahead)
 
 
 def server() -> Server | None:
@@ -248,13 +276,31 @@ def retire() -> None:
 
 
 def end_server(found: Server) -> None:
-    """Close the server's socket, kill and reap it: what it forked is jlgcli's, not its own."""
+    """Close the server's socket, kill and reap it: what it forked is jlgcli's, not its own;
+    the supervisor it forked ahead, idle, is killed and reaped too."""
     with contextlib.suppress(ValueError):  # another thread ended it first
         _servers.remove(found)
     found.control.close()
     found.proc.kill()
     found.proc.wait()
     forget_child(found.proc.pid)
+    if found.ahead:
+        end_forked_ahead(found.proc.pid)
+
+
+def end_forked_ahead(session: int) -> None:
+    """SIGKILL and reap jlgcli's children in the ended server's ``session`` until none is
+    left (a middle process it left behind is one: its child comes in the next round)."""
+    forks_ahead(session, ending=True)
+    for _round in range(5):
+        with spawning():  # the orphan sweep's lock: nothing is being spawned meanwhile
+            found = [pid for pid in children_of(os.getpid()) if forked_ahead(pid, {session})]
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        if not found:
+            return
 
 
 def _read_until_started(fd: int) -> bytes:

@@ -202,16 +202,30 @@ def test_after_kill_of_jlgcli_a_child_the_fork_server_started_leaves_nothing(
     pids: list[int] = []
     try:
         pids = _agent_pids(proc, pids_dir)  # the second call's
-        tree = psutil.Process(proc.pid).children(recursive=True)
-        server = [p for p in tree if "--serve" in p.cmdline() and p.ppid() == proc.pid]
+        # the fork server, the supervisor it forked, and the next one, forked ahead (issue 50)
+        deadline = time.monotonic() + 30
+        while True:
+            tree = psutil.Process(proc.pid).children(recursive=True)
+            server = [p for p in tree if _serving_for(p, proc.pid)]
+            if len(server) == 3 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
         supervising = psutil.Process(pids[-1]).parent()
         assert supervising is not None and supervising.ppid() == proc.pid  # adopted by jlgcli
-        assert len(server) == 2  # the fork server and the supervisor it forked
+        assert len(server) == 3
         proc.kill()
         proc.wait(60)
         _gone_within_5s([*pids, *(p.pid for p in tree)], token, after="SIGKILL")
     finally:
         _end_all(proc, pids, token)
+
+
+def _serving_for(process: psutil.Process, jlgcli: int) -> bool:
+    """A process with the fork server's command line that jlgcli adopted (a middle process
+    the server forks ends at once: gone, it is none)."""
+    with contextlib.suppress(psutil.Error):
+        return "--serve" in process.cmdline() and process.ppid() == jlgcli
+    return False
 
 
 def _escaping_loop(

@@ -8,6 +8,7 @@ the whole environment and its task's name; Ctrl-C ends every process of the tree
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -83,6 +84,20 @@ def test_each_task_is_forked_by_the_server_adopted_by_the_batch_and_ended_by_ctr
     assert not [p.pid for p in seen if p.is_running()]
 
 
+def _forked_by_server(process: psutil.Process) -> bool:
+    """Whether ``process`` runs the server's entry: forked by it (a middle process a fork
+    server makes to fork the next supervisor ahead ends at once: gone, it is none)."""
+    with contextlib.suppress(psutil.Error):
+        return ENTRY in process.cmdline()
+    return False
+
+
+def _childless_child_of(process: psutil.Process, parent: int) -> bool:
+    with contextlib.suppress(psutil.Error):
+        return process.ppid() == parent and not process.children()
+    return False
+
+
 def _inspect(pid: int, repo: Path) -> list[psutil.Process]:
     """Check the batch's tree once both agents run; every process of it."""
     batch = psutil.Process(pid)
@@ -91,13 +106,12 @@ def _inspect(pid: int, repo: Path) -> list[psutil.Process]:
         time.sleep(0.05)
     assert len(agents) == 2
     seen = [batch, *batch.children(recursive=True)]
-    forked = [process for process in seen[1:] if ENTRY in process.cmdline()]
+    forked = [process for process in seen[1:] if _forked_by_server(process)]
     tasks_by_agent = {agent.pid: _task_of(agent, batch.pid) for agent in agents}
     task_pids = {task.pid for task in tasks_by_agent.values()}
     # the server: the batch's child that is neither a task nor a supervisor it forked for
     # one of the batch's gits (a task's own supervisors and their server are the task's)
-    servers = [p for p in forked if p.ppid() == batch.pid and p.pid not in task_pids
-               and not p.children()]  # fmt: skip
+    servers = [p for p in forked if p.pid not in task_pids and _childless_child_of(p, batch.pid)]
     assert len(task_pids) == 2 and len(servers) == 1, [p.cmdline() for p in forked]
     for agent_pid, task in tasks_by_agent.items():
         assert ENTRY in task.cmdline()  # adopted: the batch waits for it, kills its tree

@@ -417,3 +417,31 @@ def test_children_of_this_process_match_psutil() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+@linux_only
+def test_a_child_in_a_fork_servers_session_is_no_orphan_until_that_server_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 50: the supervisor forked ahead of its request waits, jlgcli's child, in its
+    fork server's session; any other child in another session is an orphan of a run."""
+    from jlgcli.process import warm
+
+    monkeypatch.setattr(descendants, "_subreaper", [True])
+    waiting = subprocess.Popen(["sleep", "30"], start_new_session=True)  # leads its session
+    try:
+        assert waiting.pid in [p.pid for p in descendants.orphans()]
+        descendants.forks_ahead(waiting.pid)
+        assert descendants.forked_ahead(waiting.pid)
+        assert waiting.pid not in [p.pid for p in descendants.orphans()]
+        assert not descendants.forked_ahead(os.getpid())  # ours: jlgcli's own session
+        warm.end_forked_ahead(waiting.pid)  # its server ended: killed, reaped, forgotten
+        assert not descendants.forked_ahead(waiting.pid)
+        with pytest.raises(ChildProcessError):
+            os.waitpid(waiting.pid, os.WNOHANG)
+        assert not descendants.forked_ahead(waiting.pid, {waiting.pid})  # gone
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            waiting.kill()
+        with contextlib.suppress(ChildProcessError):
+            waiting.wait()

@@ -365,24 +365,147 @@ class FakeRequest:
         self.closed += 1
 
 
-def test_the_server_forks_one_supervisor_a_request_until_end_of_file(
+def test_the_server_forks_a_spare_ahead_until_one_ends_without_a_request(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Issue 50: each supervisor is forked before its request, the next one once it has
+    started its child; a spare that ends without one (end-of-file) ends the server."""
     import socket
 
-    requests = iter([FakeRequest(), FakeRequest(), None])
+    claims = iter([True, True, False])
     forked: list[object] = []
-    monkeypatch.setattr(supervisor, "receive", lambda _sock: next(requests))
-    monkeypatch.setattr(supervisor, "fork_supervisor", lambda *a: forked.append(a[2]))
+    monkeypatch.setattr(supervisor, "fork_spare", lambda *a: forked.append(a[1]) or next(claims))
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     assert supervisor.serve(5, theirs.detach(), lambda *a: 0) == 0
-    assert len(forked) == 2
+    assert len(forked) == 3 and forked[0] is forked[2]  # one socket object, made once
     ours.close()
+
+
+@pytest.mark.parametrize("claimed", [b"+", b""])
+def test_the_server_waits_for_the_spare_to_start_a_child_or_to_end(
+    monkeypatch: pytest.MonkeyPatch, claimed: bytes
+) -> None:
+    waited: list[int] = []
+    claim_read, claim_write = os.pipe()
+    monkeypatch.setattr(supervisor.os, "pipe", lambda: (claim_read, claim_write))
+    monkeypatch.setattr(supervisor.os, "fork", lambda: 4321)
+    monkeypatch.setattr(supervisor.os, "waitpid", lambda pid, _o: waited.append(pid) or (pid, 0))
+    os.write(claim_write, claimed)  # what the spare says before its end
+    assert supervisor.fork_spare(5, object(), lambda *a: 0) is bool(claimed)  # type: ignore[arg-type]
+    assert waited == [4321]
+    for fd in (claim_read, claim_write):  # both ends closed by the server
+        with pytest.raises(OSError):
+            os.fstat(fd)
+
+
+@pytest.mark.parametrize("second_fork", [0, 77])
+def test_the_middle_process_exits_and_the_spare_waits_for_its_request(
+    monkeypatch: pytest.MonkeyPatch, second_fork: int
+) -> None:
+    forks = iter([0, second_fork])
+    spares: list[tuple[int, int, object, int]] = []
+    closed: list[int] = []
+    monkeypatch.setattr(supervisor.os, "pipe", lambda: (20, 21))
+    monkeypatch.setattr(supervisor.os, "fork", lambda: next(forks))
+    monkeypatch.setattr(supervisor.os, "close", closed.append)
+    monkeypatch.setattr(supervisor.os, "_exit", _exit)
+
+    def spare(parent: int, middle: int, sock: object, claim: int, _call: object) -> int:
+        spares.append((parent, middle, sock, claim))
+        return 3
+
+    monkeypatch.setattr(supervisor, "spare", spare)
+    sock = object()
+    with pytest.raises(Exited) as info:
+        supervisor.fork_spare(5, sock, lambda *a: 0)  # type: ignore[arg-type]
+    if second_fork:  # the middle process: exits at once, so jlgcli adopts the grandchild
+        assert (info.value.args, spares, closed) == ((0,), [], [])
+    else:  # the spare: keeps the socket and the claim pipe's write end, exits as its child
+        assert (info.value.args, spares, closed) == ((3,), [(5, os.getpid(), sock, 21)], [20])
+
+
+class FakeSocket:
+    def __init__(self) -> None:
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_spare_adopted_by_jlgcli_supervises_the_request_it_receives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parents = iter([40, 40, 5, 5])  # the middle process (40), then jlgcli (5)
+    calls: list[object] = []
+    request = FakeRequest()
+    monkeypatch.setattr(supervisor.os, "getppid", lambda: next(parents))
+    monkeypatch.setattr(supervisor.os, "setsid", lambda: calls.append("setsid"))
+    monkeypatch.setattr(supervisor, "guard", lambda parent, _call: calls.append(("guard", parent)))
+    monkeypatch.setattr(supervisor, "receive", lambda _sock: calls.append("receive") or request)
+    monkeypatch.setattr(supervisor, "start_child", lambda *a: calls.append(a[3]) or 77)
+    monkeypatch.setattr(supervisor.os, "write", lambda fd, data: calls.append((fd, data)))
+    monkeypatch.setattr(supervisor.os, "close", lambda fd: calls.append(("close", fd)))
+    monkeypatch.setattr(supervisor, "wait_for", lambda child: child - 70)
+    sock = FakeSocket()
+    assert supervisor.spare(5, 40, sock, 9, lambda *a: 0) == 7  # type: ignore[arg-type]
+    # guarded before its request; its own session only then (the server's until then)
+    assert calls == [("guard", 5), "receive", "setsid", request,
+                     (7, b"+%d+" % os.getpid()), (9, b"+"), ("close", 9)]  # fmt: skip
+    assert sock.closed and request.closed == 1
+
+
+def test_a_spare_whose_server_died_meanwhile_still_supervises_its_child(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its claim finds no reader (the server was killed while the request came): the
+    child it started is still waited for, its exit passed on."""
+    written: list[int] = []
+
+    def write(fd: int, _data: bytes) -> int:
+        if fd == 9:
+            raise BrokenPipeError(32, "Broken pipe")
+        written.append(fd)
+        return 1
+
+    closed: list[int] = []
+    monkeypatch.setattr(supervisor.os, "setsid", lambda: None)
+    monkeypatch.setattr(supervisor, "start_child", lambda *a: 77)
+    monkeypatch.setattr(supervisor.os, "write", write)
+    monkeypatch.setattr(supervisor.os, "close", closed.append)
+    monkeypatch.setattr(supervisor, "wait_for", lambda child: child - 70)
+    request = FakeRequest()
+    assert supervisor.supervise_request(request, lambda *a: 0, 9) == 7  # type: ignore[arg-type]
+    assert (written, closed, request.closed) == ([7], [9], 1)
+    written.clear()  # forked on request (the batch's task server): no claim pipe
+    assert supervisor.supervise_request(FakeRequest(), lambda *a: 0) == 7  # type: ignore[arg-type]
+    assert (written, closed) == ([7], [9])
+
+
+def test_a_spare_given_no_request_ends_and_so_does_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(supervisor.os, "getppid", lambda: 5)
+    monkeypatch.setattr(supervisor, "guard", lambda *_a: None)
+    monkeypatch.setattr(supervisor, "receive", lambda _sock: None)  # end-of-file
+    monkeypatch.setattr(supervisor, "start_child", lambda *a: pytest.fail("started"))
+    sock = FakeSocket()
+    assert supervisor.spare(5, 40, sock, 9, lambda *a: 0) == 0  # type: ignore[arg-type]
+    assert sock.closed  # nothing written on the claim pipe: its end-of-file ends the server
+
+
+def test_a_spare_whose_jlgcli_died_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    parents = iter([1, 1])  # adopted by init: jlgcli is gone
+    monkeypatch.setattr(supervisor.os, "getppid", lambda: next(parents))
+    monkeypatch.setattr(supervisor, "guard", lambda *_a: None)
+    monkeypatch.setattr(supervisor, "receive", lambda _sock: pytest.fail("waited"))
+    code = supervisor.spare(5, 40, FakeSocket(), 9, lambda *a: 0)  # type: ignore[arg-type]
+    assert code == 128 + supervisor.PARENT_DEATH_SIGNAL
 
 
 def test_the_server_waits_for_the_middle_process_and_closes_its_copies(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The batch's task server forks a supervisor for a request it received."""
     request = FakeRequest()
     waited: list[int] = []
     monkeypatch.setattr(supervisor.os, "fork", lambda: 4321)
@@ -391,56 +514,28 @@ def test_the_server_waits_for_the_middle_process_and_closes_its_copies(
     assert (waited, request.closed) == ([4321], 1)
 
 
-@pytest.mark.parametrize("second_fork", [0, 77])
-def test_the_middle_process_exits_and_the_grandchild_supervises(
-    monkeypatch: pytest.MonkeyPatch, second_fork: int
+@pytest.mark.parametrize("parent", [5, 1])
+def test_the_grandchild_supervises_once_adopted_by_jlgcli(
+    monkeypatch: pytest.MonkeyPatch, parent: int
 ) -> None:
-    forks = iter([0, second_fork])
-    supervised: list[tuple[int, int]] = []
+    forks = iter([0, 0])
+    parents = iter([os.getpid(), parent, parent])  # the middle process, then jlgcli or init
     closed: list[int] = []
+    supervised: list[object] = []
     monkeypatch.setattr(supervisor.os, "fork", lambda: next(forks))
+    monkeypatch.setattr(supervisor.os, "getppid", lambda: next(parents))
     monkeypatch.setattr(supervisor.os, "close", closed.append)
     monkeypatch.setattr(supervisor.os, "_exit", _exit)
-
-    def supervise(parent: int, middle: int, _request: object, _call: object) -> int:
-        supervised.append((parent, middle))
-        return 3
-
-    monkeypatch.setattr(supervisor, "supervise", supervise)
-    with pytest.raises(Exited) as info:
-        supervisor.fork_supervisor(5, 9, FakeRequest(), lambda *a: 0)  # type: ignore[arg-type]
-    if second_fork:  # the middle process: exits at once, so jlgcli adopts the grandchild
-        assert (info.value.args, supervised, closed) == ((0,), [], [])
-    else:  # the grandchild: closes the server's socket, supervises, exits as its child
-        assert (info.value.args, supervised, closed) == ((3,), [(5, os.getpid())], [9])
-
-
-def test_the_supervisor_forked_by_the_server_starts_once_adopted_by_jlgcli(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    parents = iter([40, 40, 5, 5])  # the middle process (40), then jlgcli (5)
-    calls: list[object] = []
-    monkeypatch.setattr(supervisor.os, "getppid", lambda: next(parents))
-    monkeypatch.setattr(supervisor.os, "setsid", lambda: calls.append("setsid"))
-    monkeypatch.setattr(supervisor, "guard", lambda parent, _call: calls.append(("guard", parent)))
-    monkeypatch.setattr(supervisor, "start_child", lambda *a: calls.append(a[3]) or 77)
-    monkeypatch.setattr(supervisor.os, "write", lambda fd, data: calls.append((fd, data)))
-    monkeypatch.setattr(supervisor, "wait_for", lambda child: child - 70)
-    request = FakeRequest()
-    assert supervisor.supervise(5, 40, request, lambda *a: 0) == 7  # type: ignore[arg-type]
-    assert calls == ["setsid", ("guard", 5), request, (7, b"+%d+" % os.getpid())]
-    assert request.closed == 1
-
-
-def test_a_supervisor_whose_jlgcli_died_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    parents = iter([1, 1])  # adopted by init: jlgcli is gone
-    monkeypatch.setattr(supervisor.os, "getppid", lambda: next(parents))
-    monkeypatch.setattr(supervisor.os, "setsid", lambda: None)
     monkeypatch.setattr(supervisor, "guard", lambda *_a: None)
-    started: list[object] = []
-    monkeypatch.setattr(supervisor, "start_child", lambda *a: started.append(a) or 1)
-    code = supervisor.supervise(5, 40, FakeRequest(), lambda *a: 0)  # type: ignore[arg-type]
-    assert (code, started) == (128 + supervisor.PARENT_DEATH_SIGNAL, [])
+    monkeypatch.setattr(supervisor, "supervise_request", lambda r, _c: supervised.append(r) or 3)
+    request = FakeRequest()
+    with pytest.raises(Exited) as info:
+        supervisor.fork_supervisor(5, 9, request, lambda *a: 0)  # type: ignore[arg-type]
+    assert closed == [9]  # the server's socket
+    if parent == 5:
+        assert (info.value.args, supervised) == ((3,), [request])
+    else:  # jlgcli died: nothing is started
+        assert (info.value.args, supervised) == ((128 + supervisor.PARENT_DEATH_SIGNAL,), [])
 
 
 def test_a_served_child_takes_the_requests_stdio_directory_and_environment(

@@ -55,8 +55,19 @@ with open(bad, "w") as f:
 os.chmod(bad, 0o755)
 call([bad])
 server = warm._servers[0].proc
+import time
+from jlgcli.process.descendants import children_of, orphans
+for _ in range(500):  # the next call's supervisor, forked ahead, once jlgcli adopted it
+    waiting = [pid for pid in children_of(os.getpid())
+               if os.getsid(pid) == server.pid and pid != server.pid]
+    if waiting:
+        break
+    time.sleep(0.01)
+swept = [p.pid for p in orphans()]
 warm.retire()
-print(json.dumps({"retired": server.returncode is not None, "left": warm._servers}), flush=True)
+print(json.dumps({"retired": server.returncode is not None, "left": warm._servers,
+                  "waiting": waiting, "swept": swept, "children": children_of(os.getpid())}),
+      flush=True)
 """
 
 
@@ -101,7 +112,17 @@ def test_a_signal_death_and_an_exec_failure_are_reported_as_for_a_cold_child(
 
 
 def test_the_server_is_reaped_at_exit(calls: list[dict[str, Any]]) -> None:
-    assert calls[4] == {"retired": True, "left": []}
+    assert (calls[4]["retired"], calls[4]["left"]) == (True, [])
+
+
+def test_the_next_supervisor_waits_forked_ahead_is_no_orphan_and_ends_with_the_server(
+    calls: list[dict[str, Any]],
+) -> None:
+    """Issue 50: the server forks each supervisor before its request; jlgcli adopts it at
+    once, the orphan sweep leaves it alone, and retiring the server ends it too."""
+    assert len(calls[4]["waiting"]) == 1
+    assert calls[4]["swept"] == []
+    assert calls[4]["children"] == []  # nothing left: the server and its spare are reaped
 
 
 # -- the error paths, in this process ------------------------------------------------------
@@ -287,6 +308,37 @@ def test_an_exec_error_reported_with_the_pid_is_raised_and_its_supervisor_reaped
     ours.close()
 
 
+def test_a_request_larger_than_the_sockets_buffer_arrives_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One ``sendmsg`` (the supervisor wakes once), which waits while it reads."""
+    from jlgcli.process import supervisor
+
+    ours, theirs = _socketpair()
+    found = warm.Server(FakePopen(), ours)  # type: ignore[arg-type]
+    monkeypatch.setattr(warm, "_servers", [found])
+    served = subprocess.Popen(["sh", "-c", "exit 0"])  # stands for its supervisor
+    big = "v" * (4 << 20)  # far above a Unix socket's buffer
+    got: list[object] = []
+
+    def serve() -> None:
+        request = supervisor.receive(theirs)
+        assert request is not None
+        got.append(request.env)
+        os.write(request.status_fd, b"+%d+" % served.pid)
+        request.close()
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    adopted = found.start(["/bin/true"], env={"BIG": big}, cwd=None, stdio=(0, 1, 2))
+    thread.join()
+    assert got == [{b"BIG": big.encode()}]
+    assert adopted is not None and adopted.wait() == 0
+    adopted.close()
+    theirs.close()
+    ours.close()
+
+
 def test_the_pipe_transport_falls_back_or_fails_as_the_server_says(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -335,12 +387,7 @@ def test_warm_up_starts_the_server_so_the_first_child_is_forked_not_started_cold
 ) -> None:
     """Issue 49: a one-shot paid two interpreter starts before its agent call (the probe's
     cold supervisor, then the server); warm_up starts the server first."""
-    driver = tmp_path / "driver.py"
-    driver.write_text(WARM_UP_DRIVER, encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(driver)], capture_output=True, text=True,
-                          timeout=120)  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    facts = json.loads(proc.stdout)
+    facts = _driven(tmp_path, WARM_UP_DRIVER)
     assert len(facts["started"]) == 1 and facts["exit"] == 0
     assert "--serve" in facts["supervisor"]  # a fork of the server, not `supervisor.py … -- sh`
     assert " -- sh" not in facts["supervisor"]
@@ -359,3 +406,47 @@ def test_warm_up_starts_nothing_unless_children_are_supervised(
     monkeypatch.setattr(sys, "frozen", True, raising=False)  # the frozen exe: no supervisor
     process.warm_up()
     assert warm._servers == []
+
+
+KILLED_SERVER_DRIVER = r"""
+import json, os, signal, sys, time
+from jlgcli.process import adopt_orphans, run_invocation, warm, warm_up
+from jlgcli.process.descendants import children_of
+from jlgcli.process.model import Invocation, Limits
+
+adopt_orphans()
+warm_up()
+server = warm._servers[0].proc.pid
+for _ in range(500):  # its first supervisor, forked ahead and adopted
+    if [p for p in children_of(os.getpid()) if p != server and os.getsid(p) == server]:
+        break
+    time.sleep(0.01)
+os.kill(server, signal.SIGKILL)
+time.sleep(0.2)
+out = []
+outcome = run_invocation(Invocation(("sh", "-c", "echo ran; exit 3")),
+                         limits=Limits(total_timeout=60), sinks=[out.append])
+left = [p for p in children_of(os.getpid()) if os.getsid(p) == server]
+warm.retire()
+print(json.dumps({"exit": outcome.exit_code, "out": "".join(e.text for e in out),
+                  "left": left, "children": children_of(os.getpid())}))
+"""
+
+
+def test_a_killed_server_and_its_waiting_supervisor_are_reaped_and_the_child_starts_cold(
+    tmp_path: Path,
+) -> None:
+    facts = _driven(tmp_path, KILLED_SERVER_DRIVER)
+    assert (facts["exit"], facts["out"]) == (3, "ran\n")
+    assert facts["left"] == [] and facts["children"] == []
+
+
+def _driven(tmp_path: Path, program: str) -> dict[str, Any]:
+    """What the driver ``program`` printed (one JSON object), once it exited 0."""
+    driver = tmp_path / "driver.py"
+    driver.write_text(program, encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(driver)], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    facts: dict[str, Any] = json.loads(proc.stdout)
+    return facts

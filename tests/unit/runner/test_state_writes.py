@@ -39,6 +39,24 @@ def test_one_write_at_a_time_in_order_and_its_error_comes_back_once() -> None:
     assert order == ["first", "second"]
 
 
+def test_a_writes_error_is_kept_for_wait_and_its_lock_released() -> None:
+    """What each write's thread runs (coverage does not follow a ``_thread``)."""
+    import _thread
+
+    writes = StateWrites()
+    done = _thread.allocate_lock()
+    done.acquire()
+
+    def failing() -> None:
+        raise OSError(28, "No space left on device")
+
+    writes._run(failing, done)
+    assert not done.locked()
+    with pytest.raises(OSError, match="No space"):
+        writes.wait()
+    writes.wait()  # raised once
+
+
 def test_the_target_changes_only_when_the_rest_runs(tmp_path: Path) -> None:
     target = tmp_path / "state.json"
     target.write_text("old\n", encoding="utf-8")
