@@ -78,6 +78,8 @@ def exit_now(code: int, *, end: "Callable[[int], object] | None" = None) -> "NoR
     import sys
     import threading
 
+    if sys.getprofile() is not None:  # ``python -m cProfile -m jlgcli``: its report at exit
+        raise SystemExit(code)
     shutdown = getattr(threading, "_shutdown", None)  # joins non-daemon threads, as exit does
     if shutdown is not None:
         shutdown()

@@ -126,6 +126,15 @@ def test_exit_now_runs_what_exit_runs_first_then_ends(
     assert ended == [4]
 
 
+def test_exit_now_under_a_profiler_exits_as_python_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``python -m cProfile -m jlgcli …`` writes its report at the interpreter's exit."""
+    ended: list[int] = []
+    monkeypatch.setattr(sys, "getprofile", lambda: object())
+    with pytest.raises(SystemExit) as stopped:
+        startup_gc.exit_now(3, end=ended.append)
+    assert stopped.value.code == 3 and ended == []
+
+
 def test_exit_now_says_120_when_stdout_cannot_be_flushed(monkeypatch: pytest.MonkeyPatch) -> None:
     import atexit
 
