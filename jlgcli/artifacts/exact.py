@@ -84,7 +84,9 @@ _ASSIGN_RULES = tuple(lazy(kw + _ASSIGN_TAIL) for kw in _ASSIGN_KEYWORDS)  # lon
 # is a few KB would pay for a few us: issue 50 left it here.)
 _ASSIGN_ANY = re.compile(b"(?:" + b"|".join(_ASSIGN_KEYWORDS) + b")" + _ASSIGN_TAIL)
 _ASSIGN_ANY_MAX = 4096
-_AUTHORIZATION = re.compile(rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""")
+_AUTHORIZATION = lazy(
+    rb"""authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*""", needs=(b"authorization",)
+)
 # The rules searched in the lowered text, matched at a candidate of the raw text
 # instead (``directed_edits``): case-insensitive, which is the same for ASCII.
 _AUTHORIZATION_AT = lazy(_AUTHORIZATION.pattern, re.IGNORECASE)
@@ -95,7 +97,7 @@ _SCHEME_CREDENTIAL = lazy(
         + rb")"
     )
 )
-_BEARER = re.compile(rb"bearer[ \t]+")
+_BEARER = lazy(rb"bearer[ \t]+", needs=(b"bearer",))
 _BEARER_AT = lazy(_BEARER.pattern, re.IGNORECASE)
 _CONTEXT_AT = tuple(
     lazy(functools.partial(getattr, rule, "pattern"), re.IGNORECASE) for rule in CONTEXT
