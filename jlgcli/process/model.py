@@ -71,19 +71,20 @@ class Invocation:
 
 if TYPE_CHECKING:
 
-    class ForkedChild(Protocol):
-        """A child a fork server started, adopted by jlgcli (``jlgcli.process.warm.Adopted``)."""
+    class Started(Protocol):
+        """A started process: a ``subprocess.Popen``, or a supervisor jlgcli adopted (Linux)."""
 
         pid: int
         returncode: int | None
 
         def poll(self) -> int | None: ...
         def kill(self) -> None: ...
+
+    class ForkedChild(Started, Protocol):
+        """A child a fork server started, adopted by jlgcli (``jlgcli.process.warm.Adopted``)."""
+
         def exec_error(self) -> OSError | None: ...
         def close(self) -> None: ...
-
-
-if TYPE_CHECKING:
 
     class ForkServer(Protocol):
         """A warm process that starts children on request (``jlgcli.process.warm.Server``)."""

@@ -22,11 +22,11 @@ from jlgcli.process.tree import ProcessTree
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from typing import IO, Protocol
+    from typing import IO
 
     from jlgcli.process.channel import Channel
     from jlgcli.process.job import Job
-    from jlgcli.process.model import ForkServer
+    from jlgcli.process.model import ForkServer, Started
 
 PIPE_SIZE = 1 << 20  # Linux's default /proc/sys/fs/pipe-max-size: allowed without privileges
 
@@ -97,18 +97,6 @@ def start_pipe(
         transport="pipe",
         start_error=start_error,
     )
-
-
-if TYPE_CHECKING:
-
-    class Started(Protocol):
-        """The started process: a ``subprocess.Popen``, or a supervisor jlgcli adopted (Linux)."""
-
-        pid: int
-        returncode: int | None
-
-        def poll(self) -> int | None: ...
-        def kill(self) -> None: ...
 
 
 if TYPE_CHECKING:
