@@ -8,7 +8,8 @@ one Ctrl-C. A child ``jlgcli loop TASK --json --events -`` has all of its
 guardrails, its own state and kill tree; the parent only schedules, reads the
 child's events as they come and, to stop it, sends the kill ladder (SIGINT
 first, so the child writes its state and ``result.json`` like any interrupted
-loop).
+loop; SIGTERM first when the batch was itself told to terminate, so the task's
+own records say 143 as the batch's do: ``process.run``'s cancelled rung).
 
 The child's events come on its stdout, ahead of its ``--json`` summary, through
 the pipe the parent reads anyway: each reaches the batch's ``--events`` file as

@@ -195,9 +195,10 @@ def _note_ending(task: TaskRecord, slot: Slot, summary: dict[str, Any] | None) -
 def _stopped_by(
     signum: int, tasks: list[TaskRecord], summaries: dict[str, dict[str, Any] | None]
 ) -> None:
-    """The tasks the batch stopped because it got ``signum`` end with its code and name: each
-    child is stopped with the kill ladder's SIGINT, but a TERM to the batch is a TERM to its
-    tasks (143, not 130)."""
+    """The tasks the batch stopped because it got ``signum`` end with its code and name: a TERM
+    to the batch is a TERM to its tasks (143, not 130). Each child got the TERM itself (its
+    ladder starts at SIGTERM, ``process.run``); one that an earlier Ctrl-C had begun to stop
+    still said 130."""
     import signal
 
     if signum == signal.SIGINT:

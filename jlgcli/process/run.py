@@ -26,6 +26,7 @@ so a grandchild that escaped the group with our pipe cannot hang the run.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -39,7 +40,7 @@ from jlgcli.process.delivery import Delivery
 from jlgcli.process.descendants import TREE_MARK, orphans, tree_token
 from jlgcli.process.leftovers import descendants_of, end_processes, signal_processes
 from jlgcli.process.model import Invocation, Limits, ProcessOutcome, Sink, StopReason
-from jlgcli.process.signals import interrupt_signal, signal_name
+from jlgcli.process.signals import first_interruption, interrupt_signal, signal_name
 from jlgcli.process.spawn import (
     IS_WINDOWS,
     CannotStart,
@@ -284,7 +285,7 @@ class _Run:
             self.next_exit_poll = 0.0  # ended already (its exit not polled yet)? nothing to stop
             self._check_tree(now)
             if not self.child_exited:
-                self._stop(StopReason.CANCELLED, "cancelled")
+                self._stop(StopReason.CANCELLED, "cancelled", start_at=_cancelled_rung())
         elif total is not None and now - self.start >= total:
             self._stop(StopReason.TIMEOUT, f"total timeout of {total:g} s reached")
         elif idle is not None and now - self.last_output >= idle:
@@ -305,13 +306,13 @@ class _Run:
             if self.child.channel.open:  # an escaped descendant may hold our pipe: end it now
                 self._signal_escapers("terminate")
 
-    def _stop(self, reason: StopReason, message: str) -> None:
+    def _stop(self, reason: StopReason, message: str, *, start_at: str = "polite") -> None:
         if self.stop_reason is not None:
             return
         self.stop_reason = reason
         self.log(message)
         if self.ladder is None:
-            self._start_ladder()
+            self._start_ladder(start_at)
 
     def _start_ladder(self, start_at: str = "polite") -> None:
         if not self.child_exited and not self.snapshot:  # see it before the group dies
@@ -369,6 +370,14 @@ class _Run:
         if self.driver is not None and (due := self.driver.next_deadline(self.last_output)):
             deadlines.append(due)
         return max(0.0, min(deadlines) - now)
+
+
+def _cancelled_rung(*, is_windows: bool = IS_WINDOWS) -> str:
+    """Where a cancelled run's ladder starts: at SIGTERM when this process was itself told
+    to terminate (a batch cancelled by a CI runner: its tasks end as terminated, 143, and say
+    so in their own files), else at the polite rung (SIGINT / CTRL_BREAK)."""
+    terminated = not is_windows and first_interruption() == signal.SIGTERM
+    return "terminate" if terminated else "polite"
 
 
 def _no_log(_message: str) -> None:

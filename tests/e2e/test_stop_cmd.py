@@ -99,6 +99,12 @@ def test_stop_of_a_batch_stops_its_tasks_and_the_batch_resumes(
     summary = json.loads(out)
     assert summary["exitCode"] == 143
     assert all(task["exitCode"] != 0 for task in summary["tasks"])
+    # a TERM to the batch is a TERM to its tasks, in their own records too (not SIGINT, 130)
+    ended = [json.loads(line) for own in sorted(batches.glob("batch-*/*.events.jsonl"))
+             for line in own.read_text("utf-8").splitlines() if '"run-ended"' in line]  # fmt: skip
+    assert sorted(e["exitCode"] for e in ended) == [143, 143]
+    told = [e for e in _events("batch-*/events.ndjson", batches) if e["type"] == "task-ended"]
+    assert sorted(e["exitCode"] for e in told) == [143, 143]
     quick = {name: [{**turn[0], "delay_seconds": 0}] for name, turn in turns.items()}
     make_tasks(tmp_path / "tasks", tmp_path / "scripts", quick)  # the agents answer at once now
     resumed = jlg("loop", "--resume", batch_id, "--json", cwd=repo, env=env)
