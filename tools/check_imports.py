@@ -113,6 +113,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...] = (
                     "frozen",
                     "input_limits",
                     "lazy_re",
+                    "moments",
                     "money",
                     "output",
                     "records",

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import threading
-from datetime import datetime, timezone
 
 from jlgcli.lazy_re import lazy_text
+from jlgcli.moments import datetime, timezone
 
 _STAMP_FORMAT = "%Y%m%dT%H%M%SZ"
 _ID_RE = lazy_text(r"(\d{8}T\d{6}Z)-[0-9a-f]{6}")

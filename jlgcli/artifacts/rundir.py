@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Mapping
-from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
 
@@ -39,6 +38,7 @@ from jlgcli.artifacts.project import require_own_folder
 from jlgcli.artifacts.redact import Redactor
 from jlgcli.artifacts.transcript import TranscriptSink
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.moments import datetime, timezone
 
 TYPE_CHECKING = False
 

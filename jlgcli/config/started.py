@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timezone
 from pathlib import Path
+
+from jlgcli.moments import datetime, timezone
 
 TYPE_CHECKING = False
 

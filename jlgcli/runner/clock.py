@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+
+from jlgcli.moments import datetime, timezone
 
 
 class Clock:

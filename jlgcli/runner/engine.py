@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from datetime import datetime
 
 from jlgcli.backends.base import Availability
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.moments import datetime
 from jlgcli.runner.clock import SYSTEM_CLOCK, Clock
 from jlgcli.runner.console import Console
 from jlgcli.runner.failover import BackendChain

@@ -29,8 +29,9 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
+
+from jlgcli.moments import datetime, timezone
 
 TYPE_CHECKING = False
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 from jlgcli.artifacts.redact import Redacted
+from jlgcli.moments import datetime, timezone
 from jlgcli.records import field, record
 from jlgcli.runner.causes import cause as cause_row
 from jlgcli.runner.causes import exit_code_of

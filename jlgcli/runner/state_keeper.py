@@ -6,7 +6,7 @@ authority (``runner.resume_options``).
 
 from __future__ import annotations
 
-from datetime import timezone
+from jlgcli.moments import timezone
 
 TYPE_CHECKING = False
 

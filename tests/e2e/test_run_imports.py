@@ -2,7 +2,8 @@
 
 A run's Literal types and Protocols are for type checkers only, so the run imports no
 ``typing`` (~3 ms of every run and loop start); patterns a run may not need compile at
-their first use (``jlgcli.lazy_re``).
+their first use (``jlgcli.lazy_re``); ``datetime``'s classes come from its C module
+without running ``datetime.py`` (``jlgcli.moments``, ~1.4 ms).
 """
 
 from __future__ import annotations
@@ -44,3 +45,4 @@ def test_a_one_shot_run_imports_no_typing(tmp_path: Path) -> None:
     assert "hello" in said
     assert "typing" not in modules
     assert "pydantic" not in modules
+    assert "datetime" not in modules  # its C classes, from _datetime (jlgcli.moments)

@@ -114,6 +114,7 @@ def test_package_surface_is_lazy_and_complete() -> None:
         "jlgcli.artifacts.rules",  # the secret shapes and where they come from (issue 32)
         "jlgcli.artifacts.views",  # the decoded view of JSON escapes and ANSI (issue 32)
         "jlgcli.lazy_re",  # rules compiled at their first use (issue 49)
+        "jlgcli.moments",  # datetime's classes from its C module (issue 49)
     ]
     import jlgcli.artifacts as artifacts
 
