@@ -57,16 +57,20 @@ class LazyPattern:
     def search(self, string: bytes, pos: int = 0, endpos: int = sys.maxsize) -> Any:
         """The compiled pattern's ``search``; ``None`` without compiling it when
         ``string`` holds none of the literals a match needs."""
-        if self._needs and not any(string.find(n, pos, endpos) >= 0 for n in self._needs):
+        if self._cannot_match(string, pos, endpos):
             return None
         return self._compile().search(string, pos, endpos)
 
     def finditer(self, string: bytes, pos: int = 0, endpos: int = sys.maxsize) -> Any:
         """The compiled pattern's ``finditer``; no match without compiling it when
         ``string`` holds none of the literals a match needs."""
-        if self._needs and not any(string.find(n, pos, endpos) >= 0 for n in self._needs):
+        if self._cannot_match(string, pos, endpos):
             return iter(())
         return self._compile().finditer(string, pos, endpos)
+
+    def _cannot_match(self, string: bytes, pos: int, endpos: int) -> bool:
+        """Not compiled yet, and ``string[pos:endpos]`` holds none of the needed literals."""
+        return bool(self._needs) and not any(string.find(n, pos, endpos) >= 0 for n in self._needs)
 
     def __getattr__(self, name: str) -> Any:
         """Any other attribute (``match``, ``finditer``, ``groupindex``…): compile now."""

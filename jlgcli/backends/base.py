@@ -12,12 +12,12 @@ from jlgcli.records import field, record
 
 TYPE_CHECKING = False
 
-if TYPE_CHECKING:  # annotations only: listing backends needs no process model, a run no typing
+# Types only: listing backends needs no process model, and a run imports no typing (issue 49).
+if TYPE_CHECKING:
     from typing import Literal, Protocol
 
     from jlgcli.process.model import Invocation, ProcessOutcome, StreamName
 
-if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
     AvailabilityStatus = Literal[
         "available", "missing", "unauthenticated", "unsupported", "unknown"
     ]
@@ -124,9 +124,6 @@ if TYPE_CHECKING:
         def finish(self, outcome: ProcessOutcome) -> BackendResult:
             """Classify the call once the process has ended."""
             ...
-
-
-if TYPE_CHECKING:
 
     class Backend(Protocol):
         """What every backend module provides (see DESIGN.md "Contracts")."""

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import datetime, timedelta, timezone, tzinfo
+
+from jlgcli.moments import datetime, timedelta, timezone, tzinfo
 
 _UNIT_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 _DURATION_PART = (

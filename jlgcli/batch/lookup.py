@@ -31,11 +31,10 @@ def is_batch_ref(ref: str, runs_root: Path) -> bool:
     """Whether ``--resume ref`` means a batch: its id, or ``latest`` when the newest thing
     started here is a batch (its own tasks' runs are part of it) rather than a single loop;
     a finished batch resumed runs nothing again and shows its table."""
-    from datetime import datetime, timezone
-
     from jlgcli.artifacts.ids import run_id_time
     from jlgcli.batch.record import latest
     from jlgcli.config.started import started_here
+    from jlgcli.moments import datetime, timezone
 
     if ref.startswith("batch-"):
         return True

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.moments import datetime, timezone
 from jlgcli.records import asdict, field, fields, record
 
 BATCHES = ".batches"
@@ -172,9 +172,8 @@ def latest(runs_root: Path) -> str | None:
 
 def record_started(runs_root: Path, record: BatchRecord) -> None:
     """Note in the user's record that they started this batch (what ``latest`` reads)."""
-    from datetime import datetime, timezone
-
     from jlgcli.config.started import record_start
+    from jlgcli.moments import datetime, timezone
 
     try:
         record_start(runs_root, record.batchId, datetime.now(timezone.utc))

@@ -10,9 +10,10 @@ its total. Every text is escaped; the numbers are the runs' recorded costs.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
 from html import escape
 from typing import Any
+
+from jlgcli.moments import date, timedelta
 
 WIDTH, HEIGHT, PAD = 720, 220, 40
 COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#9c755f")

@@ -11,9 +11,9 @@ from jlgcli.input_limits import bounded_int
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from datetime import datetime
     from typing import Any
 
+    from jlgcli.moments import datetime
     from jlgcli.runner.listing import RunDetail
 
 EPILOG = """examples:

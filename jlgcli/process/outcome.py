@@ -36,9 +36,6 @@ if TYPE_CHECKING:
 
         def flush(self) -> bytes: ...
 
-
-if TYPE_CHECKING:
-
     class WidthAware(Protocol):
         """A filter that reads lines wrapped at a pty's width as one (``StreamRedactor``)."""
 

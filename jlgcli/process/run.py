@@ -306,7 +306,7 @@ class _Run:
             if self.child.channel.open:  # an escaped descendant may hold our pipe: end it now
                 self._signal_escapers("terminate")
 
-    def _stop(self, reason: StopReason, message: str, *, start_at: str = "polite") -> None:
+    def _stop(self, reason: StopReason, message: str, *, start_at: Rung = "polite") -> None:
         if self.stop_reason is not None:
             return
         self.stop_reason = reason
@@ -314,14 +314,14 @@ class _Run:
         if self.ladder is None:
             self._start_ladder(start_at)
 
-    def _start_ladder(self, start_at: str = "polite") -> None:
+    def _start_ladder(self, start_at: Rung = "polite") -> None:
         if not self.child_exited and not self.snapshot:  # see it before the group dies
             self.snapshot = descendants_of(self.child.tree.pid)
         self.ladder = Ladder(
             self.child.tree,
             grace=self.limits.kill_grace,
             log=self.log,
-            start_at="terminate" if start_at == "terminate" else "polite",
+            start_at=start_at,
             on_rung=self._signal_escapers,
         )
         self.ladder.advance()
@@ -372,7 +372,7 @@ class _Run:
         return max(0.0, min(deadlines) - now)
 
 
-def _cancelled_rung(*, is_windows: bool = IS_WINDOWS) -> str:
+def _cancelled_rung(*, is_windows: bool = IS_WINDOWS) -> Rung:
     """Where a cancelled run's ladder starts: at SIGTERM when this process was itself told
     to terminate (a batch cancelled by a CI runner: its tasks end as terminated, 143, and say
     so in their own files), else at the polite rung (SIGINT / CTRL_BREAK)."""

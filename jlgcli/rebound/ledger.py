@@ -19,12 +19,12 @@ import hashlib
 import json
 import secrets
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from jlgcli.artifacts.atomic import atomic_write_bytes
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.moments import datetime, timezone
 from jlgcli.rebound.artifacts import ArtifactRecord
 from jlgcli.rebound.execute import ExecutionResult
 from jlgcli.records import asdict

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from jlgcli.artifacts.layout import (
     TRANSCRIPT_FILE,
 )
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.moments import datetime, timezone
 from jlgcli.money import money
 from jlgcli.records import record
 

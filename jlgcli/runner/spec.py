@@ -9,12 +9,13 @@ from jlgcli.records import field, record
 
 TYPE_CHECKING = False
 
-if TYPE_CHECKING:  # a resumed run's state: loaded only by `loop --resume`
+# Types only: a run imports no typing (issue 49); a resumed run's state is loaded only by
+# `loop --resume`.
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from jlgcli.backends.base import Permissions
     from jlgcli.runner.resume import ResumeState
-
-if TYPE_CHECKING:  # types only: a run imports no typing (issue 49)
-    from typing import Any, Literal
 
     Command = Literal["run", "loop"]
     SessionMode = Literal["fresh", "continue"]

@@ -19,10 +19,10 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 
 from jlgcli.errors import ExitCode, JlgError
+from jlgcli.moments import datetime
 
 _HINT = "see the running ones with: jlgcli runs"
 

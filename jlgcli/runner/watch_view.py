@@ -10,10 +10,10 @@ type before it is shown, and the console strips control sequences and redacts ag
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
 from typing import Any
 
 from jlgcli.artifacts.redact import Redacted
+from jlgcli.moments import datetime, timezone
 from jlgcli.runner.console import Console
 from jlgcli.runner.status import LiveStatus
 

@@ -12,4 +12,5 @@ def test_the_classes_are_datetimes_own() -> None:
     assert moments.timezone is stdlib.timezone
     assert moments.timedelta is stdlib.timedelta
     assert moments.tzinfo is stdlib.tzinfo
+    assert moments.date is stdlib.date
     assert moments.datetime.now(moments.timezone.utc).tzinfo is stdlib.timezone.utc
